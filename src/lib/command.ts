@@ -1,0 +1,65 @@
+// What a command module exports, the context it runs in, and in-process invocation for tests.
+import { describeArgs, parseArgs, synopsis, wantsHelp, type ArgSpec, type Args } from "./args.js";
+import { HelperError } from "./errors.js";
+
+export interface Context {
+  /** Working directory that relative paths resolve against. */
+  cwd: string;
+  /** Current time in epoch milliseconds. */
+  now: () => number;
+  /** The whole of standard input (read once, only by commands that declare `stdin`). */
+  stdin: () => Promise<string>;
+}
+
+export type Result = Record<string, unknown>;
+
+export interface CommandDef extends ArgSpec {
+  /** Describes stdin when the command reads it (e.g. "updates.json"). */
+  stdin?: string;
+  run(ctx: Context, args: Args): Promise<Result> | Result;
+}
+
+export function defineCommand(def: CommandDef): CommandDef {
+  return def;
+}
+
+export interface Outcome {
+  exitCode: number;
+  output: Result;
+}
+
+/** Run one command on already-split arguments and shape its one JSON document. Never throws. */
+export async function execute(name: string, def: CommandDef, argv: readonly string[], ctx: Context): Promise<Outcome> {
+  try {
+    if (wantsHelp(argv, def)) {
+      return ok({ command: name, usage: synopsis(name, def, def.stdin), arguments: describeArgs(def) });
+    }
+    const args = parseArgs(name, argv, def);
+    return ok(await def.run(ctx, args));
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+export function ok(result: Result): Outcome {
+  const { ok: _ignored, ...rest } = result;
+  return { exitCode: 0, output: { ok: true, ...rest } };
+}
+
+export function fail(err: unknown): Outcome {
+  if (err instanceof HelperError) {
+    return { exitCode: 1, output: { ok: false, error: err.message, code: err.code, ...err.extra } };
+  }
+  if (process.env.DO_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  return { exitCode: 1, output: { ok: false, error: `Internal error: ${message}`, code: "E_INTERNAL" } };
+}
+
+/** A context for tests and self-test: fixed cwd, optional stdin text and clock. */
+export function makeContext(cwd: string, opts: { stdin?: string; now?: number } = {}): Context {
+  return {
+    cwd,
+    now: opts.now === undefined ? () => Date.now() : () => opts.now as number,
+    stdin: async () => opts.stdin ?? "",
+  };
+}

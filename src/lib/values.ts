@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+
+// Value semantics shared by all commands (contract 1.5, 1.6, 3.6, 3.10).
+
+/** Python falsiness: missing, null, false, 0, "", [] and {} are empty. */
+export function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === "") return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === "object") return Object.keys(v as object).length === 0;
+  return false;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function isInt(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v);
+}
+
+/** A JSON value rendered the way Python's str() renders it (contract 1.2). */
+export function pyStr(v: unknown): string {
+  if (v === undefined || v === null) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(v);
+  return JSON.stringify(v);
+}
+
+/** Python type names used in validation messages. */
+export function pyType(v: unknown): string {
+  if (v === null || v === undefined) return "NoneType";
+  if (Array.isArray(v)) return "list";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "string") return "str";
+  if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  return "dict";
+}
+
+/** Round like Python's round(x, d): exact binary value, ties to even (contract 3.10). */
+export function pyRound(x: number, d: number): number {
+  if (!Number.isFinite(x)) return x;
+  const exact = Math.abs(x).toFixed(Math.min(100, d + 60));
+  const [ip, fp = ""] = exact.split(".");
+  const rest = fp.slice(d);
+  let n = BigInt(ip + fp.slice(0, d));
+  const tie = /^50*$/.test(rest);
+  const above = rest > "5" + "0".repeat(Math.max(0, rest.length - 1));
+  if (above || (tie && n % 2n === 1n)) n += 1n;
+  const s = n.toString().padStart(d + 1, "0");
+  const v = Number(d ? `${s.slice(0, -d)}.${s.slice(-d)}` : s);
+  return x < 0 && v !== 0 ? -v : v;
+}
+
+/** UTC timestamp with second precision: 2026-02-18T09:04:05Z. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19) + "Z";
+}
+
+/** Archive folder name: 20260218T090405Z. */
+export function compactStamp(ms: number): string {
+  return isoSeconds(ms).replace(/[-:]/g, "");
+}
+
+const LENIENT = /^(\d{4})-(\d{1,2})-( ?\d{1,2})[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})[Zz]$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
+
+function validDate(y: number, mo: number, d: number, h: number, mi: number, s: number): boolean {
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return false;
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+/** Timestamp → epoch seconds; anything unparsable is 0 (contract 3.6). */
+export function parseTimestamp(v: unknown): number {
+  if (typeof v === "number") return Number.isFinite(v) ? v : 0;
+  if (typeof v !== "string") return 0;
+  let m = LENIENT.exec(v);
+  if (m) {
+    const [y, mo, d, h, mi, s] = m.slice(1, 7).map((x) => Number(x.trim()));
+    if (!validDate(y, mo, d, h, mi, s)) return 0;
+    return Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
+  }
+  m = RFC3339.exec(v);
+  if (m) {
+    const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+    if (!validDate(y, mo, d, h, mi, s)) return 0;
+    let secs = Date.UTC(y, mo - 1, d, h, mi, s) / 1000 + (m[7] ? Number(`0${m[7]}`) : 0);
+    const off = m[8];
+    if (off !== "Z" && off !== "z") {
+      const sign = off[0] === "-" ? -1 : 1;
+      const digits = off.slice(1).replace(":", "");
+      const oh = Number(digits.slice(0, 2));
+      const om = Number(digits.slice(2, 4));
+      if (oh > 23 || om > 59) return 0;
+      secs -= sign * (oh * 3600 + om * 60);
+    }
+    return secs;
+  }
+  return 0;
+}
+
+/** Lowercase ASCII word tokens of length >= 3, as a set (contract 3.7). */
+export function tokens(text: unknown): Set<string> {
+  const out = new Set<string>();
+  if (typeof text !== "string" || text === "") return out;
+  for (const m of text.toLowerCase().matchAll(/[a-z0-9]+/g)) if (m[0].length >= 3) out.add(m[0]);
+  return out;
+}
+
+/** Random UUID v4, lowercase canonical form. */
+export function uuid4(): string {
+  return randomUUID();
+}
+
+/** Stable descending sort by a numeric key (equal keys keep their order). */
+export function sortDesc<T>(items: T[], key: (t: T) => number | number[]): T[] {
+  const withKey = items.map((item, i) => ({ item, i, k: key(item) }));
+  withKey.sort((a, b) => {
+    const ka = Array.isArray(a.k) ? a.k : [a.k];
+    const kb = Array.isArray(b.k) ? b.k : [b.k];
+    for (let x = 0; x < ka.length; x++) if (ka[x] !== kb[x]) return kb[x] - ka[x];
+    return a.i - b.i;
+  });
+  return withKey.map((w) => w.item);
+}

@@ -1,0 +1,38 @@
+// argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
+import { execute, fail, ok, type Context, type Outcome } from "./lib/command.js";
+import { usage } from "./lib/errors.js";
+import { commandNames, registry } from "./registry.js";
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    process.stdin.on("error", reject);
+  });
+}
+
+/** Run a command with a given context (the CLI, self-test and tests all come through here). */
+export async function invoke(name: string, argv: readonly string[], ctx: Context): Promise<Outcome> {
+  const entry = Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
+  if (!entry) return fail(usage(`Unknown command: ${name}`, { commands: commandNames }));
+  try {
+    return await execute(name, (await entry.load()).default, argv, ctx);
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<Outcome> {
+  const [name, ...rest] = argv;
+  if (name === undefined) return fail(usage("No command given", { commands: commandNames }));
+  if (name === "--help" || name === "-h") {
+    return ok({ command: null, usage: "plan.js <command> [args...]", arguments: [], commands: commandNames });
+  }
+  let stdinText: Promise<string> | undefined;
+  return invoke(name, rest, {
+    cwd: process.cwd(),
+    now: () => Date.now(),
+    stdin: () => (stdinText ??= readStdin()),
+  });
+}

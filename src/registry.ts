@@ -1,0 +1,53 @@
+// Command name → one-line summary and a loader. Imports no command code: each module is loaded on first use,
+// so a call pays only for what its own command needs.
+import type { CommandDef } from "./lib/command.js";
+
+export interface CommandEntry {
+  summary: string;
+  /** Mutating commands lock their target file; the rest only read. */
+  kind: "query" | "mutation" | "validation" | "build" | "test";
+  load: () => Promise<{ default: CommandDef }>;
+}
+
+export const registry: Record<string, CommandEntry> = {
+  // plan.json: queries
+  "team-name": { kind: "query", summary: "Project-unique team name for a skill", load: () => import("./commands/workspace/team-name.js") },
+  "status": { kind: "query", summary: "Check that an executable plan exists and count roles by status", load: () => import("./commands/plan/status.js") },
+  "summary": { kind: "query", summary: "Goal, depths and models of the plan's roles", load: () => import("./commands/plan/summary.js") },
+  "overlap-matrix": { kind: "query", summary: "Roles whose territories overlap and must not run together", load: () => import("./commands/plan/overlap-matrix.js") },
+  "tasklist-data": { kind: "query", summary: "One TaskCreate payload per role", load: () => import("./commands/plan/tasklist-data.js") },
+  "worker-pool": { kind: "query", summary: "One named worker per runnable role", load: () => import("./commands/plan/worker-pool.js") },
+  "retry-candidates": { kind: "query", summary: "Failed roles that still have retry budget", load: () => import("./commands/plan/retry-candidates.js") },
+  "circuit-breaker": { kind: "query", summary: "Whether failures doom most of the remaining roles", load: () => import("./commands/plan/circuit-breaker.js") },
+  "plan-diff": { kind: "query", summary: "What changed between two plans", load: () => import("./commands/plan/plan-diff.js") },
+  "health-check": { kind: "query", summary: "Integrity report for the .design directory", load: () => import("./commands/workspace/health-check.js") },
+  "plan-health-summary": { kind: "query", summary: "Lifecycle context: handoff, last reflections, plan progress", load: () => import("./commands/workspace/plan-health-summary.js") },
+  "preflight": { kind: "query", summary: "Compact digest a skill reads before its flow; always exits 0", load: () => import("./commands/workspace/preflight.js") },
+  "sync-check": { kind: "query", summary: "Detect drift of shared protocol text across the five SKILL.md files", load: () => import("./commands/workspace/sync-check.js") },
+  "schema": { kind: "query", summary: "JSON Schema of plan.json or of an agent report", load: () => import("./commands/workspace/schema.js") },
+  // memory and reflection: queries
+  "memory-search": { kind: "query", summary: "Rank memories for a goal by keywords, recency and importance", load: () => import("./commands/memory/search.js") },
+  "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
+  "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
+  // mutation
+  "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },
+  "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },
+  "add-constraints": { kind: "mutation", summary: "Append findings to roles' constraints (scout, challenger)", load: () => import("./commands/plan/add-constraints.js") },
+  "memory-add": { kind: "mutation", summary: "Append a memory, or boost / decay one", load: () => import("./commands/memory/add.js") },
+  "reflection-add": { kind: "mutation", summary: "Append a run's self-evaluation", load: () => import("./commands/reflection/add.js") },
+  "archive": { kind: "mutation", summary: "Move a finished run's artifacts into .design/history/", load: () => import("./commands/workspace/archive.js") },
+  // validation
+  "expert-validate": { kind: "validation", summary: "Check an expert artifact", load: () => import("./commands/reports/expert-validate.js") },
+  "reflection-validate": { kind: "validation", summary: "Check a self-evaluation object", load: () => import("./commands/reflection/validate.js") },
+  "memory-summary": { kind: "validation", summary: "Short list of the memories being injected", load: () => import("./commands/memory/summary.js") },
+  "validate-checks": { kind: "validation", summary: "Syntax-check inline Python in acceptance checks", load: () => import("./commands/plan/validate-checks.js") },
+  "recon-validate": { kind: "validation", summary: "Validate recon.json and score its interventions", load: () => import("./commands/recon/validate.js") },
+  "recon-summary": { kind: "validation", summary: "Digest of recon.json", load: () => import("./commands/recon/summary.js") },
+  "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
+  "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },
+  // build and test
+  "finalize": { kind: "build", summary: "Validate role briefs, compute overlaps and checksums, initialise statuses", load: () => import("./commands/plan/finalize.js") },
+  "self-test": { kind: "test", summary: "Run every command against synthetic fixtures", load: () => import("./commands/workspace/self-test.js") },
+};
+
+export const commandNames = Object.keys(registry);

@@ -1,0 +1,351 @@
+// The store: the only module that reads or writes .design files. Readers never lock; every writer locks the
+// target, reads it, writes a complete new copy to a unique temp file in the same directory, fsyncs, renames it
+// over the target and releases the lock (contract 1.7). JSONL appends use the same copy-and-rename protocol.
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync,
+  renameSync, statSync, unlinkSync, writeSync, type Stats,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { HelperError, detail } from "./lib/errors.js";
+
+export const LOCK_TIMEOUT_MS = 10_000;
+/** A lock whose holder stopped refreshing it for this long is broken by the next writer. */
+export const LOCK_STALE_MS = 4_000;
+const LOCK_UPDATE_MS = 1_000;
+
+// ---------------------------------------------------------------- reading
+
+export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
+
+/** Read a UTF-8 file. A missing file is a value, not an exception. */
+export function readText(path: string): TextRead {
+  try {
+    return { kind: "ok", text: readFileSync(path, "utf8") };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+}
+
+export type JsonRead =
+  | { kind: "ok"; value: unknown; text: string }
+  | { kind: "missing" }
+  | { kind: "error"; detail: string }
+  | { kind: "invalid"; detail: string };
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; detail: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, detail: detail(err) };
+  }
+}
+
+export function readJson(path: string): JsonRead {
+  const r = readText(path);
+  if (r.kind !== "ok") return r;
+  const p = parseJson(r.text);
+  return p.ok ? { kind: "ok", value: p.value, text: r.text } : { kind: "invalid", detail: p.detail };
+}
+
+/** Physical lines of a text file; \r\n, \r and \n all end a line (contract 1.6). */
+export function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}
+
+export interface JsonlEntry {
+  /** 0-based physical line number. */
+  line: number;
+  value: Record<string, unknown>;
+}
+
+export interface JsonlRead {
+  entries: JsonlEntry[];
+  /** Non-blank lines that are not JSON objects: skipped by readers, kept byte for byte by writers. */
+  skipped: number;
+  skippedLines: number[];
+}
+
+export function parseJsonl(text: string): JsonlRead {
+  const entries: JsonlEntry[] = [];
+  const skippedLines: number[] = [];
+  const lines = splitLines(text);
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t === "") continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(t);
+    } catch {
+      skippedLines.push(i + 1);
+      continue;
+    }
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) entries.push({ line: i, value: v as Record<string, unknown> });
+    else skippedLines.push(i + 1);
+  }
+  return { entries, skipped: skippedLines.length, skippedLines };
+}
+
+export type JsonlFile = ({ kind: "ok"; text: string } & JsonlRead) | { kind: "missing" } | { kind: "error"; detail: string };
+
+export function readJsonl(path: string): JsonlFile {
+  const r = readText(path);
+  if (r.kind !== "ok") return r;
+  return { kind: "ok", text: r.text, ...parseJsonl(r.text) };
+}
+
+export type PathKind = "missing" | "file" | "directory" | "other";
+
+export function pathKind(path: string): PathKind {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return "missing";
+  }
+  return st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
+}
+
+export interface DirEntry {
+  name: string;
+  isSymlink: boolean;
+  /** For symlinks: the link text and whether its target resolves. */
+  linkText?: string;
+  broken?: boolean;
+  mtimeMs: number;
+}
+
+/** Entries of a directory, sorted by name (throws the OS error; callers word it). */
+export function listDir(dir: string): DirEntry[] {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const p = join(dir, name);
+      const st = lstatSync(p);
+      if (!st.isSymbolicLink()) return { name, isSymlink: false, mtimeMs: st.mtimeMs };
+      let broken = false;
+      try {
+        statSync(p);
+      } catch {
+        broken = true;
+      }
+      return { name, isSymlink: true, linkText: readlinkSync(p), broken, mtimeMs: st.mtimeMs };
+    });
+}
+
+export function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+}
+
+// ---------------------------------------------------------------- writing
+
+const TEMP = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+/** True for the helper's own temporary files (never archived, swept when their writer is dead). */
+export function isTempName(name: string): boolean {
+  return TEMP.test(name);
+}
+
+export function isLockName(name: string): boolean {
+  return name.endsWith(".lock");
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Remove temp files of `target` left by writers that died mid-write. Call only while holding its lock. */
+function sweepOrphans(target: string): void {
+  const dir = dirname(target);
+  const base = basename(target);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (m && m[1] === base && !alive(Number(m[2]))) {
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        /* another writer's sweep got it first */
+      }
+    }
+  }
+}
+
+/** Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. */
+export function writeAtomic(target: string, data: string | Buffer): void {
+  const dir = dirname(target);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  let mode: number | undefined;
+  try {
+    mode = statSync(target).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, "wx", mode ?? 0o644);
+    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if (mode !== undefined) chmodSync(tmp, mode);
+    renameSync(tmp, target);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created */
+    }
+    throw err;
+  }
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* best effort: some file systems refuse to fsync a directory */
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
+ * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
+ * LOCK_STALE_MS. The lock is always released.
+ */
+export async function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
+  const lockfile = await import("proper-lockfile");
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  let delay = 10;
+  let compromised = false;
+  let release: () => Promise<void>;
+  for (;;) {
+    try {
+      release = await lockfile.lock(target, {
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        update: LOCK_UPDATE_MS,
+        retries: 0,
+        onCompromised: () => {
+          compromised = true;
+        },
+      });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
+        throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
+      }
+      if (Date.now() >= deadline) {
+        throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
+      }
+      await sleep(delay * (0.5 + Math.random()));
+      delay = Math.min(200, delay * 2);
+    }
+  }
+  try {
+    sweepOrphans(target);
+    return await fn(() => compromised);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+/**
+ * Locked read-modify-write of one file. `change` gets the current text (null when the file does not exist)
+ * and returns the new text (or null to leave the file alone) plus a result. Throws what `change` throws,
+ * with the file untouched.
+ */
+export async function updateText<R>(
+  target: string,
+  change: (current: string | null) => { text: string | null; result: R },
+  writeError = "Error writing file",
+): Promise<R> {
+  return withLock(target, (lost) => {
+    const cur = readText(target);
+    if (cur.kind === "error") throw new HelperError("E_READ", `Error reading ${target}: ${cur.detail}`);
+    const { text, result } = change(cur.kind === "ok" ? cur.text : null);
+    if (text !== null) {
+      if (lost()) throw new HelperError("E_LOCKED", `Lock on ${target} was lost; nothing written`);
+      try {
+        writeAtomic(target, text);
+      } catch (err) {
+        throw new HelperError("E_WRITE", `${writeError}: ${detail(err)}`);
+      }
+    }
+    return result;
+  });
+}
+
+/** The bytes of a JSONL file with one more entry: old bytes unchanged, a newline repaired, the entry, "\n". */
+export function withAppendedLine(current: string | null, entry: unknown): string {
+  const old = current ?? "";
+  const sep = old === "" || old.endsWith("\n") || old.endsWith("\r") ? "" : "\n";
+  return `${old}${sep}${JSON.stringify(entry)}\n`;
+}
+
+/** Append one JSON object to a JSONL file under its lock, creating the directory and the file if needed. */
+export async function appendJsonl(target: string, entry: unknown, writeError = "Error writing file"): Promise<void> {
+  try {
+    ensureDir(dirname(target));
+  } catch (err) {
+    throw new HelperError("E_WRITE", `${writeError}: ${detail(err)}`);
+  }
+  await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError);
+}
+
+/** Replace physical line `line` (0-based) of `text`, keeping every other byte, line ends included. */
+export function replaceLine(text: string, line: number, replacement: string): string {
+  const parts = text.split(/(\r\n|\r|\n)/);
+  parts[line * 2] = replacement;
+  return parts.join("");
+}
+
+/** Move directory entries with rename; on failure, move back what was moved and rethrow. */
+export function moveEntries(fromDir: string, names: readonly string[], toDir: string): void {
+  const moved: string[] = [];
+  try {
+    for (const name of names) {
+      renameSync(join(fromDir, name), join(toDir, name));
+      moved.push(name);
+    }
+  } catch (err) {
+    for (const name of moved.reverse()) {
+      try {
+        renameSync(join(toDir, name), join(fromDir, name));
+      } catch {
+        /* best effort */
+      }
+    }
+    throw err;
+  }
+}
+
+/** Create a directory that must not exist yet; false when it already does. */
+export function makeDirExclusive(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}

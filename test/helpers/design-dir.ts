@@ -1,0 +1,83 @@
+// Throwaway project folders for tests: a temp dir with files written from objects, removed after the test.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { TestContext } from "node:test";
+import { makeContext, type Context, type Result } from "../../src/lib/command.ts";
+import { invoke } from "../../src/main.ts";
+
+export type Files = Record<string, unknown>;
+
+/** Write files (objects become JSON, arrays of objects under *.jsonl become JSONL, strings stay text). */
+export function writeFiles(dir: string, files: Files): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(dir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    let text: string;
+    if (typeof content === "string") text = content;
+    else if (rel.endsWith(".jsonl") && Array.isArray(content)) text = content.map((e) => JSON.stringify(e)).join("\n") + "\n";
+    else text = JSON.stringify(content, null, 2);
+    writeFileSync(p, text);
+  }
+}
+
+export interface Project {
+  dir: string;
+  ctx: (opts?: { stdin?: string; now?: number }) => Context;
+  /** Run a command in-process; returns its JSON document with `exitCode` beside it. */
+  run: (name: string, argv?: string[], opts?: { stdin?: string; now?: number }) => Promise<Result & { exitCode: number }>;
+  read: (rel: string) => string;
+  json: (rel: string) => any;
+  exists: (rel: string) => boolean;
+  list: (rel: string) => string[];
+}
+
+export function project(t: TestContext, files: Files = {}): Project {
+  const dir = mkdtempSync(join(tmpdir(), "do-test-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFiles(dir, files);
+  const ctx = (opts: { stdin?: string; now?: number } = {}) => makeContext(dir, opts);
+  return {
+    dir,
+    ctx,
+    run: async (name, argv = [], opts = {}) => {
+      const out = await invoke(name, argv, ctx(opts));
+      return { ...out.output, exitCode: out.exitCode };
+    },
+    read: (rel) => readFileSync(join(dir, rel), "utf8"),
+    json: (rel) => JSON.parse(readFileSync(join(dir, rel), "utf8")),
+    exists: (rel) => existsSync(join(dir, rel)),
+    list: (rel) => readdirSync(join(dir, rel)).sort(),
+  };
+}
+
+export interface RoleInit {
+  name: string;
+  deps?: string[];
+  dirs?: string[];
+  status?: string;
+  [key: string]: unknown;
+}
+
+/** A schemaVersion 4 plan whose roles pass finalize unless a test overrides a field. */
+export function planWith(roles: Array<string | RoleInit>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    schemaVersion: 4,
+    goal: "Test goal",
+    roles: roles.map((r) => {
+      const init: RoleInit = typeof r === "string" ? { name: r } : r;
+      const { name, deps = [], dirs, status, ...rest } = init;
+      const role: Record<string, unknown> = {
+        name,
+        goal: `Do ${name}`,
+        model: "sonnet",
+        scope: { directories: dirs ?? [`src/${name}/`], patterns: [], dependencies: deps },
+        acceptanceCriteria: [{ criterion: `${name} works`, check: "npm test" }],
+        ...rest,
+      };
+      if (status !== undefined) role.status = status;
+      return role;
+    }),
+    ...extra,
+  };
+}
