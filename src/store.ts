@@ -28,6 +28,15 @@ export function readText(path: string): TextRead {
   }
 }
 
+/** Raw bytes of a regular file, or null when it is missing, not a regular file, or unreadable. */
+export function readBytes(path: string): Buffer | null {
+  try {
+    return statSync(path).isFile() ? readFileSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
 export type JsonRead =
   | { kind: "ok"; value: unknown; text: string }
   | { kind: "missing" }
@@ -337,6 +346,22 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
     }
     throw err;
   }
+}
+
+/** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
+const MAX_SUFFIX = 10_000;
+
+/**
+ * Create <historyDir>/<stamp>, or the first free <stamp>-2, <stamp>-3 ..., exclusively, so nothing archived
+ * earlier is ever overwritten (D18). Returns the folder name; throws the OS error or a "no free name" error.
+ */
+export function makeHistoryFolder(historyDir: string, stamp: string): string {
+  ensureDir(historyDir);
+  for (let k = 1; k <= MAX_SUFFIX; k++) {
+    const name = k === 1 ? stamp : `${stamp}-${k}`;
+    if (makeDirExclusive(join(historyDir, name))) return name;
+  }
+  throw new Error(`no free name for ${stamp}`);
 }
 
 /** Create a directory that must not exist yet; false when it already does. */

@@ -97,7 +97,10 @@ export function str(v: unknown, dflt = ""): string {
 /** Role name → index; a later duplicate wins; a role without name is indexed under "" (contract 3.1). */
 export function nameIndex(roles: readonly Json[]): Map<string, number> {
   const idx = new Map<string, number>();
-  roles.forEach((r, i) => idx.set(typeof r.name === "string" ? r.name : r.name === undefined ? "" : pyStr(r.name), i));
+  roles.forEach((r, i) => {
+    if (r.name === undefined) idx.set("", i);
+    else if (typeof r.name === "string") idx.set(r.name, i);
+  });
   return idx;
 }
 

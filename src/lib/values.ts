@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 
 // Value semantics shared by all commands (contract 1.5, 1.6, 3.6, 3.10).
 
@@ -106,11 +106,16 @@ export function parseTimestamp(v: unknown): number {
 export function tokens(text: unknown): Set<string> {
   const out = new Set<string>();
   if (typeof text !== "string" || text === "") return out;
-  for (const m of text.toLowerCase().matchAll(/[a-z0-9]+/g)) if (m[0].length >= 3) out.add(m[0]);
+  for (const word of text.toLowerCase().split(/[^a-z0-9]+/)) if (word.length >= 3) out.add(word);
   return out;
 }
 
 /** Random UUID v4, lowercase canonical form. */
+/** Lowercase hex SHA-256. */
+export function sha256(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
 export function uuid4(): string {
   return randomUUID();
 }

@@ -55,7 +55,7 @@ export interface RoleInit {
   name: string;
   deps?: string[];
   dirs?: string[];
-  status?: string;
+  status?: string | null;
   [key: string]: unknown;
 }
 

@@ -1,11 +1,280 @@
+// finalize: validate the role briefs (contract 4.29, then the zod PlanSchema) and enrich the plan in one locked,
+// atomic write: directory overlaps (3.4 j > i rule), SHA-256 of spec files, status initialisation. Warnings
+// (inline Python that does not compile, `|| true` masking, missing spec files) never block. D7, D9, D10, D19,
+// D20.
+import { resolve } from "node:path";
+import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { depths, hasCycle, overlapWaits } from "../../lib/graph.js";
+import {
+  arrayOf, depsOf, loadPlan, PLAN_PATH, ROLE_STATUSES, rolesOf, scopeOf, str, territoryOf, type Json, type PlanPart,
+} from "../../lib/plan.js";
+import { updatePlan } from "../../lib/plan-update.js";
+import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
+import { check } from "../../schemas/common.js";
+import { PlanSchema } from "../../schemas/plan.js";
+import { readBytes } from "../../store.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+const PARTS: readonly PlanPart[] = ["auxiliaryRoles", "verificationSpecs", "progress"];
+const MAX_ROLES = 8;
+const MAX_DEPTH = 5;
+const AUX_TYPES = ["pre-execution", "post-execution", "per-role"];
+const AUX_TRIGGERS = ["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"];
+const SURFACE_ONLY =
+  "all acceptance criteria are surface-level — at least one must verify functional correctness " +
+  "(e.g., build, test, curl, or run command)";
+
+/** `{'a', 'b'}` in the fixed order given (D10). */
+const pySet = (items: readonly string[]) => `{${items.map((s) => `'${s}'`).join(", ")}}`;
+
+/** The role's name as messages show it: missing → "". */
+const nameText = (role: Json) => str(role.name);
+
+function validateRole(role: Json, i: number, issues: string[]): void {
+  const label = `Role ${i} (${nameText(role)})`;
+  if (isEmpty(role.name)) issues.push(`Role ${i}: missing 'name'`);
+  if (isEmpty(role.goal)) issues.push(`${label}: missing 'goal'`);
+  if (isEmpty(role.model)) issues.push(`${label}: missing 'model'`);
+
+  const scope = scopeOf(role);
+  if (isEmpty(scope.directories) && isEmpty(scope.patterns)) {
+    issues.push(`${label}: scope needs 'directories' or 'patterns'`);
+  }
+  if ("dependencies" in scope && !Array.isArray(scope.dependencies)) {
+    issues.push(`${label}: scope.dependencies must be an array`);
+  }
+
+  const criteria = role.acceptanceCriteria;
+  if (isEmpty(criteria)) issues.push(`${label}: missing 'acceptanceCriteria'`);
+  else {
+    const checks: unknown[] = [];
+    arrayOf(criteria).forEach((ac, j) => {
+      const at = `${label}: acceptanceCriteria[${j}]`;
+      if (!isObject(ac)) {
+        issues.push(`${at} must be an object`);
+        return;
+      }
+      if (isEmpty(ac.criterion)) issues.push(`${at} missing 'criterion'`);
+      if (isEmpty(ac.check)) issues.push(`${at} missing 'check'`);
+      else {
+        if (typeof ac.check !== "string") issues.push(`${at} 'check' must be a string`);
+        checks.push(ac.check);
+      }
+    });
+    // Every non-empty check inspects only text or file existence (a non-string check is not surface-only).
+    if (checks.length > 0 && checks.every((c) => typeof c === "string" && isSurfaceOnly(c))) {
+      issues.push(`${label}: ${SURFACE_ONLY}`);
+    }
+  }
+
+  if ("constraints" in role && !Array.isArray(role.constraints)) issues.push(`${label}: 'constraints' must be an array`);
+
+  if ("expertContext" in role) {
+    if (!Array.isArray(role.expertContext)) issues.push(`${label}: 'expertContext' must be an array`);
+    else {
+      role.expertContext.forEach((ec: unknown, j: number) => {
+        const at = `${label}: expertContext[${j}]`;
+        if (!isObject(ec)) {
+          issues.push(`${at} must be an object`);
+          return;
+        }
+        if (isEmpty(ec.expert)) issues.push(`${at} missing 'expert'`);
+        if (isEmpty(ec.artifact)) issues.push(`${at} missing 'artifact'`);
+      });
+    }
+  }
+
+  const assumptions = arrayOf(role.assumptions);
+  assumptions.forEach((a, j) => {
+    if (!isObject(a) || isEmpty(a.text)) issues.push(`${label}: assumptions[${j}] missing 'text'`);
+  });
+  if (assumptions.some((a) => isObject(a) && a.severity === "blocking") && isEmpty(role.rollbackTriggers)) {
+    issues.push(`${label}: has blocking assumptions but no rollbackTriggers`);
+  }
+
+  const status = role.status;
+  if (status !== undefined && status !== null && !(ROLE_STATUSES as readonly unknown[]).includes(status)) {
+    issues.push(`${label}: invalid status '${pyStr(status)}'`);
+  }
+}
+
+/** Every problem of contract 4.29 "Validation", in the contract's order; then PlanSchema when none. */
+export function validatePlan(doc: Json): string[] {
+  const issues: string[] = [];
+  if (!(typeof doc.schemaVersion === "number" && doc.schemaVersion === 4)) {
+    issues.push(`schemaVersion must be 4 (got ${pyStr(doc.schemaVersion)})`);
+  }
+
+  const roles = rolesOf(doc);
+  if (roles.length === 0) issues.push("No roles in plan");
+  else if (roles.length > MAX_ROLES) issues.push(`Too many roles: ${roles.length} (max ${MAX_ROLES})`);
+
+  const names = new Set<string>();
+  for (const role of roles) {
+    const name = nameText(role);
+    if (names.has(name)) issues.push(`Duplicate role name: ${name}`);
+    names.add(name);
+  }
+
+  roles.forEach((role, i) => validateRole(role, i, issues));
+
+  roles.forEach((role, i) => {
+    for (const dep of arrayOf(scopeOf(role).dependencies)) {
+      if (typeof dep !== "string" || !names.has(dep)) {
+        issues.push(`Role ${i} (${nameText(role)}): dependency '${pyStr(dep)}' not found in roles`);
+      }
+    }
+  });
+  const deps = depsOf(roles);
+  if (hasCycle(deps)) issues.push("Cycle detected in role dependencies");
+  else if (roles.length > 0) {
+    const maxDepth = Math.max(...depths(deps));
+    if (maxDepth > MAX_DEPTH) issues.push(`Critical path depth too high: ${maxDepth} (max ${MAX_DEPTH})`);
+  }
+
+  arrayOf(doc.auxiliaryRoles).forEach((aux, k) => {
+    const a = aux as Json; // guarded to be objects
+    if (isEmpty(a.name)) issues.push(`AuxiliaryRole ${k}: missing 'name'`);
+    const alabel = `AuxiliaryRole ${k} (${nameText(a)})`;
+    if (isEmpty(a.type)) issues.push(`${alabel}: missing 'type'`);
+    if (isEmpty(a.goal)) issues.push(`${alabel}: missing 'goal'`);
+    if (isEmpty(a.trigger)) issues.push(`${alabel}: missing 'trigger'`);
+    if (!isEmpty(a.type) && !AUX_TYPES.includes(a.type as string)) {
+      issues.push(`${alabel}: type must be one of ${pySet(AUX_TYPES)}`);
+    }
+    if (!isEmpty(a.trigger) && !AUX_TRIGGERS.includes(a.trigger as string)) {
+      issues.push(`${alabel}: trigger must be one of ${pySet(AUX_TRIGGERS)}`);
+    }
+  });
+
+  const specs = doc.verificationSpecs;
+  if (specs !== undefined && specs !== null && !Array.isArray(specs)) issues.push("'verificationSpecs' must be an array");
+  else {
+    arrayOf(specs).forEach((s, i) => {
+      const spec = s as Json; // guarded to be objects
+      const at = `verificationSpecs[${i}]`;
+      if (isEmpty(spec.role)) issues.push(`${at}: missing 'role' field`);
+      else if (typeof spec.role !== "string" || !names.has(spec.role)) {
+        issues.push(`${at}: role '${pyStr(spec.role)}' not found in roles`);
+      }
+      if (isEmpty(spec.path)) issues.push(`${at}: missing 'path' field`);
+      if (isEmpty(spec.runCommand)) issues.push(`${at}: missing 'runCommand' field`);
+      if (spec.properties !== undefined && spec.properties !== null && !Array.isArray(spec.properties)) {
+        issues.push(`${at}: 'properties' must be an array`);
+      }
+    });
+  }
+
+  if (issues.length === 0) {
+    const r = check(PlanSchema, doc);
+    if (!r.ok) issues.push(...r.issues);
+  }
+  return issues;
+}
+
+function sha256File(path: string): string | null {
+  const bytes = readBytes(path);
+  return bytes === null ? null : sha256(bytes);
+}
+
+interface Enriched {
+  roleCount: number;
+  auxiliaryCount: number;
+  overlapPairs: number;
+  specWarnings: string[];
+  /** Every criterion's check as written, for the warnings computed after the lock is released. */
+  checks: Array<{ roleName: string; j: number; check: unknown }>;
+}
+
+/** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
+function enrich(doc: Json, cwd: string): Enriched {
+  const roles = rolesOf(doc);
+  const waits = overlapWaits(roles.map(territoryOf), depsOf(roles));
+  roles.forEach((role, i) => (role.directoryOverlaps = waits[i]));
+
+  const specWarnings: string[] = [];
+  arrayOf(doc.verificationSpecs).forEach((s, i) => {
+    const spec = s as Json;
+    if (isEmpty(spec.path)) return;
+    const path = spec.path as string; // a string: the schema passed
+    const digest = sha256File(resolve(cwd, path));
+    if (digest !== null) spec.sha256 = digest;
+    else specWarnings.push(`verificationSpecs[${i}]: file not found: ${path} (sha256 not updated)`);
+  });
+
+  const checks: Enriched["checks"] = [];
+  roles.forEach((role, i) => {
+    const roleName = "name" in role ? pyStr(role.name) : `role-${i}`;
+    arrayOf(role.acceptanceCriteria).forEach((ac, j) => checks.push({ roleName, j, check: (ac as Json).check }));
+  });
+
+  for (const role of roles) {
+    if (!("status" in role)) role.status = "pending";
+    if (!("attempts" in role)) role.attempts = 0;
+    if (!("result" in role)) role.result = null;
+  }
+  if (!("progress" in doc)) doc.progress = { completedRoles: [] };
+
+  return {
+    roleCount: roles.length,
+    auxiliaryCount: arrayOf(doc.auxiliaryRoles).length,
+    overlapPairs: waits.reduce((n, w) => n + w.length, 0),
+    specWarnings,
+    checks,
+  };
+}
+
 export default defineCommand({
-  positionals: [],
-  flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  positionals: [PLAN_PATH],
+  flags: { "validate-only": { type: "boolean", help: "validate only: no enrichment, no write, no lock" } },
+  async run(ctx, args) {
+    const planPath = args.plan_path as string;
+    const failIfInvalid = (doc: Json) => {
+      const issues = validatePlan(doc);
+      if (issues.length > 0) throw new HelperError("E_INVALID", "validation_failed", { issues });
+    };
+
+    if (args["validate-only"]) {
+      failIfInvalid(loadPlan(ctx.cwd, planPath, PARTS));
+      return { validated: true };
+    }
+
+    const e = await updatePlan(ctx.cwd, planPath, PARTS, (doc) => {
+      failIfInvalid(doc);
+      return { write: true, result: enrich(doc, ctx.cwd) };
+    });
+
+    // Warnings come from the version just written; python3 runs after the lock is released, so a slow
+    // compiler never holds up other writers.
+    const antiPatternWarnings: string[] = [];
+    const compiled: Array<{ slot: number; at: string; check: string }> = [];
+    const slots: Array<string | null> = []; // one per criterion, in role/criterion order
+    for (const { roleName, j, check: c } of e.checks) {
+      const at = `${roleName} criterion ${j}`;
+      slots.push(isEmpty(c) ? `${at}: empty check command` : null);
+      if (typeof c !== "string" || c === "") continue;
+      compiled.push({ slot: slots.length - 1, at, check: c });
+      const word = maskingWord(c);
+      if (word !== null) antiPatternWarnings.push(`${at}: '|| ${word}' masks failures`);
+    }
+    const { verdicts, pythonAvailable } = await verifyChecks(compiled.map((c) => c.check));
+    verdicts.forEach((v, k) => {
+      const { slot, at } = compiled[k];
+      if (!v.valid) slots[slot] = `${at}: ${v.error}`;
+    });
+    const checkWarnings = slots.filter((w): w is string => w !== null);
+
+    return {
+      validated: true,
+      computedOverlaps: e.roleCount,
+      roleCount: e.roleCount,
+      auxiliaryCount: e.auxiliaryCount,
+      ...(checkWarnings.length ? { checkWarnings } : {}),
+      ...(e.specWarnings.length ? { specWarnings: e.specWarnings } : {}),
+      ...(antiPatternWarnings.length ? { antiPatternWarnings } : {}),
+      overlapPairs: e.overlapPairs,
+      ...(pythonAvailable ? {} : { pythonAvailable: false }),
+    };
   },
 });

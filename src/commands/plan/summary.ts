@@ -1,11 +1,59 @@
+// summary: goal, role depths, model mix and auxiliary roles of a plan, for the lead's report (contract 4.3).
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { depths } from "../../lib/graph.js";
+import { arrayOf, depsOf, loadPlan, PLAN_PATH, rolesOf, type Json } from "../../lib/plan.js";
+import { pyStr } from "../../lib/values.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+/** Python's string order: by code point (JavaScript's default compares UTF-16 code units). */
+function byCodePoint(a: string, b: string): number {
+  for (let i = 0; i < a.length && i < b.length; ) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(i) as number;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i += ca > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** A field as text inside a message: missing → the default, anything else as Python's str() shows it. */
+function text(role: Json, key: string, missing: string): string {
+  return key in role ? pyStr(role[key]) : missing;
+}
+
 export default defineCommand({
-  positionals: [],
+  positionals: [PLAN_PATH],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  run(ctx, args) {
+    const plan = loadPlan(ctx.cwd, args.plan_path as string, ["auxiliaryRoles"]);
+    const roles = rolesOf(plan);
+    const depth = depths(depsOf(roles));
+
+    const depthSummary: Record<string, string[]> = {};
+    for (const d of [...new Set(depth)].sort((a, b) => a - b)) depthSummary[String(d)] = [];
+    roles.forEach((role, i) => {
+      depthSummary[String(depth[i])].push(`Role ${i}: ${text(role, "name", "")} (${text(role, "model", "")})`);
+    });
+
+    const models = new Map<string, number>();
+    for (const role of roles) {
+      const model = text(role, "model", "unknown");
+      models.set(model, (models.get(model) ?? 0) + 1);
+    }
+    const modelDistribution = [...models]
+      .sort(([a], [b]) => byCodePoint(a, b))
+      .map(([model, count]) => `${count} ${model}`)
+      .join(", ");
+
+    return {
+      goal: "goal" in plan ? plan.goal : "",
+      roleCount: roles.length,
+      maxDepth: depth.length ? Math.max(...depth) : 0,
+      depthSummary,
+      modelDistribution,
+      auxiliaryRoles: arrayOf(plan.auxiliaryRoles).map((aux) => {
+        const a = aux as Json;
+        return "name" in a ? a.name : "";
+      }),
+    };
   },
 });

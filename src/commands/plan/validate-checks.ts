@@ -1,11 +1,56 @@
+// validate-checks: syntax-check the inline Python of every acceptance check before finalize, compiling what the
+// shell would pass to python3 -c (contract 4.24, 3.9; D7, D9, D12). One python3 child per invocation.
+import { verifyChecks, type CheckVerdict } from "../../lib/checks.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { arrayOf, loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
+import { isEmpty, isObject } from "../../lib/values.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+interface Row {
+  roleIndex: number;
+  roleName: unknown;
+  criterionIndex: number;
+  criterion: unknown;
+  /** Set for checks decided without Python; otherwise `check` goes to the compiler. */
+  verdict?: CheckVerdict;
+  check?: string;
+}
+
 export default defineCommand({
-  positionals: [],
+  positionals: [PLAN_PATH],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  async run(ctx, args) {
+    const doc = loadPlan(ctx.cwd, args.plan_path as string);
+    const rows: Row[] = [];
+    rolesOf(doc).forEach((role, i) => {
+      const roleName = "name" in role ? role.name : `role-${i}`;
+      arrayOf(role.acceptanceCriteria).forEach((ac, j) => {
+        const row: Row = { roleIndex: i, roleName, criterionIndex: j, criterion: "" };
+        if (!isObject(ac)) row.verdict = { valid: false, error: "Criterion must be an object" };
+        else {
+          if ("criterion" in ac) row.criterion = ac.criterion;
+          if (isEmpty(ac.check)) row.verdict = { valid: false, error: "Empty check command" };
+          else if (typeof ac.check !== "string") row.verdict = { valid: false, error: "Check must be a string" };
+          else row.check = ac.check;
+        }
+        rows.push(row);
+      });
+    });
+
+    const toCompile = rows.filter((r) => r.verdict === undefined);
+    const { verdicts, pythonAvailable } = await verifyChecks(toCompile.map((r) => r.check as string));
+    toCompile.forEach((r, k) => (r.verdict = verdicts[k]));
+
+    const results = rows.map(({ roleIndex, roleName, criterionIndex, criterion, verdict }) => ({
+      roleIndex,
+      roleName,
+      criterionIndex,
+      criterion,
+      ...(verdict as CheckVerdict),
+    }));
+    const extra = pythonAvailable ? {} : { pythonAvailable: false };
+    const invalid = results.filter((r) => !r.valid).length;
+    if (invalid > 0) throw new HelperError("E_INVALID", `${invalid} invalid check command(s)`, { results, ...extra });
+    return { results, ...extra };
   },
 });

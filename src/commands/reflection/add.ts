@@ -1,11 +1,47 @@
+// reflection-add: append one run's self-evaluation to reflection.jsonl (contract 4.18). The evaluation comes on
+// stdin and must be a JSON object (Fix D23); missing or non-array whatWorked / whatFailed / doNextTime are
+// reported in the added `warnings` key without failing. The append is a locked copy-and-rename (contract 1.7).
+import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { HelperError, usage } from "../../lib/errors.js";
+import { isoSeconds, uuid4 } from "../../lib/values.js";
+import { appendJsonl } from "../../store.js";
+import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+const YES = new Set(["true", "1", "yes"]);
+
 export default defineCommand({
-  positionals: [],
-  flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  positionals: [REFLECTION_PATH],
+  stdin: "evaluation.json",
+  flags: {
+    skill: { type: "string", required: true, help: `skill that ran: ${SKILLS.join(", ")}` },
+    goal: { type: "string", required: true, help: "the run's goal" },
+    outcome: { type: "string", required: true, help: `how it ended: ${OUTCOMES.join(", ")}` },
+    "goal-achieved": { type: "string", help: "true, 1 or yes when the goal was achieved (default false)" },
+  },
+  async run(ctx, args) {
+    const skill = args.skill as string;
+    const outcome = args.outcome as string;
+    const goal = args.goal as string;
+    if (!(SKILLS as readonly string[]).includes(skill)) throw usage(`Invalid skill '${skill}'. Must be one of: ${SKILLS.join(", ")}`);
+    if (!(OUTCOMES as readonly string[]).includes(outcome)) {
+      throw usage(`Invalid outcome '${outcome}'. Must be one of: ${OUTCOMES.join(", ")}`);
+    }
+    if (goal === "") throw usage("Goal is required");
+
+    const parsed = parseEvaluation(await ctx.stdin());
+    if (!parsed.ok && parsed.reason === "json") throw new HelperError("E_JSON", "Invalid JSON in stdin (expected evaluation object)");
+    if (!parsed.ok) throw new HelperError("E_SCHEMA", "Evaluation must be a JSON object");
+    const evaluation = parsed.value;
+
+    const { missing, notArrays } = evaluationProblems(evaluation);
+    const warnings = EVALUATION_FIELDS.filter((f) => missing.includes(f) || notArrays.includes(f)).map(
+      (f) => `evaluation missing array field: ${f}`,
+    );
+
+    const goalAchieved = YES.has(((args["goal-achieved"] as string | undefined) ?? "").toLowerCase());
+    const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation };
+    await appendJsonl(resolve(ctx.cwd, args.reflection_path as string), entry, "Error writing reflection file");
+    return { id: entry.id, skill, outcome, goalAchieved, warnings };
   },
 });

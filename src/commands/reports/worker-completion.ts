@@ -1,11 +1,46 @@
+// worker-completion-validate: checks the completion report a worker sends on stdin (contract 2.7, 4.28).
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { isObject } from "../../lib/values.js";
+import { parseJson } from "../../store.js";
+import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+export const WORKER_FIELDS: ReadonlyArray<readonly [string, PyTypeName]> = [
+  ["role", "str"],
+  ["achieved", "bool"],
+  ["filesChanged", "list"],
+  ["acceptanceCriteria", "list"],
+];
+export const CRITERION_FIELDS = ["criterion", "passed", "evidence"] as const;
+
+/** Every schema error of a worker completion report; empty when valid. */
+export function workerCompletionErrors(report: unknown): string[] {
+  const errors = fieldErrors(report, WORKER_FIELDS);
+  if (errors.length || !isObject(report)) return errors;
+  (report.acceptanceCriteria as unknown[]).forEach((c, i) => {
+    if (!isObject(c)) {
+      errors.push(`acceptanceCriteria[${i}] must be an object`);
+      return;
+    }
+    const absent = absentKeys(c, CRITERION_FIELDS);
+    if (absent.length) errors.push(`acceptanceCriteria[${i}]: missing ${absent.join(", ")}`);
+  });
+  if ("keyDecisions" in report && !Array.isArray(report.keyDecisions)) errors.push("keyDecisions must be an array");
+  if ("contextForDependents" in report && typeof report.contextForDependents !== "string") {
+    errors.push("contextForDependents must be a string");
+  }
+  return errors;
+}
+
 export default defineCommand({
   positionals: [],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  stdin: "report.json",
+  async run(ctx) {
+    const parsed = parseJson(await ctx.stdin());
+    if (!parsed.ok) throw new HelperError("E_JSON", `Invalid JSON in worker completion: ${parsed.detail}`);
+    const errors = workerCompletionErrors(parsed.value);
+    if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
+    return { valid: true };
   },
 });

@@ -1,11 +1,80 @@
+// health-check: integrity report for the design directory (contract 4.12). `ok` stays true when unhealthy: the
+// findings are `issues` (broken state) and `warnings` (tolerated damage).
+import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { HelperError, detail } from "../../lib/errors.js";
+import { isObject, pyStr } from "../../lib/values.js";
+import { isLockName, isTempName, listDir, parseJson, pathKind, readText, splitLines, type DirEntry } from "../../store.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+/** A helper lock or temp file untouched for this long is reported (locks are refreshed every second). */
+const STALE_MS = 60_000;
+
+interface Findings {
+  issues: string[];
+  warnings: string[];
+}
+
+function checkPlan(dir: string, out: Findings): void {
+  const r = readText(join(dir, "plan.json"));
+  if (r.kind === "missing") return void out.issues.push("plan.json not found");
+  if (r.kind === "error") return void out.issues.push(`Cannot read plan.json: ${r.detail}`);
+  const p = parseJson(r.text);
+  if (!p.ok) return void out.issues.push(`plan.json is not valid JSON: ${p.detail}`);
+  if (!isObject(p.value)) return void out.issues.push("plan.json is not a JSON object");
+  const v = p.value.schemaVersion;
+  if (!(typeof v === "number" && v === 4)) out.issues.push(`Invalid schema version: ${pyStr(v)} (expected 4)`);
+}
+
+/** Scan a JSONL file line by line; physical lines count from 1, blank lines are skipped. */
+function checkJsonl(dir: string, file: string, required: readonly string[], out: Findings): void {
+  const r = readText(join(dir, file));
+  if (r.kind === "missing") return;
+  if (r.kind === "error") return void out.issues.push(`Cannot read ${file}: ${r.detail}`);
+  splitLines(r.text).forEach((line, i) => {
+    const t = line.trim();
+    if (t === "") return;
+    const p = parseJson(t);
+    const n = i + 1;
+    if (!p.ok) return void out.warnings.push(`${file} line ${n}: invalid JSON`);
+    if (!isObject(p.value)) return void out.warnings.push(`${file} line ${n}: not a JSON object`);
+    const value = p.value;
+    const absent = required.filter((k) => !(k in value));
+    if (absent.length) out.warnings.push(`${file} line ${n}: missing fields {${absent.map((k) => `'${k}'`).join(", ")}}`);
+  });
+}
+
+function checkEntries(dir: string, now: number, out: Findings): void {
+  let entries: DirEntry[];
+  try {
+    entries = listDir(dir);
+  } catch (err) {
+    return void out.warnings.push(`Cannot scan directory for symlinks: ${detail(err)}`);
+  }
+  for (const e of entries) {
+    if (e.isSymlink && e.broken) out.issues.push(`Broken symlink: ${e.name} -> ${e.linkText}`);
+  }
+  for (const e of entries) {
+    if ((isLockName(e.name) || isTempName(e.name)) && now - e.mtimeMs > STALE_MS) {
+      out.warnings.push(`Stale helper file: ${e.name}`);
+    }
+  }
+}
+
 export default defineCommand({
-  positionals: [],
+  positionals: [{ name: "design_dir", help: "design directory", default: ".design" }],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  run(ctx, args) {
+    const given = args.design_dir as string;
+    const name = given.replace(/\/+$/, "") || (given.startsWith("/") ? "/" : given);
+    const dir = resolve(ctx.cwd, name);
+    const kind = pathKind(dir);
+    if (kind === "missing") throw new HelperError("E_NOT_FOUND", `Design directory not found: ${name}`);
+    if (kind !== "directory") throw new HelperError("E_READ", `${name} is not a directory`);
+    const out: Findings = { issues: [], warnings: [] };
+    checkPlan(dir, out);
+    checkJsonl(dir, "memory.jsonl", ["id", "category", "content", "timestamp"], out);
+    checkJsonl(dir, "reflection.jsonl", ["id", "skill", "goal", "outcome", "timestamp"], out);
+    checkEntries(dir, ctx.now(), out);
+    return { healthy: out.issues.length === 0, issues: out.issues, warnings: out.warnings };
   },
 });

@@ -1,11 +1,15 @@
+// plan-health-summary: lifecycle context shown at every skill start (contract 4.14). Never fails because of
+// missing or broken files; the directory need not exist.
+import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { lifecycle } from "../../lib/lifecycle.js";
+import { readJson, readJsonl, readText } from "../../store.js";
 
-// PLACEHOLDER: replaced by the real implementation.
 export default defineCommand({
-  positionals: [],
+  positionals: [{ name: "design_dir", help: "design directory", default: ".design" }],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  run(ctx, args) {
+    const dir = resolve(ctx.cwd, args.design_dir as string);
+    return { ...lifecycle(readText(join(dir, "handoff.md")), readJsonl(join(dir, "reflection.jsonl")), readJson(join(dir, "plan.json"))) };
   },
 });

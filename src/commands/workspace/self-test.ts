@@ -1,11 +1,411 @@
-import { defineCommand } from "../../lib/command.js";
+// self-test: run every command of the registry as a child process of this very bundle against synthetic
+// fixtures in a fresh temp directory (contract 4.30). Fails when any case fails, and when a command of the
+// registry has no case, so a new command cannot ship untested.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { defineCommand, type Result } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { isoSeconds } from "../../lib/values.js";
+import { commandNames } from "../../registry.js";
 
-// PLACEHOLDER: replaced by the real implementation.
+type Json = any;
+type Files = Record<string, unknown>;
+
+interface Run {
+  code: number | null;
+  out: Json;
+  dir: string;
+  read: (rel: string) => string;
+  json: (rel: string) => Json;
+}
+
+interface Case {
+  name: string;
+  /** The registry command the case covers. */
+  command: string;
+  args: string[];
+  stdin?: string;
+  files: (now: number) => Files;
+  /** Return nothing when the case holds, or a sentence saying what went wrong. */
+  expect: (r: Run) => string | undefined;
+  /** When true and python3 is missing, the case is reported skipped. */
+  needsPython?: boolean;
+}
+
+const DAY = 86_400_000;
+
+function plan(over: (roles: Json[]) => void = () => {}): Json {
+  const roles: Json[] = [
+    {
+      name: "backend-developer",
+      goal: "Build the REST API",
+      model: "sonnet",
+      scope: { directories: ["src/api/"], patterns: [], dependencies: [] },
+      acceptanceCriteria: [{ criterion: "API tests pass", check: "npm test -- api" }],
+      constraints: ["Use the existing router"],
+      status: "pending",
+      attempts: 0,
+      result: null,
+      directoryOverlaps: [],
+    },
+    {
+      name: "test-writer",
+      goal: "Write integration tests",
+      model: "haiku",
+      scope: { directories: ["tests/"], patterns: [], dependencies: ["backend-developer"] },
+      acceptanceCriteria: [{ criterion: "Suite runs", check: "python3 -c 'print(1)'" }],
+      status: "pending",
+      attempts: 0,
+      result: null,
+      directoryOverlaps: [],
+    },
+  ];
+  over(roles);
+  return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles: [], progress: { completedRoles: [] } };
+}
+
+function unfinalized(): Json {
+  const p = plan((roles) => {
+    for (const r of roles) {
+      delete r.status;
+      delete r.attempts;
+      delete r.result;
+      delete r.directoryOverlaps;
+    }
+  });
+  delete p.progress;
+  return p;
+}
+
+const jsonl = (entries: unknown[]) => entries.map((e) => JSON.stringify(e)).join("\n") + "\n";
+
+function memories(now: number): string {
+  return jsonl([
+    { id: "mem-1", timestamp: isoSeconds(now - DAY), category: "pattern", keywords: ["api", "rest"], content: "REST api handlers live in src/api", source: "self-test", goal_context: "", importance: 7, usage_count: 0 },
+    { id: "mem-2", timestamp: isoSeconds(now - 7 * DAY), category: "mistake", keywords: ["tests"], content: "Integration tests need the database fixture", source: "self-test", goal_context: "", importance: 8, usage_count: 0 },
+  ]);
+}
+
+function reflections(now: number): string {
+  const evaluation = { whatWorked: ["a"], whatFailed: [], doNextTime: ["b"] };
+  return jsonl([
+    { id: "ref-1", timestamp: isoSeconds(now - DAY), skill: "execute", goal: "Build API", outcome: "completed", goalAchieved: true, evaluation },
+    { id: "ref-2", timestamp: isoSeconds(now - 2 * DAY), skill: "design", goal: "Plan API", outcome: "partial", goalAchieved: false, evaluation },
+  ]);
+}
+
+function runState(now: number, done: string[]): Json {
+  const at = isoSeconds(now);
+  return {
+    schemaVersion: 1, skill: "design", runId: "run-1", goal: "Add an API",
+    goalSha256: "5ed0a5b0f3c0b0a1d34bd1c3d0ad9e2e23f6c2e0b1a4b8b4c6c8f2ad6a1c9e07", inputs: [],
+    phases: ["pre-flight", "research", "finalize"], completed: done.map((phase) => ({ phase, at, outputs: [], decisions: "" })),
+    startedAt: at, updatedAt: at, completedAt: null, outcome: null,
+  };
+}
+
+const recon = {
+  schemaVersion: 1,
+  goal: "Make the API reliable",
+  scope: "src/api",
+  interventions: [
+    { title: "Add contract tests", leverageLevel: 5, leverageGroup: "Feedbacks", designGoal: "Add contract tests for the API", wrongDirection: "More manual QA", confidence: "high", effort: "small" },
+    { title: "Tune timeouts", leverageLevel: 7, leverageGroup: "Parameters", designGoal: "Tune API timeouts", confidence: "medium", effort: "trivial" },
+  ],
+  contradictions: [],
+};
+
+const challenger = {
+  issues: [{ category: "scope-gap", severity: "high-risk", description: "No role owns migrations", affectedRoles: ["backend-developer"], recommendation: "Add migrations to backend-developer" }],
+  summary: "One scope gap",
+};
+
+const workerReport = {
+  role: "backend-developer",
+  achieved: true,
+  filesChanged: ["src/api/users.ts"],
+  acceptanceCriteria: [{ criterion: "API tests pass", passed: true, evidence: "12 passed" }],
+  keyDecisions: ["Kept the router"],
+  contextForDependents: "Endpoints under /api/users",
+};
+
+function skillsTree(): Files {
+  const files: Files = {};
+  for (const skill of ["design", "execute", "improve", "recon", "reflect"]) {
+    files[`skills/${skill}/SKILL.md`] = [
+      `# ${skill}`,
+      "",
+      "### Script Setup",
+      "",
+      "```bash",
+      `node skills/${skill}/scripts/plan.js team-name ${skill}`,
+      "```",
+      "",
+      "| Rule | Action |",
+      "|---|---|",
+      "| Turn timeout (3 turns) | Ping the worker |",
+      "| Proceed with available | After 2 attempts → proceed with artifacts |",
+      "",
+      "**Fallback** (if finalize fails):",
+      "1. Read the errors, fix them and re-run finalize.",
+      "2. If the structure is broken, rebuild it.",
+      "",
+    ].join("\n");
+  }
+  return files;
+}
+
+const has = (cond: boolean, why: string) => (cond ? undefined : why);
+const isOk = (r: Run) => r.code === 0 && r.out?.ok === true;
+const failed = (r: Run) => r.code === 1 && r.out?.ok === false && typeof r.out?.error === "string";
+
+const CASES: Case[] = [
+  { name: "team-name", command: "team-name", args: ["design"], files: () => ({}), expect: (r) => has(isOk(r) && String(r.out.teamName).startsWith("do-design-"), "teamName should start with do-design-") },
+  { name: "status", command: "status", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && r.out.roleCount === 2 && "pending" in r.out.counts, "expected 2 roles with a pending count") },
+  { name: "summary", command: "summary", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && r.out.roleCount === 2 && r.out.maxDepth === 2, "expected 2 roles and maxDepth 2") },
+  { name: "overlap-matrix", command: "overlap-matrix", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && typeof r.out.matrix === "object" && !Array.isArray(r.out.matrix), "matrix should be an object") },
+  { name: "tasklist-data", command: "tasklist-data", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && r.out.roles.length === 2 && r.out.roles[1].blockedBy.includes(0), "role 1 should be blocked by role 0") },
+  { name: "worker-pool", command: "worker-pool", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && r.out.totalWorkers >= 1, "expected at least one worker") },
+  {
+    name: "retry-candidates", command: "retry-candidates", args: [],
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "failed"; roles[0].attempts = 1; }) }),
+    expect: (r) => has(isOk(r) && r.out.retryable.length === 1 && r.out.retryable[0].roleIndex === 0, "expected exactly one retryable role"),
+  },
+  { name: "circuit-breaker", command: "circuit-breaker", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && typeof r.out.shouldAbort === "boolean", "shouldAbort should be a boolean") },
+  { name: "memory-search", command: "memory-search", args: ["--goal", "api rest"], files: (now) => ({ ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.memories.length >= 1 && r.out.memories[0].id === "mem-1", "expected mem-1 to be found") },
+  {
+    name: "memory-add", command: "memory-add", args: ["--category", "convention", "--keywords", "lint,style", "--content", "Run the linter before committing", "--importance", "6"],
+    files: (now) => ({ ".design/memory.jsonl": memories(now) }),
+    expect: (r) => {
+      const lines = r.read(".design/memory.jsonl").trim().split("\n");
+      const last = JSON.parse(lines[lines.length - 1]);
+      return has(isOk(r) && typeof r.out.id === "string" && last.id === r.out.id && last.content === "Run the linter before committing" && lines.length === 3, "the new entry should be the last line");
+    },
+  },
+  {
+    name: "memory-add --boost", command: "memory-add", args: ["--boost", "--id", "mem-1"], files: (now) => ({ ".design/memory.jsonl": memories(now) }),
+    expect: (r) => has(isOk(r) && r.out.importance === 8 && JSON.parse(r.read(".design/memory.jsonl").split("\n")[0]).importance === 8, "mem-1 should go from 7 to 8"),
+  },
+  {
+    name: "memory-add --decay", command: "memory-add", args: ["--decay", "--id", "mem-2"], files: (now) => ({ ".design/memory.jsonl": memories(now) }),
+    expect: (r) => has(isOk(r) && r.out.importance === 7 && JSON.parse(r.read(".design/memory.jsonl").split("\n")[1]).importance === 7, "mem-2 should go from 8 to 7"),
+  },
+  { name: "memory-summary", command: "memory-summary", args: ["--goal", "api"], files: (now) => ({ ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.count === 2 && Array.isArray(r.out.entries), "expected count 2 and entries") },
+  {
+    name: "memory-review", command: "memory-review", args: ["--category", "pattern"], files: (now) => ({ ".design/memory.jsonl": memories(now) }),
+    expect: (r) => has(isOk(r) && r.out.count === 1 && r.out.memories.every((m: Json) => m.category === "pattern"), "every memory should be a pattern"),
+  },
+  {
+    name: "reflection-add", command: "reflection-add", args: ["--skill", "execute", "--goal", "Build API", "--outcome", "completed", "--goal-achieved", "true"],
+    stdin: JSON.stringify({ whatWorked: ["x"], whatFailed: [], doNextTime: ["y"] }), files: (now) => ({ ".design/reflection.jsonl": reflections(now) }),
+    expect: (r) => has(isOk(r) && typeof r.out.id === "string" && r.out.goalAchieved === true && r.read(".design/reflection.jsonl").includes(r.out.id), "the reflection should be appended"),
+  },
+  {
+    name: "reflection-search", command: "reflection-search", args: ["--skill", "execute"], files: (now) => ({ ".design/reflection.jsonl": reflections(now) }),
+    expect: (r) => has(isOk(r) && r.out.reflections.length === 1 && r.out.reflections.every((e: Json) => e.skill === "execute"), "every reflection should be execute"),
+  },
+  { name: "reflection-validate", command: "reflection-validate", args: [], stdin: JSON.stringify({ whatWorked: [], whatFailed: [], doNextTime: [] }), files: () => ({}), expect: (r) => has(isOk(r) && r.out.valid === true, "a complete evaluation is valid") },
+  { name: "reflection-validate (invalid)", command: "reflection-validate", args: [], stdin: JSON.stringify({ incomplete: "data" }), files: () => ({}), expect: (r) => has(failed(r), "an incomplete evaluation is refused") },
+  {
+    name: "validate-auxiliary-report", command: "validate-auxiliary-report", args: [".design/challenger-report.json", "--type", "challenger"], files: () => ({ ".design/challenger-report.json": challenger }),
+    expect: (r) => has(isOk(r) && r.out.valid === true && r.out.artifactSummary.issueCount === 1, "expected a valid report with one issue"),
+  },
+  { name: "validate-auxiliary-report (invalid)", command: "validate-auxiliary-report", args: ["bad.json", "--type", "challenger"], files: () => ({ "bad.json": { bad: "data" } }), expect: (r) => has(failed(r), "a report without issues/summary is refused") },
+  { name: "worker-completion-validate", command: "worker-completion-validate", args: [], stdin: JSON.stringify(workerReport), files: () => ({}), expect: (r) => has(isOk(r) && r.out.valid === true, "a full report is valid") },
+  { name: "worker-completion-validate (invalid)", command: "worker-completion-validate", args: [], stdin: JSON.stringify({ role: "test" }), files: () => ({}), expect: (r) => has(failed(r), "a partial report is refused") },
+  {
+    name: "recon-validate", command: "recon-validate", args: [], files: () => ({ ".design/recon.json": recon }),
+    expect: (r) => has(isOk(r) && r.out.validated === true && r.out.interventions.every((i: Json) => typeof i.compositeScore === "number") && r.out.interventions[0].compositeScore === 6, "expected scored interventions (6.0 for level 5, high, small)"),
+  },
+  { name: "recon-summary", command: "recon-summary", args: [], files: () => ({ ".design/recon.json": recon }), expect: (r) => has(isOk(r) && r.out.interventionCount === 2 && r.out.topInterventions.length === 2, "expected two interventions") },
+  { name: "validate-checks (valid)", command: "validate-checks", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && Array.isArray(r.out.results) && r.out.results.length === 2, "expected two valid results") },
+  {
+    name: "validate-checks (invalid)", command: "validate-checks", args: [], needsPython: true,
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[1].acceptanceCriteria = [{ criterion: "broken", check: "python3 -c 'if x'" }]; }) }),
+    expect: (r) => has(failed(r) && r.out.results.some((x: Json) => x.valid === false), "expected an invalid result"),
+  },
+  { name: "expert-validate", command: "expert-validate", args: [".design/expert-architect.json"], files: () => ({ ".design/expert-architect.json": { summary: "Use a layered API", verificationProperties: [] } }), expect: (r) => has(isOk(r) && r.out.valid === true, "the artifact is valid") },
+  {
+    name: "update-status", command: "update-status", args: [], stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress" }]), files: () => ({ ".design/plan.json": plan() }),
+    expect: (r) => has(isOk(r) && r.out.updated.includes(0) && r.json(".design/plan.json").roles[0].status === "in_progress", "role 0 should be persisted in_progress"),
+  },
+  {
+    name: "resume-reset", command: "resume-reset", args: [], files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; }) }),
+    expect: (r) => {
+      const role = r.json(".design/plan.json").roles[0];
+      return has(isOk(r) && role.status === "pending" && role.attempts === 1, "role 0 should be pending with 1 attempt");
+    },
+  },
+  {
+    name: "finalize", command: "finalize", args: [], files: () => ({ ".design/plan.json": unfinalized() }),
+    expect: (r) => {
+      const role = r.json(".design/plan.json").roles[0];
+      return has(isOk(r) && r.out.validated === true && role.status === "pending" && Array.isArray(role.directoryOverlaps), "role 0 should gain status and directoryOverlaps");
+    },
+  },
+  {
+    name: "add-constraints", command: "add-constraints", args: [], stdin: JSON.stringify([{ role: "test-writer", constraints: ["Reuse the API fixtures"] }]), files: () => ({ ".design/plan.json": plan() }),
+    expect: (r) => has(isOk(r) && r.json(".design/plan.json").roles[1].constraints?.includes("Reuse the API fixtures"), "the constraint should be appended to test-writer"),
+  },
+  { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
+  {
+    name: "plan-diff", command: "plan-diff", args: ["a.json", "b.json"],
+    files: () => ({ "a.json": plan(), "b.json": plan((roles) => { roles[0].goal = "Build a faster API"; }) }),
+    expect: (r) => has(isOk(r) && typeof r.out.summary === "string" && r.out.modifiedRoles.length === 1, "one role should be modified"),
+  },
+  {
+    name: "plan-health-summary", command: "plan-health-summary", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/handoff.md": "# Handoff\n\nAll done.\n", ".design/reflection.jsonl": reflections(now) }),
+    expect: (r) => has(isOk(r) && r.out.handoff.includes("All done.") && r.out.reflections.length === 2, "handoff and two reflections expected"),
+  },
+  { name: "preflight", command: "preflight", args: ["execute"], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.memory?.count === 2 && typeof r.out.plan === "object", "a digest with two memories expected") },
+  { name: "preflight (nothing there)", command: "preflight", args: [], files: () => ({}), expect: (r) => has(isOk(r), "preflight always exits 0") },
+  {
+    name: "archive", command: "archive", args: [".design"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now), ".design/recon.json": recon, ".design/expert-a.json": { summary: "x" } }),
+    expect: (r) => {
+      const stays = r.read(".design/memory.jsonl").length > 0 && r.read(".design/recon.json").length > 0;
+      let moved = false;
+      try {
+        r.read(".design/plan.json");
+      } catch {
+        moved = typeof r.out.archivedTo === "string" && r.read(`${r.out.archivedTo}/plan.json`).length > 0;
+      }
+      return has(isOk(r) && stays && moved, "plan.json should move, memory.jsonl and recon.json stay");
+    },
+  },
+  {
+    name: "sync-check", command: "sync-check", args: ["skills"], files: skillsTree,
+    expect: (r) => {
+      const blocks = [...(r.out.synced ?? []), ...(r.out.drifted ?? [])];
+      return has(isOk(r) && blocks.length >= 3 && blocks.every((b: Json) => b.block && Array.isArray(b.skills)), "three synced blocks expected");
+    },
+  },
+  {
+    name: "plan-view", command: "plan-view", args: [], files: (now) => ({ ".design/plan.json": plan((roles) => { roles[0].status = "completed"; }), ".design/reflection.jsonl": reflections(now) }),
+    expect: (r) => has(isOk(r) && r.out.mermaid.includes("r0 --> r1") && r.out.next[0]?.name === "test-writer" && r.out.next[0]?.state === "ready", "graph edge and test-writer ready expected"),
+  },
+  { name: "plan-view (no plan)", command: "plan-view", args: [], files: () => ({}), expect: (r) => has(isOk(r) && r.out.state === "none", "a missing plan is reported, not an error") },
+  {
+    name: "run-start", command: "run-start", args: ["design", "--phases", "pre-flight,research,finalize", "--goal", "Add an API"], files: () => ({}),
+    expect: (r) => has(isOk(r) && r.out.next === "pre-flight" && r.json(".design/run-design.json").phases.length === 3, "a run with three phases expected"),
+  },
+  {
+    name: "run-checkpoint", command: "run-checkpoint", args: ["design", "--phase", "pre-flight", "--outputs", ".design/plan.json"], files: (now) => ({ ".design/plan.json": plan(), ".design/run-design.json": runState(now, []) }),
+    expect: (r) => has(isOk(r) && r.out.next === "research" && r.json(".design/run-design.json").completed.length === 1, "pre-flight checkpointed, research next"),
+  },
+  {
+    name: "run-checkpoint (skipping)", command: "run-checkpoint", args: ["design", "--phase", "finalize"], files: (now) => ({ ".design/run-design.json": runState(now, []) }),
+    expect: (r) => has(failed(r) && r.json(".design/run-design.json").completed.length === 0, "skipping a phase is refused"),
+  },
+  {
+    name: "run-status", command: "run-status", args: ["design"], files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight"]) }),
+    expect: (r) => has(isOk(r) && r.out.lastPhase === "pre-flight" && r.out.nextPhase === "research" && r.out.resumable === true, "resumable at research expected"),
+  },
+  {
+    name: "run-complete", command: "run-complete", args: ["design"], files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight", "research", "finalize"]) }),
+    expect: (r) => has(isOk(r) && typeof r.json(".design/run-design.json").completedAt === "string", "completedAt set"),
+  },
+  { name: "schema", command: "schema", args: ["plan"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.schema?.type === "object", "plan schema should be an object schema") },
+  // Running self-test inside itself would never end; its own argument handling is what is checked here.
+  { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
+];
+
+function write(dir: string, files: Files): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(dir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  }
+}
+
+function runChild(bundle: string, args: string[], cwd: string, stdin: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bundle, ...args], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+    let stdout = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.stdout.on("data", (c) => (stdout += c));
+    child.on("error", () => resolve({ code: null, stdout }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout });
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(stdin);
+  });
+}
+
+function pythonAvailable(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn("python3", ["-c", "pass"], { stdio: "ignore" });
+    child.on("error", () => resolve(false));
+    child.on("close", (code) => resolve(code === 0));
+  });
+}
+
+async function runCase(c: Case, bundle: string, root: string, index: number, now: number, python: boolean): Promise<Result> {
+  if (c.needsPython && !python) return { command: c.name, passed: true, error: null, skipped: "python3 unavailable" };
+  const dir = join(root, String(index));
+  mkdirSync(dir);
+  write(dir, c.files(now));
+  const res = await runChild(bundle, [c.command, ...c.args], dir, c.stdin ?? "");
+  let out: Json;
+  try {
+    out = JSON.parse(res.stdout);
+  } catch {
+    return { command: c.name, passed: false, error: `output is not one JSON document (exit ${res.code})` };
+  }
+  if ((out?.ok === true) !== (res.code === 0)) return { command: c.name, passed: false, error: `ok ${out?.ok} with exit code ${res.code}` };
+  const run: Run = {
+    code: res.code,
+    out,
+    dir,
+    read: (rel) => readFileSync(join(dir, rel), "utf8"),
+    json: (rel) => JSON.parse(readFileSync(join(dir, rel), "utf8")),
+  };
+  let why: string | undefined;
+  try {
+    why = c.expect(run);
+  } catch (err) {
+    why = (err as Error).message;
+  }
+  if (why && out?.ok === false) why = `${why} (${out.error})`;
+  return { command: c.name, passed: !why, error: why ?? null };
+}
+
+export const selfTestCases = CASES;
+
 export default defineCommand({
   positionals: [],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  async run(ctx) {
+    const bundle = process.argv[1];
+    if (!bundle || !/\.[cm]?js$/.test(bundle)) {
+      throw new HelperError("E_USAGE", "self-test runs from the built bundle: node dist/plan.js self-test");
+    }
+    const missing = commandNames.filter((name) => !CASES.some((c) => c.command === name));
+    const root = mkdtempSync(join(tmpdir(), "do-self-test-"));
+    const now = ctx.now();
+    try {
+      const python = await pythonAvailable();
+      const results: Result[] = new Array(CASES.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < CASES.length) {
+          const i = next++;
+          results[i] = await runCase(CASES[i], bundle, root, i, now, python);
+        }
+      };
+      await Promise.all([worker(), worker(), worker()]);
+      for (const name of missing) results.push({ command: name, passed: false, error: "no self-test case for this command" });
+      const failedCount = results.filter((r) => !r.passed).length;
+      const skipped = results.filter((r) => r.skipped).length;
+      const summary = { passed: results.length - failedCount - skipped, failed: failedCount, skipped, results };
+      if (failedCount > 0) throw new HelperError("E_INVALID", `${failedCount} self-test(s) failed`, summary);
+      return summary;
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   },
 });

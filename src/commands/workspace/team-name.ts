@@ -1,11 +1,12 @@
+// team-name: a project-unique Agent Teams name for a skill (contract 4.1). The name joins the skill text, a
+// slug of the working directory's last component and the first 6 hex digits of the MD5 of its full path.
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { teamNameFor } from "../../lib/team-name.js";
 
-// PLACEHOLDER: replaced by the real implementation.
 export default defineCommand({
-  positionals: [],
+  positionals: [{ name: "skill", help: "skill name, used verbatim (design, execute, ...)" }],
   flags: {},
-  run() {
-    throw new HelperError("E_INTERNAL", "not implemented yet");
+  run(ctx, args) {
+    return { teamName: teamNameFor(args.skill as string, ctx.cwd) };
   },
 });

@@ -1,0 +1,110 @@
+// Benchmarks for the helper (run with `npm run bench`; not part of the test suite).
+//  1. startup: `node dist/plan.js status` on a 40-role plan vs bare `node -e 0` (target: at most 1.3x).
+//  2. memory-search over 2k / 20k / 200k entries (target: under 250 ms at 20k, linear growth).
+// Wall-clock medians over interleaved runs, plus the child's peak RSS where /usr/bin/time exists.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const PLAN_JS = resolve("dist/plan.js");
+const args = new Set(process.argv.slice(2));
+const runs = Number(process.env.BENCH_RUNS ?? 40);
+
+function time(cmd, argv, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 && cmd === process.execPath && argv[0] === PLAN_JS) throw new Error(`failed: ${argv.join(" ")}: ${r.stdout}`);
+  return ms;
+}
+
+function rssKiB(argv, cwd) {
+  if (!existsSync("/usr/bin/time")) return null;
+  const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, ...argv], { cwd, encoding: "utf8" });
+  const kib = Number(r.stderr.trim().split("\n").pop());
+  return Number.isFinite(kib) ? kib : null;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+function plan40() {
+  const roles = [];
+  for (let i = 0; i < 40; i++) {
+    roles.push({
+      name: `role-${i}`,
+      goal: `Implement part ${i} of the system with tests`,
+      model: i % 3 ? "sonnet" : "opus",
+      scope: { directories: [`src/part${i}/`], patterns: [`src/part${i}/**/*.ts`], dependencies: i ? [`role-${Math.floor(i / 2)}`] : [] },
+      acceptanceCriteria: [{ criterion: `part ${i} works`, check: `npm test -- part${i}` }],
+      constraints: ["Keep the public API stable"],
+      status: ["pending", "completed", "in_progress"][i % 3],
+      attempts: 0,
+      result: null,
+      directoryOverlaps: [],
+    });
+  }
+  return { schemaVersion: 4, goal: "A forty-role plan", roles, progress: { completedRoles: [] } };
+}
+
+const WORDS = "api rest auth cache queue worker schema migration index parser lexer router store lock retry backoff metric trace log config deploy build test lint format bundle plugin skill memory reflection recon plan role graph overlap cycle depth token score rank".split(" ");
+const CATS = ["pattern", "mistake", "convention", "approach", "failure", "procedure"];
+
+function memoryFile(path, n) {
+  const now = Date.now();
+  const lines = [];
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = () => WORDS[Math.floor(rnd() * WORDS.length)];
+  for (let i = 0; i < n; i++) {
+    const ts = new Date(now - Math.floor(rnd() * 365) * 86_400_000).toISOString().slice(0, 19) + "Z";
+    lines.push(JSON.stringify({
+      id: `m-${i}`, timestamp: ts, category: CATS[i % 6], keywords: [pick(), pick(), pick()],
+      content: `When working on the ${pick()} ${pick()} module, check the ${pick()} ${pick()} first (${i})`,
+      source: "bench", goal_context: "", importance: 1 + (i % 10), usage_count: 0,
+    }));
+  }
+  writeFileSync(path, lines.join("\n") + "\n");
+}
+
+const dir = mkdtempSync(join(tmpdir(), "do-bench-"));
+try {
+  if (!args.size || args.has("startup")) {
+    mkdirSync(join(dir, ".design"));
+    writeFileSync(join(dir, ".design/plan.json"), JSON.stringify(plan40(), null, 2));
+    for (let i = 0; i < 5; i++) { time(process.execPath, ["-e", "0"], dir); time(process.execPath, [PLAN_JS, "status"], dir); }
+    const bare = [];
+    const status = [];
+    for (let i = 0; i < runs; i++) {
+      bare.push(time(process.execPath, ["-e", "0"], dir));
+      status.push(time(process.execPath, [PLAN_JS, "status"], dir));
+    }
+    const b = median(bare);
+    const s = median(status);
+    console.log(`startup (median of ${runs}): node -e 0 ${b.toFixed(1)} ms | plan.js status (40 roles) ${s.toFixed(1)} ms | ratio ${(s / b).toFixed(2)}x (target <= 1.30x)`);
+    const rss = rssKiB([PLAN_JS, "status"], dir);
+    if (rss) console.log(`  peak RSS of status: ${(rss / 1024).toFixed(1)} MiB (node -e 0: ${(rssKiB(["-e", "0"], dir) / 1024).toFixed(1)} MiB)`);
+  }
+  if (!args.size || args.has("memory")) {
+    const rows = [];
+    for (const n of [2_000, 20_000, 200_000]) {
+      const file = join(dir, `memory-${n}.jsonl`);
+      memoryFile(file, n);
+      const argv = [PLAN_JS, "memory-search", file, "--goal", "retry backoff for the queue worker", "--keywords", "queue,retry", "--limit", "5"];
+      time(process.execPath, argv, dir);
+      const reps = n >= 200_000 ? 3 : 7;
+      const ms = median(Array.from({ length: reps }, () => time(process.execPath, argv, dir)));
+      rows.push({ n, ms, rss: rssKiB(argv, dir) });
+    }
+    for (const r of rows) {
+      console.log(`memory-search ${String(r.n).padStart(7)} entries: ${r.ms.toFixed(1).padStart(7)} ms${r.rss ? `, peak RSS ${(r.rss / 1024).toFixed(1)} MiB` : ""}`);
+    }
+    const [a, , c] = rows;
+    console.log(`  per 1k entries: ${((c.ms - a.ms) / ((c.n - a.n) / 1000)).toFixed(2)} ms (2k→200k slope); 20k target < 250 ms`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

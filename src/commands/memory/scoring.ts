@@ -1,0 +1,107 @@
+// Pure memory logic shared by the memory commands (no I/O, no zod, `now` always passed in as epoch seconds):
+// the two relevance formulas (contract 4.9 and 4.23, deliberately different, see contract 6) and the
+// near-duplicate similarity used by memory-add's quality gate.
+import { parseTimestamp, sortDesc, tokens } from "../../lib/values.js";
+
+/** The memory file positional shared by memory-search, memory-add, memory-summary and memory-review. */
+export const MEMORY_PATH = { name: "memory_path", help: "memory file (JSONL)", default: ".design/memory.jsonl" } as const;
+
+/** The six categories, in the fixed order error messages list them (Fix D10). */
+export const MEMORY_CATEGORIES = ["pattern", "mistake", "convention", "approach", "failure", "procedure"] as const;
+export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
+
+export type Entry = Record<string, unknown>;
+
+const DAY = 86_400;
+const MONTH = 30 * DAY;
+
+/** Stored importance: a number (not a boolean) as is, anything else 5 (contract 2.2, Fix D7). */
+export function importanceOf(entry: Entry): number {
+  const v = entry.importance;
+  return typeof v === "number" && Number.isFinite(v) ? v : 5;
+}
+
+/** Keywords as exact strings: an array's string elements, or a lone string as one keyword (Fix D26). */
+export function keywordList(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.filter((k): k is string => typeof k === "string");
+  return [];
+}
+
+/** memory-search's query set: the non-empty goal, stack and keywords texts joined by a space, tokenised (3.7). */
+export function searchQuery(parts: ReadonlyArray<unknown>): Set<string> {
+  return tokens(parts.filter((p): p is string => typeof p === "string" && p !== "").join(" "));
+}
+
+/**
+ * memory-search relevance (contract 4.9): keywordScore × 0.9^(age / 30 days) × importance / 10.
+ * Keywords are compared verbatim (never lowercased or split), content through tokens(). An entry without a
+ * `timestamp` key has age 0; an unparsable one counts from the epoch; future timestamps are not clamped.
+ */
+export function searchScore(entry: Entry, query: ReadonlySet<string>, nowSec: number): number {
+  if (query.size === 0) return 0;
+  // |Q ∩ E| without building E: collect the query tokens the entry contains. No hit means score 0, so the
+  // timestamp is only parsed for entries that match (most do not, and this runs over every line).
+  const hit = new Set<string>();
+  for (const k of keywordList(entry.keywords)) if (query.has(k)) hit.add(k);
+  if (typeof entry.content === "string") {
+    for (const word of entry.content.toLowerCase().split(/[^a-z0-9]+/)) if (query.has(word)) hit.add(word);
+  }
+  if (hit.size === 0) return 0;
+  const keywordScore = hit.size / query.size;
+  const age = "timestamp" in entry ? nowSec - parseTimestamp(entry.timestamp) : 0;
+  const recency = 0.9 ** (age / MONTH);
+  return keywordScore * recency * (importanceOf(entry) / 10);
+}
+
+export interface Scored {
+  entry: Entry;
+  score: number;
+}
+
+/** Entries with a positive (unrounded) score, best first, ties in file order, at most `limit`. */
+export function rankForSearch(entries: readonly Entry[], query: ReadonlySet<string>, nowSec: number, limit: number): Scored[] {
+  const scored = entries.map((entry) => ({ entry, score: searchScore(entry, query, nowSec) })).filter((s) => s.score > 0);
+  return sortDesc(scored, (s) => s.score).slice(0, limit);
+}
+
+/** memory-summary's query: the goal lowercased and split on whitespace; duplicates are kept and counted. */
+export function summaryQuery(goal: unknown): string[] {
+  if (typeof goal !== "string") return [];
+  return goal.toLowerCase().split(/\s+/).filter((w) => w !== "");
+}
+
+/**
+ * memory-summary relevance (contract 4.23): matches × recency × importance / 10, where matches counts the query
+ * words found as substrings of the lowercased content or keyword text, and recency decays linearly by 0.1 per
+ * 30 days down to 0.1 (1.0 for an unknown timestamp, above 1 for a future one).
+ */
+export function summaryScore(entry: Entry, query: readonly string[], nowSec: number): number {
+  const content = typeof entry.content === "string" ? entry.content.toLowerCase() : "";
+  const kw = entry.keywords;
+  const keywordText = (typeof kw === "string" ? kw : Array.isArray(kw) ? keywordList(kw).join(" ") : "").toLowerCase();
+  let matches = 0;
+  for (const w of query) if (content.includes(w) || keywordText.includes(w)) matches++;
+  const ts = parseTimestamp(entry.timestamp);
+  const recency = ts === 0 ? 1.0 : Math.max(0.1, 1 - ((nowSec - ts) / DAY / 30) * 0.1);
+  return (matches * recency * importanceOf(entry)) / 10;
+}
+
+/** Content with case and whitespace runs normalised, for the identical-content test of the duplicate gate. */
+export function normaliseContent(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Similarity of two memory contents in [0, 1]: 1 when they are identical after normalisation, otherwise the
+ * Jaccard index |A ∩ B| / |A ∪ B| of their tokens() sets (0 when both sets are empty).
+ */
+export function contentSimilarity(a: string, b: string): number {
+  if (normaliseContent(a) === normaliseContent(b)) return 1;
+  const ta = tokens(a);
+  const tb = tokens(b);
+  let common = 0;
+  for (const t of ta) if (tb.has(t)) common++;
+  const union = ta.size + tb.size - common;
+  return union === 0 ? 0 : common / union;
+}

@@ -1,0 +1,37 @@
+// run-complete: mark a skill run finished; its state is then archived with the run's other artifacts.
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { checkSkill, designDirFlag, parseRun, runFile, runFileName } from "../../lib/run-state.js";
+import { isoSeconds } from "../../lib/values.js";
+import { pathKind, updateText } from "../../store.js";
+
+const OUTCOMES = ["completed", "partial", "failed", "aborted"] as const;
+
+export default defineCommand({
+  positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
+  flags: {
+    outcome: { type: "string", choices: OUTCOMES, default: "completed", help: "how the run ended" },
+    "design-dir": designDirFlag(),
+  },
+  async run(ctx, args) {
+    const skill = checkSkill("run-complete", args.skill as string);
+    const designDir = args["design-dir"] as string;
+    const now = ctx.now();
+    const path = runFile(ctx.cwd, designDir, skill);
+    if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
+    return updateText<Record<string, unknown>>(path, (text) => {
+      if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
+      const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
+      if (run.completedAt !== null) {
+        return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
+      }
+      const done = new Set(run.completed.map((c) => c.phase));
+      const skippedPhases = run.phases.filter((p) => !done.has(p));
+      run.completedAt = isoSeconds(now);
+      run.updatedAt = run.completedAt;
+      run.outcome = args.outcome as string;
+      const announce = `${skill}: run ${run.outcome}${skippedPhases.length ? ` · phases not reached: ${skippedPhases.join(", ")}` : ""}`;
+      return { text: `${JSON.stringify(run, null, 2)}\n`, result: { skill, outcome: run.outcome, skippedPhases, alreadyComplete: false, announce } };
+    });
+  },
+});

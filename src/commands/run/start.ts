@@ -1,0 +1,73 @@
+// run-start: begin a skill run with its ordered phase list and the hashes of its inputs. An incomplete run of the
+// same skill is never overwritten: the call is refused unless --fresh, which archives the old state first.
+import { dirname, join, resolve } from "node:path";
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import {
+  checkSkill, describeRun, designDirFlag, hashFile, historyDir, list, parseRun, runFile, runFileName, type RunState,
+} from "../../lib/run-state.js";
+import { compactStamp, isoSeconds, sha256, uuid4 } from "../../lib/values.js";
+import { ensureDir, makeHistoryFolder, moveEntries, readText, withLock, writeAtomic } from "../../store.js";
+
+export default defineCommand({
+  positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
+  flags: {
+    phases: { type: "string", required: true, help: "comma-separated phase names, in order" },
+    goal: { type: "string", help: "the run's goal or arguments (hashed to detect a changed goal on resume)", default: "" },
+    inputs: { type: "string", help: "comma-separated input files to hash (spec, plan, recon.json ...)", default: "" },
+    fresh: { type: "boolean", help: "archive an incomplete run of this skill and start anew" },
+    "design-dir": designDirFlag(),
+  },
+  async run(ctx, args) {
+    const skill = checkSkill("run-start", args.skill as string);
+    const phases = list(args.phases);
+    if (phases.length === 0) throw new HelperError("E_USAGE", "run-start: --phases needs at least one phase name");
+    const dup = phases.find((p, i) => phases.indexOf(p) !== i);
+    if (dup) throw new HelperError("E_USAGE", `run-start: phase '${dup}' is listed twice`);
+    const designDir = args["design-dir"] as string;
+    const path = runFile(ctx.cwd, designDir, skill);
+    ensureDir(dirname(path));
+    const goal = (args.goal as string).trim();
+    const now = ctx.now();
+    return withLock(path, () => {
+      const cur = readText(path);
+      let archivedTo: string | null = null;
+      if (cur.kind === "ok") {
+        const old = parseRun(cur.text, `${designDir}/${runFileName(skill)}`);
+        if (old.completedAt === null && !args.fresh) {
+          throw new HelperError("E_INVALID", `An incomplete ${skill} run exists: resume it, or start over with --fresh`, {
+            run: describeRun(old, ctx.cwd, now, goal),
+          });
+        }
+        const folder = makeHistoryFolder(historyDir(ctx.cwd, designDir), compactStamp(now));
+        moveEntries(dirname(path), [runFileName(skill)], join(historyDir(ctx.cwd, designDir), folder));
+        archivedTo = join(designDir, "history", folder);
+      }
+      const inputs = list(args.inputs).map((p) => ({ path: p, sha256: hashFile(resolve(ctx.cwd, p)) }));
+      const state: RunState = {
+        schemaVersion: 1,
+        skill,
+        runId: uuid4(),
+        goal,
+        goalSha256: sha256(goal),
+        inputs,
+        phases,
+        completed: [],
+        startedAt: isoSeconds(now),
+        updatedAt: isoSeconds(now),
+        completedAt: null,
+        outcome: null,
+      };
+      writeAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
+      return {
+        skill,
+        runId: state.runId,
+        phases,
+        next: phases[0],
+        missingInputs: inputs.filter((i) => i.sha256 === null).map((i) => i.path),
+        archivedTo,
+        announce: `${skill}: run started (${phases.length} phases) · next: ${phases[0]}`,
+      };
+    });
+  },
+});

@@ -1,0 +1,25 @@
+// run-status: describe a skill's run: where it stopped, how old the last checkpoint is, and whether its inputs
+// (goal text, hashed input files) changed since it started.
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { checkSkill, describeRun, designDirFlag, readRun, runFile } from "../../lib/run-state.js";
+
+export default defineCommand({
+  positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
+  flags: {
+    goal: { type: "string", help: "the goal of the new invocation, compared with the run's", default: "" },
+    "design-dir": designDirFlag(),
+  },
+  run(ctx, args) {
+    const skill = checkSkill("run-status", args.skill as string);
+    const r = readRun(runFile(ctx.cwd, args["design-dir"] as string, skill));
+    if (r.kind === "none") return { skill, exists: false, resumable: false };
+    if (r.kind === "broken") throw new HelperError("E_SCHEMA", r.error);
+    const digest = describeRun(r.run, ctx.cwd, ctx.now(), args.goal as string);
+    return {
+      exists: true,
+      resumable: !digest.complete && !digest.inputsChanged && digest.missingOutputs.length === 0,
+      ...digest,
+    };
+  },
+});

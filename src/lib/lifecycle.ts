@@ -1,0 +1,53 @@
+// The lifecycle context every skill shows at start (contract 4.14): handoff notes, the last two reflections and
+// the plan's progress. Pure functions over file reads, so plan-health-summary and preflight read each file once.
+import type { JsonRead, JsonlFile, TextRead } from "../store.js";
+import { isEmpty, isObject, parseTimestamp, pyStr, sortDesc } from "./values.js";
+
+export interface Lifecycle {
+  handoff: string;
+  reflections: string[];
+  plan: string;
+}
+
+/** First 5 non-blank lines of handoff.md, trimmed, joined by "\n"; "" when missing or unreadable. */
+export function handoffDigest(read: TextRead): string {
+  if (read.kind !== "ok") return "";
+  return read.text
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .slice(0, 5)
+    .join("\n");
+}
+
+/** Reflection entries newest first (stable: equal timestamps keep file order). */
+export function newestFirst(entries: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  return sortDesc([...entries], (e) => parseTimestamp(e.timestamp));
+}
+
+const orUnknown = (e: Record<string, unknown>, key: string) => (key in e ? pyStr(e[key]) : "unknown");
+
+/** "<skill>: <outcome> (<succeeded|failed>)" for the two newest reflections; [] when missing or unreadable. */
+export function recentReflections(read: JsonlFile): string[] {
+  if (read.kind !== "ok") return [];
+  return newestFirst(read.entries.map((e) => e.value))
+    .slice(0, 2)
+    .map((e) => `${orUnknown(e, "skill")}: ${orUnknown(e, "outcome")} (${isEmpty(e.goalAchieved) ? "failed" : "succeeded"})`);
+}
+
+/** The plan line: "" without plan.json, progress when readable, else "Plan file exists but cannot be read". */
+export function planProgress(read: JsonRead): string {
+  if (read.kind === "missing") return "";
+  if (read.kind === "ok" && isObject(read.value)) {
+    const roles = "roles" in read.value ? read.value.roles : [];
+    if (Array.isArray(roles)) {
+      const done = roles.filter((r) => isObject(r) && r.status === "completed").length;
+      return `Current plan: ${done}/${roles.length} roles completed`;
+    }
+  }
+  return "Plan file exists but cannot be read";
+}
+
+export function lifecycle(handoff: TextRead, reflections: JsonlFile, plan: JsonRead): Lifecycle {
+  return { handoff: handoffDigest(handoff), reflections: recentReflections(reflections), plan: planProgress(plan) };
+}

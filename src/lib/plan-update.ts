@@ -1,0 +1,42 @@
+// Locked read-modify-write of plan.json for the mutating plan commands (contract 1.7): a missing plan is reported
+// without creating a lock; otherwise the plan is read, guarded (3.11) and changed under its lock, and written
+// back atomically only when the change asks for it. The change edits the parsed document itself, so fields the
+// helper does not know are written back untouched.
+import { resolve } from "node:path";
+import { readText, updateText } from "../store.js";
+import { HelperError } from "./errors.js";
+import { parsePlanText, type Json, type PlanPart } from "./plan.js";
+
+export interface PlanChange<R> {
+  /** False leaves the file byte-for-byte as it was. */
+  write: boolean;
+  result: R;
+}
+
+export function serializePlan(doc: Json): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** `path` is as the user gave it (messages quote it); it resolves against cwd. */
+export async function updatePlan<R>(
+  cwd: string,
+  path: string,
+  parts: readonly PlanPart[],
+  change: (doc: Json) => PlanChange<R>,
+): Promise<R> {
+  const abs = resolve(cwd, path);
+  const notFound = () => new HelperError("E_NOT_FOUND", `Plan file not found: ${path}`);
+  const before = readText(abs);
+  if (before.kind === "missing") throw notFound();
+  if (before.kind === "error") throw new HelperError("E_READ", `Error reading plan file: ${before.detail}`);
+  return updateText(
+    abs,
+    (text) => {
+      if (text === null) throw notFound();
+      const doc = parsePlanText(text, parts);
+      const { write, result } = change(doc);
+      return { text: write ? serializePlan(doc) : null, result };
+    },
+    "Error writing plan file",
+  );
+}

@@ -1,0 +1,182 @@
+// Recon scoring and validation as pure functions (contract 2.4, 4.25, 4.26, 7): data in, data out, no I/O.
+// compositeScore = pyRound(tierWeight[level] × confidenceMultiplier / effortMultiplier, 2).
+import { isEmpty, isInt, isObject, pyRound, pyStr } from "./values.js";
+
+export type Json = Record<string, unknown>;
+
+export interface LeverageLevel {
+  level: number;
+  name: string;
+  weight: number;
+  group: string;
+}
+
+/** Software-adjusted Meadows levels with their Abson groups and tier weights (contract 2.4). */
+export const LEVELS: readonly LeverageLevel[] = [
+  { level: 1, name: "paradigm", weight: 5, group: "Intent" },
+  { level: 2, name: "goals", weight: 4, group: "Intent" },
+  { level: 3, name: "rules", weight: 6, group: "Design" },
+  { level: 4, name: "information_flows", weight: 5, group: "Design" },
+  { level: 5, name: "feedback_loops", weight: 6, group: "Feedbacks" },
+  { level: 6, name: "structure", weight: 7, group: "Feedbacks" },
+  { level: 7, name: "parameters", weight: 1, group: "Parameters" },
+];
+
+export const LEVERAGE_GROUPS = ["Intent", "Design", "Feedbacks", "Parameters"] as const;
+export const CONFIDENCES = ["high", "medium", "low"] as const;
+/** The canonical five-level effort scale. */
+export const EFFORTS = ["trivial", "small", "medium", "large", "transformative"] as const;
+/** [Seed] aliases of the three-level scale: low = small, high = large. */
+export const EFFORT_ALIASES: Readonly<Record<string, string>> = { low: "small", high: "large" };
+
+const CONFIDENCE_MULT: Readonly<Record<string, number>> = { high: 1.0, medium: 0.7, low: 0.4 };
+const EFFORT_MULT: Readonly<Record<string, number>> = {
+  trivial: 0.5,
+  small: 1.0,
+  medium: 2.0,
+  large: 4.0,
+  transformative: 8.0,
+};
+
+const has = (table: Readonly<Record<string, unknown>>, key: unknown): key is string =>
+  typeof key === "string" && Object.prototype.hasOwnProperty.call(table, key);
+
+/** A leverage level 1..7; booleans and non-integers are not levels [Fix D22]. */
+export function isLevel(v: unknown): v is number {
+  return isInt(v) && v >= 1 && v <= 7;
+}
+
+export function levelInfo(level: number): LeverageLevel {
+  return LEVELS[level - 1];
+}
+
+export function confidenceMultiplier(confidence: unknown): number | undefined {
+  return has(CONFIDENCE_MULT, confidence) ? CONFIDENCE_MULT[confidence] : undefined;
+}
+
+/** Effort multiplier, aliases included; undefined for anything else. */
+export function effortMultiplier(effort: unknown): number | undefined {
+  if (has(EFFORT_MULT, effort)) return EFFORT_MULT[effort];
+  if (has(EFFORT_ALIASES, effort)) return EFFORT_MULT[EFFORT_ALIASES[effort]];
+  return undefined;
+}
+
+/** The score of one intervention, or undefined when level, confidence or effort is not valid. */
+export function compositeScore(level: unknown, confidence: unknown, effort: unknown): number | undefined {
+  if (!isLevel(level)) return undefined;
+  const c = confidenceMultiplier(confidence);
+  const e = effortMultiplier(effort);
+  if (c === undefined || e === undefined) return undefined;
+  return pyRound((levelInfo(level).weight * c) / e, 2);
+}
+
+export interface ReconValidation {
+  interventions: Json[];
+  ranking: number[];
+  warnings: string[];
+}
+
+/** Failure of recon validation: the contract's message (first failure wins). */
+export class ReconInvalid extends Error {
+  constructor(
+    message: string,
+    readonly kind: "structure" | "schema" = "schema",
+  ) {
+    super(message);
+    this.name = "ReconInvalid";
+  }
+}
+
+/** Steps 1 (structure) to 6 of contract 4.25 on a parsed recon document. Throws ReconInvalid. */
+export function validateRecon(doc: unknown): ReconValidation {
+  if (!isObject(doc)) throw new ReconInvalid("Invalid recon structure: top-level value must be an object", "structure");
+  const version = doc.schemaVersion;
+  if (!(typeof version === "number" && version === 1)) {
+    throw new ReconInvalid(`Invalid schemaVersion: expected 1, got ${pyStr(version)}`);
+  }
+  const absent: string[] = [];
+  if (!("goal" in doc)) absent.push("goal");
+  if (!("scope" in doc) && !("context" in doc)) absent.push("scope");
+  if (!("interventions" in doc)) absent.push("interventions");
+  if (!("contradictions" in doc)) absent.push("contradictions");
+  if (absent.length) throw new ReconInvalid(`Missing required fields: ${absent.join(", ")}`);
+  const list = doc.interventions;
+  if (!Array.isArray(list)) throw new ReconInvalid("interventions must be an array");
+  if (list.length > 5) throw new ReconInvalid(`Too many interventions: ${list.length} > 5`);
+
+  const warnings: string[] = [];
+  const scored = list.map((item, i) => {
+    const score = checkIntervention(item, i, warnings);
+    return { ...(item as Json), compositeScore: score, score };
+  });
+  const ranking = scored
+    .map((iv, i) => ({ i, s: iv.compositeScore }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((x) => x.i);
+  return { interventions: scored, ranking, warnings };
+}
+
+const REQUIRED_INTERVENTION_FIELDS = ["title", "leverageLevel", "leverageGroup", "designGoal", "confidence", "effort"];
+
+/** Steps 5a-5h and 6 for intervention i: its score, or a thrown ReconInvalid. Pushes warnings. */
+function checkIntervention(item: unknown, i: number, warnings: string[]): number {
+  const label = `Intervention ${i}`;
+  if (!isObject(item)) throw new ReconInvalid(`${label}: must be an object`);
+  const absent = REQUIRED_INTERVENTION_FIELDS.filter((f) => !(f in item) && !(f === "title" && "name" in item));
+  if (absent.length) throw new ReconInvalid(`${label}: missing fields ${absent.join(", ")}`);
+  const level = item.leverageLevel;
+  if (!isLevel(level)) throw new ReconInvalid(`${label}: leverageLevel must be integer 1-7, got ${pyStr(level)}`);
+  const group = item.leverageGroup;
+  if (!(typeof group === "string" && (LEVERAGE_GROUPS as readonly string[]).includes(group))) {
+    throw new ReconInvalid(`${label}: invalid leverageGroup '${pyStr(group)}'`);
+  }
+  if (level <= 5 && isEmpty(item.wrongDirection)) {
+    throw new ReconInvalid(`${label}: wrongDirection required for leverageLevel ${level}`);
+  }
+  if (confidenceMultiplier(item.confidence) === undefined) {
+    throw new ReconInvalid(`${label}: invalid confidence '${pyStr(item.confidence)}'`);
+  }
+  if (effortMultiplier(item.effort) === undefined) {
+    throw new ReconInvalid(`${label}: invalid effort '${pyStr(item.effort)}'`);
+  }
+  const info = levelInfo(level);
+  if (group !== info.group) {
+    warnings.push(`${label}: leverageGroup '${group}' does not match leverageLevel ${level} (expected '${info.group}')`);
+  }
+  if ("leverageName" in item && item.leverageName !== info.name) {
+    warnings.push(
+      `${label}: leverageName '${pyStr(item.leverageName)}' does not match leverageLevel ${level} (expected '${info.name}')`,
+    );
+  }
+  if (isEmpty(item.designGoal)) warnings.push(`${label}: designGoal is empty`);
+  return compositeScore(level, item.confidence, item.effort) as number;
+}
+
+/** One topInterventions entry of recon-summary (contract 4.26): stored score first, else computed [Fix D21]. */
+export function summarizeIntervention(item: Json): Json {
+  const stored = item.compositeScore;
+  const score =
+    typeof stored === "number"
+      ? stored
+      : (compositeScore(item.leverageLevel, item.confidence, item.effort) ?? 0);
+  return {
+    rank: "rank" in item ? item.rank : 0,
+    title: "title" in item ? item.title : "name" in item ? item.name : "",
+    designGoal: "designGoal" in item ? item.designGoal : "",
+    leverageGroup: "leverageGroup" in item ? item.leverageGroup : "",
+    compositeScore: score,
+    score,
+  };
+}
+
+/**
+ * Overall confidence of a recon: mean of the confidence multipliers (anything unknown counts as low), summed left
+ * to right; ≥ 0.85 high, ≥ 0.55 medium, else low; "unknown" without interventions.
+ */
+export function confidenceOverall(confidences: readonly unknown[]): string {
+  if (confidences.length === 0) return "unknown";
+  let sum = 0;
+  for (const c of confidences) sum += confidenceMultiplier(c) ?? 0.4;
+  const mean = sum / confidences.length;
+  return mean >= 0.85 ? "high" : mean >= 0.55 ? "medium" : "low";
+}

@@ -1,0 +1,158 @@
+// Run state: one file per skill, <design_dir>/run-<skill>.json, that lets an interrupted skill resume at the
+// phase after the last checkpoint. The phase list is the single source of truth; a checkpoint is saved before the
+// lead acts on the next phase; inputs are hashed so a resume on changed inputs is refused.
+import { join, resolve } from "node:path";
+import { HelperError } from "./errors.js";
+import { isObject, sha256 } from "./values.js";
+import { pathKind, readBytes, readJson } from "../store.js";
+
+export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
+export type Skill = (typeof SKILLS)[number];
+
+export interface Checkpoint {
+  phase: string;
+  at: string;
+  outputs: string[];
+  decisions: string;
+}
+
+export interface RunInput {
+  path: string;
+  /** null when the file did not exist when the run started. */
+  sha256: string | null;
+}
+
+export interface RunState {
+  schemaVersion: 1;
+  skill: Skill;
+  runId: string;
+  goal: string;
+  goalSha256: string;
+  inputs: RunInput[];
+  phases: string[];
+  completed: Checkpoint[];
+  startedAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  outcome: string | null;
+}
+
+export const runFileName = (skill: string) => `run-${skill}.json`;
+export const runFile = (cwd: string, designDir: string, skill: string) => resolve(cwd, designDir, runFileName(skill));
+
+/** True for a run-state file name; incomplete ones survive archive, finished ones are archived with their run. */
+export function isRunFileName(name: string): boolean {
+  return /^run-(design|execute|recon|improve|reflect)\.json$/.test(name);
+}
+
+export function hashFile(path: string): string | null {
+  const bytes = readBytes(path);
+  return bytes === null ? null : sha256(bytes);
+}
+
+export function checkSkill(command: string, skill: string): Skill {
+  if (!(SKILLS as readonly string[]).includes(skill)) {
+    throw new HelperError("E_USAGE", `${command}: unknown skill '${skill}' (one of: ${SKILLS.join(", ")})`);
+  }
+  return skill as Skill;
+}
+
+/** Comma-separated list → trimmed non-empty items. */
+export function list(v: unknown): string[] {
+  return typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : [];
+}
+
+function isRunState(v: unknown): v is RunState {
+  return (
+    isObject(v) && v.schemaVersion === 1 && typeof v.skill === "string" && Array.isArray(v.phases) && Array.isArray(v.completed) &&
+    v.phases.every((p) => typeof p === "string") && v.completed.every((c) => isObject(c) && typeof c.phase === "string")
+  );
+}
+
+/** Parse run-state text; a broken file is an E_SCHEMA error naming it (never silently replaced). */
+export function parseRun(text: string, path: string): RunState {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new HelperError("E_JSON", `Invalid JSON in run state ${path}: ${(err as Error).message}`);
+  }
+  if (!isRunState(v)) throw new HelperError("E_SCHEMA", `Invalid run state in ${path}: expected schemaVersion 1 with phases and completed arrays`);
+  return v;
+}
+
+export type RunRead = { kind: "none" } | { kind: "ok"; run: RunState } | { kind: "broken"; error: string };
+
+export function readRun(path: string): RunRead {
+  const r = readJson(path);
+  if (r.kind === "missing") return { kind: "none" };
+  if (r.kind === "error") return { kind: "broken", error: `cannot read ${path}: ${r.detail}` };
+  if (r.kind === "invalid" || !isRunState(r.value)) return { kind: "broken", error: `${path} is not a valid run state` };
+  return { kind: "ok", run: r.value };
+}
+
+export function nextPhase(run: RunState): string | null {
+  return run.phases[run.completed.length] ?? null;
+}
+
+export function ageText(seconds: number): string {
+  if (seconds < 90) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} d`;
+}
+
+export interface RunDigest {
+  skill: string;
+  runId: string;
+  goal: string;
+  complete: boolean;
+  phases: string[];
+  lastPhase: string | null;
+  nextPhase: string | null;
+  /** Seconds since the last checkpoint (or the start). */
+  ageSeconds: number;
+  age: string;
+  inputsChanged: boolean;
+  changed: string[];
+  missingOutputs: string[];
+  decisions: string[];
+  outputs: string[];
+}
+
+/** What an incomplete (or finished) run looks like now: where it stopped, how old, whether its inputs changed. */
+export function describeRun(run: RunState, cwd: string, nowMs: number, goal?: string): RunDigest {
+  const changed: string[] = [];
+  if (goal !== undefined && goal.trim() !== "" && sha256(goal.trim()) !== run.goalSha256) changed.push("goal");
+  for (const input of run.inputs) {
+    if (hashFile(resolve(cwd, input.path)) !== input.sha256) changed.push(input.path);
+  }
+  const last = run.completed[run.completed.length - 1];
+  const since = Date.parse(run.updatedAt);
+  const ageSeconds = Number.isFinite(since) ? Math.round((nowMs - since) / 1000) : 0;
+  const outputs = run.completed.flatMap((c) => c.outputs);
+  return {
+    skill: run.skill,
+    runId: run.runId,
+    goal: run.goal,
+    complete: run.completedAt !== null,
+    phases: run.phases,
+    lastPhase: last?.phase ?? null,
+    nextPhase: nextPhase(run),
+    ageSeconds,
+    age: ageText(ageSeconds),
+    inputsChanged: changed.length > 0,
+    changed,
+    missingOutputs: outputs.filter((p) => pathKind(resolve(cwd, p)) === "missing"),
+    decisions: run.completed.filter((c) => c.decisions).map((c) => `${c.phase}: ${c.decisions}`),
+    outputs,
+  };
+}
+
+export function designDirFlag() {
+  return { type: "string" as const, help: "the .design directory", default: ".design" };
+}
+
+export function historyDir(cwd: string, designDir: string): string {
+  return join(resolve(cwd, designDir), "history");
+}

@@ -1,0 +1,175 @@
+// Zod schema of .design/plan.json, schemaVersion 4 (contract 2.1). Every object is loose: fields the helper does
+// not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
+// it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
+import { z } from "zod";
+import { ROLE_STATUSES } from "../lib/plan.js";
+
+const nonEmpty = (what: string) => z.string().min(1).describe(what);
+
+export const RoleStatusSchema = z
+  .enum(ROLE_STATUSES)
+  .describe(
+    "pending: not started or reset for retry; in_progress: a worker owns it; completed: terminal success; " +
+      "failed: attempt failed (retryable while attempts < 3); skipped: terminal because a dependency failed; " +
+      "blocked: failure-like terminal state only the lead sets by hand. A missing or null status reads as pending.",
+  );
+export type RoleStatus = z.infer<typeof RoleStatusSchema>;
+
+export const ScopeSchema = z
+  .looseObject({
+    directories: z.array(z.string()).optional().describe("Directories the role may change, e.g. \"src/api/\"."),
+    patterns: z.array(z.string()).optional().describe("Glob patterns the role may change, e.g. \"src/**/*.test.ts\"."),
+    dependencies: z
+      .array(z.string())
+      .optional()
+      .describe("Names of roles that must complete before this one starts (must exist in roles)."),
+  })
+  .describe("The role's territory and prerequisites; at least one of directories/patterns must be non-empty.");
+
+export const ExpertContextSchema = z
+  .looseObject({
+    expert: nonEmpty("Name of the expert whose artifact applies."),
+    artifact: nonEmpty("Path of the expert artifact, e.g. .design/expert-architect.json."),
+    relevance: z.string().optional().describe("Why the artifact matters for this role."),
+  })
+  .describe("An expert artifact the worker must read.");
+
+export const AcceptanceCriterionSchema = z
+  .looseObject({
+    criterion: nonEmpty("What must be true when the role is done."),
+    check: nonEmpty(
+      "Shell command that exits 0 when the criterion holds. At least one check per role must verify behaviour " +
+        "(build, test, run), not only grep or test -f.",
+    ),
+  })
+  .describe("One verifiable acceptance criterion.");
+
+export const AssumptionSchema = z
+  .looseObject({
+    text: nonEmpty("The assumption."),
+    severity: z
+      .enum(["blocking", "non-blocking"])
+      .optional()
+      .describe("blocking assumptions require rollbackTriggers."),
+  })
+  .describe("An assumption the role's brief relies on.");
+
+export const RoleSchema = z
+  .looseObject({
+    name: nonEmpty("Unique role name; the worker's identity."),
+    goal: nonEmpty("What the worker must achieve."),
+    model: nonEmpty("Model for the worker: sonnet, opus or haiku."),
+    scope: ScopeSchema,
+    expertContext: z.array(ExpertContextSchema).optional().describe("Expert artifacts relevant to the role."),
+    constraints: z.array(z.string()).optional().describe("Hard rules the worker must follow."),
+    acceptanceCriteria: z
+      .array(AcceptanceCriterionSchema)
+      .min(1)
+      .describe("Criteria the worker proves before reporting completion (at least one)."),
+    assumptions: z.array(AssumptionSchema).optional().describe("Assumptions behind the brief."),
+    rollbackTriggers: z
+      .array(z.string())
+      .optional()
+      .describe("Signals that the approach must be abandoned; required when an assumption is blocking."),
+    fallback: z.string().nullable().optional().describe("Alternative approach if the first one fails."),
+    status: RoleStatusSchema.nullable().optional(),
+    result: z.unknown().optional().describe("Free-form outcome text written by the lead."),
+    attempts: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("Unsuccessful attempts so far; a failed role is retried while attempts < 3."),
+    directoryOverlaps: z
+      .array(z.number().int().nonnegative())
+      .optional()
+      .describe("Indices j > i of roles that must wait for this one (recomputed by finalize)."),
+  })
+  .describe(
+    "A role: the brief of one worker. update-status trims a completed role to name, goal, status, result, " +
+      "model, scope and attempts.",
+  );
+export type Role = z.infer<typeof RoleSchema>;
+
+export const AuxiliaryRoleSchema = z
+  .looseObject({
+    name: nonEmpty("challenger, scout, integration-verifier, regression-checker or memory-curator."),
+    type: z.enum(["pre-execution", "post-execution", "per-role"]).describe("When the auxiliary role runs."),
+    goal: nonEmpty("What the auxiliary role checks."),
+    trigger: z
+      .enum(["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"])
+      .describe("The event that starts it."),
+    model: z.string().optional().describe("Model for the auxiliary agent."),
+  })
+  .describe("An agent that checks the plan or the work without owning a territory.");
+export type AuxiliaryRole = z.infer<typeof AuxiliaryRoleSchema>;
+
+export const VerificationSpecSchema = z
+  .looseObject({
+    role: nonEmpty("Name of the role the spec verifies."),
+    path: nonEmpty("Spec file, relative to the project root, e.g. .design/specs/spec-api.test.ts."),
+    runCommand: nonEmpty("Shell command that runs the spec."),
+    properties: z.array(z.string()).nullable().optional().describe("Properties the spec covers."),
+    sha256: z.string().optional().describe("Lowercase hex SHA-256 of the spec file, written by finalize."),
+  })
+  .describe("An executable spec written at design time; workers must not edit it.");
+export type VerificationSpec = z.infer<typeof VerificationSpecSchema>;
+
+const ContextSchema = z
+  .looseObject({
+    stack: z.string().optional().describe("Languages, frameworks, tools."),
+    conventions: z.union([z.array(z.string()), z.string()]).optional().describe("Project conventions."),
+    testCommand: z.string().nullable().optional().describe("Command that runs the tests."),
+    buildCommand: z.string().nullable().optional().describe("Command that builds the project."),
+    lsp: z.unknown().optional().describe("Language-server availability, free-form."),
+  })
+  .describe("What the workers need to know about the project.");
+
+const ExpertArtifactSchema = z
+  .looseObject({
+    name: z.string().optional().describe("Expert name."),
+    path: z.string().optional().describe("Artifact path, e.g. .design/expert-architect.json."),
+    summary: z.string().optional().describe("One-paragraph summary."),
+  })
+  .describe("An expert artifact produced during design.");
+
+const DesignDecisionSchema = z
+  .looseObject({
+    conflict: z.string().optional().describe("What the experts disagreed on."),
+    experts: z.array(z.string()).optional().describe("Experts involved."),
+    decision: z.string().optional().describe("What was decided."),
+    reasoning: z.string().optional().describe("Why."),
+  })
+  .describe("A resolved disagreement between experts.");
+
+const ProgressSchema = z
+  .looseObject({
+    completedRoles: z
+      .array(z.string())
+      .optional()
+      .describe("Names of completed roles in completion order, each at most once."),
+  })
+  .describe("Execution progress, maintained by update-status.");
+
+export const PlanSchema = z
+  .looseObject({
+    schemaVersion: z.literal(4).describe("Plan format version; must be 4."),
+    goal: z.string().optional().describe("The overall goal."),
+    context: ContextSchema.optional(),
+    expertArtifacts: z.array(ExpertArtifactSchema).optional().describe("Expert artifacts behind the plan."),
+    interfaceContracts: z.string().optional().describe("Path to .design/interfaces.json when produced."),
+    designDecisions: z.array(DesignDecisionSchema).optional().describe("Resolved expert conflicts."),
+    verificationSpecs: z
+      .array(VerificationSpecSchema)
+      .nullable()
+      .optional()
+      .describe("Executable specs per role; finalize records their SHA-256."),
+    roles: z.array(RoleSchema).min(1).max(8).describe("The roles, 1 to 8, one worker each."),
+    auxiliaryRoles: z.array(AuxiliaryRoleSchema).nullable().optional().describe("Checking agents."),
+    progress: ProgressSchema.optional(),
+  })
+  .describe(
+    "The authoritative execution state (.design/plan.json): written by design, finalized by finalize, " +
+      "changed by update-status and resume-reset. Unknown fields are kept.",
+  );
+export type Plan = z.infer<typeof PlanSchema>;

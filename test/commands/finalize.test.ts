@@ -1,0 +1,408 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { planWith, project, type RoleInit } from "../helpers/design-dir.ts";
+
+const P = ".design/plan.json";
+type T = Parameters<typeof project>[0];
+
+/** The issues finalize reports for a plan (asserting the failure shape, exit 1, and an untouched file). */
+async function issuesOf(t: T, plan: unknown, argv: string[] = []): Promise<string[]> {
+  const p = project(t, { [P]: plan });
+  const before = p.read(P);
+  const out = await p.run("finalize", argv);
+  assert.equal(out.ok, false, JSON.stringify(out));
+  assert.equal(out.error, "validation_failed");
+  assert.equal(out.code, "E_INVALID");
+  assert.equal(out.exitCode, 1);
+  assert.equal(p.read(P), before, "a plan that fails validation is not written");
+  assert.deepEqual(p.list(".design"), ["plan.json"]);
+  return out.issues as string[];
+}
+
+async function finalized(t: T, plan: unknown, files: Record<string, unknown> = {}) {
+  const p = project(t, { [P]: plan, ...files });
+  const out = await p.run("finalize");
+  assert.equal(out.ok, true, JSON.stringify(out));
+  return { p, out, plan: p.json(P) };
+}
+
+const role = (name: string, extra: Partial<RoleInit> = {}): RoleInit => ({ name, ...extra });
+
+describe("finalize: validation messages", () => {
+  it("requires schemaVersion 4 (D19) and at least one role", async (t) => {
+    assert.deepEqual(await issuesOf(t, { roles: [] }), ["schemaVersion must be 4 (got None)", "No roles in plan"]);
+    assert.deepEqual(await issuesOf(t, { ...planWith(["a"]), schemaVersion: "4" }), ["schemaVersion must be 4 (got 4)"]);
+    assert.deepEqual(await issuesOf(t, { ...planWith(["a"]), schemaVersion: 3 }), ["schemaVersion must be 4 (got 3)"]);
+  });
+
+  it("allows at most 8 roles", async (t) => {
+    const nine = planWith(Array.from({ length: 9 }, (_, i) => `r${i}`));
+    assert.deepEqual(await issuesOf(t, nine), ["Too many roles: 9 (max 8)"]);
+    const { out } = await finalized(t, planWith(Array.from({ length: 8 }, (_, i) => `r${i}`)));
+    assert.equal(out.roleCount, 8);
+  });
+
+  it("reports each repeated role name", async (t) => {
+    assert.deepEqual(await issuesOf(t, planWith(["a", "a", "b", "a"])), ["Duplicate role name: a", "Duplicate role name: a"]);
+  });
+
+  it("reports the brief fields of an empty role, labelled without a name", async (t) => {
+    assert.deepEqual(await issuesOf(t, { schemaVersion: 4, roles: [{}] }), [
+      "Role 0: missing 'name'",
+      "Role 0 (): missing 'goal'",
+      "Role 0 (): missing 'model'",
+      "Role 0 (): scope needs 'directories' or 'patterns'",
+      "Role 0 (): missing 'acceptanceCriteria'",
+    ]);
+  });
+
+  it("reports every problem of one role in the contract's order (D7 for non-objects)", async (t) => {
+    const bad = {
+      name: "r",
+      goal: "g",
+      model: "sonnet",
+      scope: { directories: [], patterns: [], dependencies: null },
+      acceptanceCriteria: [3, { check: "npm test" }, { criterion: "c" }, { criterion: "c", check: 5 }],
+      constraints: "x",
+      expertContext: [1, { relevance: "r" }],
+      assumptions: ["t", { severity: "blocking" }],
+      status: "done",
+    };
+    assert.deepEqual(await issuesOf(t, { schemaVersion: 4, roles: [bad] }), [
+      "Role 0 (r): scope needs 'directories' or 'patterns'",
+      "Role 0 (r): scope.dependencies must be an array",
+      "Role 0 (r): acceptanceCriteria[0] must be an object",
+      "Role 0 (r): acceptanceCriteria[1] missing 'criterion'",
+      "Role 0 (r): acceptanceCriteria[2] missing 'check'",
+      "Role 0 (r): acceptanceCriteria[3] 'check' must be a string",
+      "Role 0 (r): 'constraints' must be an array",
+      "Role 0 (r): expertContext[0] must be an object",
+      "Role 0 (r): expertContext[1] missing 'expert'",
+      "Role 0 (r): expertContext[1] missing 'artifact'",
+      "Role 0 (r): assumptions[0] missing 'text'",
+      "Role 0 (r): assumptions[1] missing 'text'",
+      "Role 0 (r): has blocking assumptions but no rollbackTriggers",
+      "Role 0 (r): invalid status 'done'",
+    ]);
+  });
+
+  it("wants expertContext and constraints to be arrays when present, null included", async (t) => {
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { expertContext: {}, constraints: null })])), [
+      "Role 0 (a): 'constraints' must be an array",
+      "Role 0 (a): 'expertContext' must be an array",
+    ]);
+  });
+
+  it("accepts blocking assumptions with rollbackTriggers and a scope with patterns only", async (t) => {
+    const r = role("a", {
+      assumptions: [{ text: "pg is up", severity: "blocking" }],
+      rollbackTriggers: ["pg down"],
+      scope: { patterns: ["src/**/*.sql"] },
+    });
+    await finalized(t, planWith([r]));
+  });
+
+  it("rejects a role whose checks are all surface-only", async (t) => {
+    const criteria = [
+      { criterion: "file exists", check: "test -f out.json" },
+      { criterion: "mentions x", check: "! grep -q TODO src/a.ts" },
+    ];
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { acceptanceCriteria: criteria })])), [
+      "Role 0 (a): all acceptance criteria are surface-level — at least one must verify functional correctness " +
+        "(e.g., build, test, curl, or run command)",
+    ]);
+    const mixed = [...criteria, { criterion: "works", check: "npm test" }];
+    await finalized(t, planWith([role("a", { acceptanceCriteria: mixed })]));
+  });
+
+  it("rejects unknown statuses but accepts the six and null", async (t) => {
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { status: 5 as unknown as string })])), ["Role 0 (a): invalid status '5'"]);
+    const six = ["pending", "in_progress", "completed", "failed", "skipped", "blocked"].map((s, i) => role(`r${i}`, { status: s }));
+    await finalized(t, planWith([...six, role("n", { status: null })]));
+  });
+
+  it("reports unknown dependencies, cycles and a too-deep critical path", async (t) => {
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["ghost"] })])), [
+      "Role 0 (a): dependency 'ghost' not found in roles",
+    ]);
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["b"] }), role("b", { deps: ["a"] })])), [
+      "Cycle detected in role dependencies",
+    ]);
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["a"] })])), ["Cycle detected in role dependencies"]);
+    const chain = (n: number) => planWith(Array.from({ length: n }, (_, i) => role(`r${i}`, { deps: i ? [`r${i - 1}`] : [] })));
+    assert.deepEqual(await issuesOf(t, chain(6)), ["Critical path depth too high: 6 (max 5)"]);
+    await finalized(t, chain(5));
+  });
+
+  it("checks auxiliary roles and names the allowed values in a fixed order (D10)", async (t) => {
+    const plan = planWith(["a"], {
+      auxiliaryRoles: [
+        {},
+        { name: "scout", type: "during", goal: "g", trigger: "later" },
+        { name: "x", type: "per-role", goal: "", trigger: "after-design" },
+      ],
+    });
+    assert.deepEqual(await issuesOf(t, plan), [
+      "AuxiliaryRole 0: missing 'name'",
+      "AuxiliaryRole 0 (): missing 'type'",
+      "AuxiliaryRole 0 (): missing 'goal'",
+      "AuxiliaryRole 0 (): missing 'trigger'",
+      "AuxiliaryRole 1 (scout): type must be one of {'pre-execution', 'post-execution', 'per-role'}",
+      "AuxiliaryRole 1 (scout): trigger must be one of {'after-design', 'before-execution', 'after-role-complete', 'after-all-roles-complete'}",
+      "AuxiliaryRole 2 (x): missing 'goal'",
+    ]);
+  });
+
+  it("checks verification specs", async (t) => {
+    const plan = planWith(["a"], {
+      verificationSpecs: [
+        {},
+        { role: "ghost", path: "p", runCommand: "r", properties: "x" },
+        { role: "a", path: "p", runCommand: "r", properties: null },
+      ],
+    });
+    assert.deepEqual(await issuesOf(t, plan), [
+      "verificationSpecs[0]: missing 'role' field",
+      "verificationSpecs[0]: missing 'path' field",
+      "verificationSpecs[0]: missing 'runCommand' field",
+      "verificationSpecs[1]: role 'ghost' not found in roles",
+      "verificationSpecs[1]: 'properties' must be an array",
+    ]);
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { verificationSpecs: {} })), ["'verificationSpecs' must be an array"]);
+    await finalized(t, planWith(["a"], { verificationSpecs: null }));
+  });
+
+  it("collects problems of every kind in the contract's order", async (t) => {
+    const plan = {
+      roles: planWith([role("a", { deps: ["zz"] }), role("a", { model: "" })]).roles,
+      auxiliaryRoles: [{ name: "c", type: "pre-execution", goal: "g" }],
+      verificationSpecs: [{ role: "a", path: "p" }],
+    };
+    assert.deepEqual(await issuesOf(t, plan), [
+      "schemaVersion must be 4 (got None)",
+      "Duplicate role name: a",
+      "Role 1 (a): missing 'model'",
+      "Role 0 (a): dependency 'zz' not found in roles",
+      "AuxiliaryRole 0 (c): missing 'trigger'",
+      "verificationSpecs[0]: missing 'runCommand' field",
+    ]);
+  });
+
+  it("refuses structurally wrong parts before validating", async (t) => {
+    const p = project(t, {
+      "aux.json": planWith(["a"], { auxiliaryRoles: "x" }),
+      "spec.json": planWith(["a"], { verificationSpecs: [5] }),
+      "prog.json": planWith(["a"], { progress: [] }),
+      "top.json": [planWith(["a"])],
+    });
+    assert.equal((await p.run("finalize", ["aux.json"])).error, "Invalid plan structure: 'auxiliaryRoles' must be an array");
+    assert.equal((await p.run("finalize", ["spec.json"])).error, "Invalid plan structure: verificationSpecs[0] must be an object");
+    assert.equal((await p.run("finalize", ["prog.json"])).error, "Invalid plan structure: 'progress' must be an object");
+    assert.equal((await p.run("finalize", ["top.json"])).error, "Invalid plan structure: top-level value must be an object");
+  });
+
+  it("reports plan file errors", async (t) => {
+    const p = project(t, { "bad.json": "{" });
+    assert.equal((await p.run("finalize")).error, "Plan file not found: .design/plan.json");
+    assert.match((await p.run("finalize", ["bad.json"])).error as string, /^Invalid JSON in plan file: /);
+    assert.equal((await p.run("finalize", ["--validate-only"])).error, "Plan file not found: .design/plan.json");
+  });
+});
+
+describe("finalize: the schema check after the contract's", () => {
+  it("adds PlanSchema issues as path: message when the contract found nothing", async (t) => {
+    const plan = planWith(["a", role("b", { constraints: ["ok", 3], attempts: -1 })]);
+    assert.deepEqual(await issuesOf(t, plan), [
+      "roles[1].constraints[1]: Invalid input: expected string, received number",
+      "roles[1].attempts: Too small: expected number to be >=0",
+    ]);
+  });
+
+  it("reports only the contract's issues when it found some", async (t) => {
+    const plan = { ...planWith([role("a", { constraints: [3] })]), schemaVersion: 3 };
+    assert.deepEqual(await issuesOf(t, plan), ["schemaVersion must be 4 (got 3)"]);
+  });
+});
+
+describe("finalize: enrichment", () => {
+  it("initialises statuses and progress and reports the counts", async (t) => {
+    const { out, plan } = await finalized(t, planWith(["a", "b"]));
+    assert.deepEqual(out, {
+      ok: true,
+      validated: true,
+      computedOverlaps: 2,
+      roleCount: 2,
+      auxiliaryCount: 0,
+      overlapPairs: 0,
+      exitCode: 0,
+    });
+    const expected = planWith(["a", "b"]) as any;
+    for (const r of expected.roles) Object.assign(r, { directoryOverlaps: [], status: "pending", attempts: 0, result: null });
+    expected.progress = { completedRoles: [] };
+    assert.deepEqual(plan, expected);
+  });
+
+  it("initialises status, attempts and result only where the key is absent", async (t) => {
+    const plan = planWith(
+      [
+        role("a", { status: "in_progress", attempts: 2, result: "half" }),
+        role("b", { status: "completed", result: null }),
+        role("c", { status: null }),
+      ],
+      { progress: { completedRoles: ["b"] } },
+    );
+    const { plan: after } = await finalized(t, plan);
+    assert.deepEqual(
+      after.roles.map((r: any) => [r.status, r.attempts, r.result]),
+      [["in_progress", 2, "half"], ["completed", 0, null], [null, 0, null]],
+    );
+    assert.deepEqual(after.progress, { completedRoles: ["b"] });
+  });
+
+  it("records overlaps on the earlier role only (j > i)", async (t) => {
+    const plan = planWith([role("a", { dirs: ["src/"] }), role("b", { dirs: ["src/api/"] }), role("c", { dirs: ["docs/"] }), role("d", { dirs: ["src/ab"] })]);
+    const { out, plan: after } = await finalized(t, plan);
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 3], [], [], []]);
+    assert.equal(out.overlapPairs, 2);
+    assert.equal(out.computedOverlaps, 4);
+  });
+
+  it("exempts pairs already ordered by a dependency path, direct or transitive", async (t) => {
+    const plan = planWith([
+      role("a", { dirs: ["src/"] }),
+      role("b", { dirs: ["lib/"], deps: ["a"] }),
+      role("c", { dirs: ["src/x/"], deps: ["b"] }),
+      role("d", { dirs: ["src/a/"], deps: ["a"] }),
+      role("e", { dirs: ["src/a/b"] }),
+    ]);
+    const { out, plan: after } = await finalized(t, plan);
+    // a is an ancestor of c and d; d and e are not ordered; a and e are not ordered.
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[4], [], [], [4], []]);
+    assert.equal(out.overlapPairs, 2);
+  });
+
+  it("compares glob patterns by their base and overwrites stale overlaps", async (t) => {
+    const plan = planWith([
+      role("a", { scope: { patterns: ["src/**/*.ts"] }, directoryOverlaps: [9] }),
+      role("b", { dirs: ["src/api/**"] }),
+      role("c", { scope: { patterns: ["**/*.md"] } }),
+    ]);
+    const { plan: after } = await finalized(t, plan);
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1], [], []]);
+  });
+
+  it("records the SHA-256 of each spec file, read as bytes, relative to the working directory", async (t) => {
+    const p = project(t, {
+      "plans/plan.json": planWith(["a", "b"], {
+        verificationSpecs: [
+          { role: "a", path: ".design/specs/spec-a.test.ts", runCommand: "npx tsx .design/specs/spec-a.test.ts" },
+          { role: "b", path: "bin.dat", runCommand: "true", sha256: "stale" },
+        ],
+      }),
+      ".design/specs/spec-a.test.ts": "hello\n",
+    });
+    writeFileSync(join(p.dir, "bin.dat"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
+    const out = await p.run("finalize", ["plans/plan.json"]);
+    assert.equal(out.ok, true);
+    assert.equal("specWarnings" in out, false);
+    const specs = p.json("plans/plan.json").verificationSpecs;
+    assert.equal(specs[0].sha256, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
+    assert.equal(specs[1].sha256, "5a741968f40e57485ed6e1a1af381adeb2714223c35acedf1ad0670e42df2eb5");
+  });
+
+  it("keeps a stale sha256 when the spec file is missing and says so (D20)", async (t) => {
+    const plan = planWith(["a"], {
+      verificationSpecs: [
+        { role: "a", path: ".design/specs/missing.ts", runCommand: "r", sha256: "old" },
+        { role: "a", path: ".design", runCommand: "r" },
+      ],
+    });
+    const { out, plan: after } = await finalized(t, plan);
+    assert.deepEqual(out.specWarnings, [
+      "verificationSpecs[0]: file not found: .design/specs/missing.ts (sha256 not updated)",
+      "verificationSpecs[1]: file not found: .design (sha256 not updated)",
+    ]);
+    assert.equal(after.verificationSpecs[0].sha256, "old");
+    assert.equal("sha256" in after.verificationSpecs[1], false);
+  });
+
+  it("counts auxiliary roles", async (t) => {
+    const aux = [
+      { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution" },
+      { name: "integration-verifier", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
+    ];
+    const { out } = await finalized(t, planWith(["a"], { auxiliaryRoles: aux }));
+    assert.equal(out.auxiliaryCount, 2);
+  });
+
+  it("keeps unknown fields and writes once, leaving no lock or temp file", async (t) => {
+    const plan = planWith([role("a", { custom: { x: [1] } })], { extraTop: "keep", context: { stack: "node", other: 1 } });
+    const { p, plan: after } = await finalized(t, plan);
+    assert.deepEqual(after.extraTop, "keep");
+    assert.deepEqual(after.context, { stack: "node", other: 1 });
+    assert.deepEqual(after.roles[0].custom, { x: [1] });
+    assert.equal(p.read(P), `${JSON.stringify(after, null, 2)}\n`);
+    assert.deepEqual(p.list(".design"), ["plan.json"]);
+  });
+
+  it("is idempotent: a second run changes nothing", async (t) => {
+    const { p } = await finalized(t, planWith([role("a", { dirs: ["src/"] }), role("b", { dirs: ["src/b"] })]));
+    const first = p.read(P);
+    assert.equal((await p.run("finalize")).ok, true);
+    assert.equal(p.read(P), first);
+  });
+});
+
+describe("finalize: warnings", () => {
+  it("warns about inline Python that does not compile and about || true, without failing", async (t) => {
+    const criteria = [
+      { criterion: "parses", check: "python3 -c 'if x'" },
+      { criterion: "tests", check: "npm test || true" },
+      { criterion: "ok", check: `python3 -c "print(\\"hi\\")"` },
+    ];
+    const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: criteria })]));
+    assert.equal((out.checkWarnings as string[]).length, 1);
+    assert.match((out.checkWarnings as string[])[0], /^a criterion 0: SyntaxError: .+ at line 1$/);
+    assert.deepEqual(out.antiPatternWarnings, ["a criterion 1: '|| true' masks failures"]);
+  });
+
+  it("names || echo and || : too", async (t) => {
+    const criteria = [
+      { criterion: "x", check: "npm test ||echo failed" },
+      { criterion: "y", check: "make check || :" },
+    ];
+    const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: criteria })]));
+    assert.deepEqual(out.antiPatternWarnings, ["a criterion 0: '|| echo' masks failures", "a criterion 1: '|| :' masks failures"]);
+  });
+
+  it("reports pythonAvailable false and no check warnings when python3 cannot run", async (t) => {
+    const saved = process.env.PATH;
+    process.env.PATH = "";
+    t.after(() => {
+      process.env.PATH = saved;
+    });
+    const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: [{ criterion: "c", check: "python3 -c 'if x'" }] })]));
+    process.env.PATH = saved;
+    assert.equal(out.pythonAvailable, false);
+    assert.equal("checkWarnings" in out, false);
+  });
+});
+
+describe("finalize --validate-only", () => {
+  it("validates without writing anything", async (t) => {
+    const p = project(t, { [P]: planWith(["a", "b"]) });
+    const before = p.read(P);
+    const out = await p.run("finalize", ["--validate-only"]);
+    assert.deepEqual(out, { ok: true, validated: true, exitCode: 0 });
+    assert.equal(p.read(P), before);
+    assert.deepEqual(p.list(".design"), ["plan.json"]);
+  });
+
+  it("fails with the same issues and exit 1", async (t) => {
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["ghost"] })]), ["--validate-only"]), [
+      "Role 0 (a): dependency 'ghost' not found in roles",
+    ]);
+  });
+});

@@ -1,0 +1,295 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { project } from "../helpers/design-dir.ts";
+import { MemoryCategorySchema, MemoryEntrySchema } from "../../src/schemas/memory.ts";
+
+const NOW_MS = Date.UTC(2026, 1, 18, 9, 4, 5, 678);
+const MEM = ".design/memory.jsonl";
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const add = (extra: string[] = []) => ["--category", "pattern", "--keywords", "rest, api", "--content", "Paginate list endpoints", ...extra];
+const lines = (text: string) => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+
+describe("memory-add: new entries", () => {
+  it("appends one entry with the contract's keys in order and answers with its id", async (t) => {
+    const p = project(t);
+    const out = await p.run("memory-add", add(), { now: NOW_MS });
+    assert.equal(out.ok, true);
+    assert.match(out.id as string, UUID4);
+    assert.deepEqual(out, { ok: true, id: out.id, category: "pattern", keywords: ["rest", "api"], importance: 5, exitCode: 0 });
+    const text = p.read(MEM);
+    assert.ok(text.endsWith("}\n"));
+    const [entry] = lines(text);
+    assert.deepEqual(Object.entries(entry), Object.entries({
+      id: out.id,
+      timestamp: "2026-02-18T09:04:05Z",
+      category: "pattern",
+      keywords: ["rest", "api"],
+      content: "Paginate list endpoints",
+      source: "unknown",
+      goal_context: "",
+      importance: 5,
+      usage_count: 0,
+    }));
+  });
+
+  it("stores --source, --goal-context and --importance, trimming keywords and dropping empty ones", async (t) => {
+    const p = project(t);
+    await p.run("memory-add", [
+      "--category", "mistake", "--keywords", " Auth ,, jwt , ", "--content", "Check token expiry",
+      "--importance", "8", "--source", "execute", "--goal-context", "login flow",
+    ]);
+    const [entry] = lines(p.read(MEM));
+    assert.deepEqual([entry.keywords, entry.importance, entry.source, entry.goal_context], [["Auth", "jwt"], 8, "execute", "login flow"]);
+  });
+
+  it("creates the parent directories of a custom path", async (t) => {
+    const p = project(t);
+    const out = await p.run("memory-add", ["deep/er/m.jsonl", ...add()]);
+    assert.equal(out.ok, true);
+    assert.equal(lines(p.read("deep/er/m.jsonl")).length, 1);
+  });
+
+  it("repairs a missing final newline instead of gluing two entries together (Fix D6)", async (t) => {
+    const p = project(t, { [MEM]: '{"id":"x"}' });
+    await p.run("memory-add", add());
+    const text = p.read(MEM);
+    assert.ok(text.startsWith('{"id":"x"}\n{"id":"'));
+    assert.equal((await p.run("memory-review")).total, 2);
+  });
+
+  it("keeps corrupt lines and CRLF endings byte for byte when appending", async (t) => {
+    const before = '{"id":"a","category":"pattern","content":"one"}\r\nnot json at all\r\n[1, 2]\r\n';
+    const p = project(t, { [MEM]: before });
+    await p.run("memory-add", add());
+    const after = p.read(MEM);
+    assert.ok(after.startsWith(before));
+    assert.equal(after.slice(before.length).split("\n").length, 2);
+  });
+
+  it("leaves no temporary or lock file behind", async (t) => {
+    const p = project(t);
+    await p.run("memory-add", add());
+    assert.deepEqual(p.list(".design"), ["memory.jsonl"]);
+  });
+});
+
+describe("memory-add: quality gates", () => {
+  const refusals: Array<[string, string[], string, string, string]> = [
+    ["a missing category", ["--keywords", "k", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
+    ["an empty category", ["--category", "", "--keywords", "k", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
+    ["a missing content", ["--category", "pattern", "--keywords", "k"], "--content is required for new entries", "content", "E_USAGE"],
+    ["a whitespace-only content", ["--category", "pattern", "--keywords", "k", "--content", " \n\t"], "--content is required for new entries", "content", "E_USAGE"],
+    ["importance 0", [...add(["--importance", "0"])], "Importance must be between 1 and 10 (inclusive)", "importance", "E_USAGE"],
+    ["importance 11", [...add(["--importance", "11"])], "Importance must be between 1 and 10 (inclusive)", "importance", "E_USAGE"],
+    [
+      "an unknown category",
+      ["--category", "Pattern", "--keywords", "k", "--content", "c"],
+      "Invalid category 'Pattern'. Must be one of: {'pattern', 'mistake', 'convention', 'approach', 'failure', 'procedure'}",
+      "category",
+      "E_USAGE",
+    ],
+    ["no keywords flag", ["--category", "pattern", "--content", "c"], "At least one keyword is required", "keywords", "E_USAGE"],
+    ["keywords that are all blank", ["--category", "pattern", "--keywords", " , ,", "--content", "c"], "At least one keyword is required", "keywords", "E_USAGE"],
+  ];
+  for (const [what, argv, error, gate, code] of refusals) {
+    it(`refuses ${what} naming the gate, and writes nothing`, async (t) => {
+      const p = project(t, { [MEM]: "keep me\n" });
+      const out = await p.run("memory-add", argv);
+      assert.deepEqual(out, { ok: false, error, code, gate, exitCode: 1 });
+      assert.equal(p.read(MEM), "keep me\n");
+      assert.deepEqual(p.list(".design"), ["memory.jsonl"]);
+    });
+  }
+
+  it("checks in the contract's order: category, content, importance, category value, keywords", async (t) => {
+    const p = project(t);
+    const gate = async (argv: string[]) => (await p.run("memory-add", argv)).gate;
+    assert.equal(await gate(["--importance", "0"]), "category");
+    assert.equal(await gate(["--category", "bogus", "--importance", "0"]), "content");
+    assert.equal(await gate(["--category", "bogus", "--content", "c", "--importance", "0"]), "importance");
+    assert.equal(await gate(["--category", "bogus", "--content", "c"]), "category");
+    assert.equal(p.exists(MEM), false);
+  });
+
+  it("rejects a non-integer importance as an argument error", async (t) => {
+    const p = project(t);
+    const out = await p.run("memory-add", add(["--importance", "5.5"]));
+    assert.equal(out.code, "E_USAGE");
+    assert.equal(p.exists(MEM), false);
+  });
+
+  it("refuses a near-duplicate of the same category at similarity 0.8 and points at the entry to boost", async (t) => {
+    // tokens {alpha, bravo, charlie, delta} vs {alpha, bravo, charlie, delta, echo}: 4/5 = 0.8, at the threshold.
+    const before = [
+      JSON.stringify({ id: "other", category: "pattern", content: "unrelated words here" }),
+      JSON.stringify({ id: "mem-7", category: "pattern", content: "alpha bravo charlie delta" }),
+    ].join("\n") + "\n";
+    const p = project(t, { [MEM]: before });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "Alpha bravo, charlie delta echo!"]);
+    assert.deepEqual(out, {
+      ok: false,
+      error: "Near-duplicate of memory mem-7: boost it instead (memory-add --boost --id mem-7)",
+      code: "E_INVALID",
+      gate: "duplicate",
+      duplicateOf: "mem-7",
+      similarity: 0.8,
+      exitCode: 1,
+    });
+    assert.equal(p.read(MEM), before);
+  });
+
+  it("accepts content just under the threshold (similarity 0.75)", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "alpha bravo charlie" }] });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta"]);
+    assert.equal(out.ok, true);
+    assert.equal(lines(p.read(MEM)).length, 2);
+  });
+
+  it("refuses the same text up to case and whitespace even when it has no word of three letters", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "short", category: "convention", content: "Use X  on CI" }] });
+    const out = await p.run("memory-add", ["--category", "convention", "--keywords", "k", "--content", " use x on ci"]);
+    assert.deepEqual([out.gate, out.duplicateOf, out.similarity], ["duplicate", "short", 1]);
+  });
+
+  it("accepts the same text in another category", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "alpha bravo charlie" }] });
+    const out = await p.run("memory-add", ["--category", "mistake", "--keywords", "k", "--content", "alpha bravo charlie"]);
+    assert.equal(out.ok, true);
+  });
+
+  it("names the most similar entry when several are near-duplicates", async (t) => {
+    const p = project(t, {
+      [MEM]: [
+        { id: "close", category: "pattern", content: "alpha bravo charlie delta" },
+        { id: "same", category: "pattern", content: "alpha bravo charlie delta echo" },
+      ],
+    });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta echo"]);
+    assert.deepEqual([out.duplicateOf, out.similarity], ["same", 1]);
+  });
+
+  it("compares only with parsable entries, never with corrupt lines", async (t) => {
+    const p = project(t, { [MEM]: 'alpha bravo charlie delta\n{"category":"pattern","content":"alpha bravo charlie delta"\n' });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta"]);
+    assert.equal(out.ok, true);
+  });
+
+  it("lets only one of two concurrent adds of the same text land, because the check runs under the lock", async (t) => {
+    const p = project(t);
+    const argv = ["--category", "pattern", "--keywords", "k", "--content", "retry flaky network calls twice"];
+    const outs = await Promise.all([p.run("memory-add", argv), p.run("memory-add", argv)]);
+    assert.deepEqual(outs.map((o) => o.ok).sort(), [false, true]);
+    const winner = outs.find((o) => o.ok)!;
+    const loser = outs.find((o) => !o.ok)!;
+    assert.equal(loser.duplicateOf, winner.id);
+    assert.equal(lines(p.read(MEM)).length, 1);
+  });
+});
+
+describe("memory-add: --boost and --decay", () => {
+  const corrupt = "this line is not json";
+  const fixture = () =>
+    [
+      JSON.stringify({ id: "a", category: "pattern", content: "A", importance: 5, extra: { kept: true } }),
+      corrupt,
+      `  ${JSON.stringify({ id: "b", content: "B", importance: 10 })}`,
+      JSON.stringify({ id: "c", content: "C", importance: 1 }),
+      JSON.stringify({ id: "d", content: "D" }),
+      JSON.stringify({ id: "a", content: "second a", importance: 2 }),
+    ].join("\r\n") + "\r\n";
+
+  it("raises importance by one and rewrites only that entry's line, keeping every other byte (Fix D5)", async (t) => {
+    const before = fixture();
+    const p = project(t, { [MEM]: before });
+    const out = await p.run("memory-add", ["--boost", "--id", "a"]);
+    assert.deepEqual(out, { ok: true, id: "a", importance: 6, action: "boosted", exitCode: 0 });
+    const expected = before.replace(
+      JSON.stringify({ id: "a", category: "pattern", content: "A", importance: 5, extra: { kept: true } }),
+      JSON.stringify({ id: "a", category: "pattern", content: "A", importance: 6, extra: { kept: true } }),
+    );
+    assert.equal(p.read(MEM), expected);
+    assert.deepEqual(p.list(".design"), ["memory.jsonl"]);
+  });
+
+  it("lowers importance by one with --decay", async (t) => {
+    const p = project(t, { [MEM]: fixture() });
+    assert.deepEqual(await p.run("memory-add", ["--decay", "--id", "a"]), { ok: true, id: "a", importance: 4, action: "decayed", exitCode: 0 });
+  });
+
+  it("caps a boost at 10 and a decay at 1", async (t) => {
+    const p = project(t, { [MEM]: fixture() });
+    assert.equal((await p.run("memory-add", ["--boost", "--id", "b"])).importance, 10);
+    assert.equal((await p.run("memory-add", ["--decay", "--id", "c"])).importance, 1);
+  });
+
+  it("starts from 5 when the entry has no importance, adding the key at the end", async (t) => {
+    const p = project(t, { [MEM]: fixture() });
+    assert.equal((await p.run("memory-add", ["--boost", "--id", "d"])).importance, 6);
+    assert.ok(p.read(MEM).includes('{"id":"d","content":"D","importance":6}\r\n'));
+  });
+
+  it("ignores the new-entry flags in this mode", async (t) => {
+    const p = project(t, { [MEM]: fixture() });
+    const out = await p.run("memory-add", ["--boost", "--id", "a", "--category", "bogus", "--importance", "99"]);
+    assert.equal(out.importance, 6);
+  });
+
+  it("refuses --boost with --decay instead of silently boosting (Fix D25)", async (t) => {
+    const before = fixture();
+    const p = project(t, { [MEM]: before });
+    const out = await p.run("memory-add", ["--boost", "--decay", "--id", "a"]);
+    assert.deepEqual([out.ok, out.error, out.exitCode], [false, "--boost and --decay are mutually exclusive", 1]);
+    assert.equal(p.read(MEM), before);
+  });
+
+  it("requires --id", async (t) => {
+    const p = project(t, { [MEM]: fixture() });
+    for (const argv of [["--boost"], ["--decay", "--id", ""]]) {
+      const out = await p.run("memory-add", argv);
+      assert.deepEqual([out.ok, out.error], [false, "--id required when using --boost or --decay"]);
+    }
+  });
+
+  it("reports a missing memory file and creates nothing", async (t) => {
+    const p = project(t);
+    const out = await p.run("memory-add", ["--boost", "--id", "a"]);
+    assert.deepEqual([out.ok, out.error, out.code], [false, "Memory file not found: .design/memory.jsonl", "E_NOT_FOUND"]);
+    assert.equal(p.exists(".design"), false);
+  });
+
+  it("reports an id that no entry has, leaving the file unchanged", async (t) => {
+    const before = fixture();
+    const p = project(t, { [MEM]: before });
+    const out = await p.run("memory-add", ["--boost", "--id", "zz"]);
+    assert.deepEqual([out.ok, out.error, out.code], [false, "Entry with id 'zz' not found", "E_NOT_FOUND"]);
+    assert.equal(p.read(MEM), before);
+  });
+
+  it("reports an unreadable memory file with the contract's prefix", async (t) => {
+    const p = project(t, { ".design/memory.jsonl/x": "" });
+    const out = await p.run("memory-add", ["--decay", "--id", "a"]);
+    assert.equal(out.code, "E_READ");
+    assert.match(out.error as string, /^Error reading memory file: /);
+  });
+});
+
+describe("memory schemas", () => {
+  it("accept what memory-add writes", async (t) => {
+    const p = project(t);
+    await p.run("memory-add", add());
+    const [entry] = lines(p.read(MEM));
+    assert.equal(MemoryEntrySchema.safeParse(entry).success, true);
+    assert.equal(MemoryEntrySchema.safeParse({ ...entry, keywords: "legacy", timestamp: 1700000000, extra: 1 }).success, true);
+    assert.equal(MemoryEntrySchema.safeParse({ ...entry, category: "idea" }).success, false);
+    assert.deepEqual(MemoryCategorySchema.options, ["pattern", "mistake", "convention", "approach", "failure", "procedure"]);
+  });
+
+  it("print as JSON Schema with descriptions", () => {
+    const schema = z.toJSONSchema(MemoryEntrySchema) as any;
+    assert.deepEqual(schema.required, ["id", "timestamp", "category", "keywords", "content"]);
+    assert.match(schema.description, /memory\.jsonl/);
+    assert.ok(Object.values(schema.properties).every((prop: any) => typeof prop.description === "string"));
+  });
+});

@@ -1,0 +1,97 @@
+// CLI conventions (contract 1.1-1.4) on the built bundle.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { builtinModules } from "node:module";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli, cliSync, PLAN_JS } from "../helpers/cli.ts";
+import { planWith, writeFiles } from "../helpers/design-dir.ts";
+import { commandNames } from "../../src/registry.ts";
+
+const scratch = () => mkdtempSync(join(tmpdir(), "do-cli-"));
+
+describe("the bundle", () => {
+  it("requires nothing but Node's own modules at run time", () => {
+    const text = readFileSync(PLAN_JS, "utf8");
+    const required = [...text.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+    const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+    assert.deepEqual(required.filter((r) => !builtins.has(r)), []);
+  });
+
+  it("starts with a shebang", () => {
+    assert.ok(readFileSync(PLAN_JS, "utf8").startsWith("#!/usr/bin/env node\n"));
+  });
+});
+
+describe("command line", () => {
+  it("answers --help for every command with ok, usage and arguments", async () => {
+    const dir = scratch();
+    try {
+      const outs = await Promise.all(commandNames.map((name) => cli([name, "--help"], { cwd: dir })));
+      outs.forEach((r, i) => {
+        assert.equal(r.code, 0, `${commandNames[i]}: ${r.stdout}`);
+        assert.equal(r.json.ok, true);
+        assert.equal(r.json.command, commandNames[i]);
+        assert.match(r.json.usage, new RegExp(`^${commandNames[i]}`));
+        assert.ok(Array.isArray(r.json.arguments));
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("treats --help after a value flag as that flag's value", () => {
+    const dir = scratch();
+    try {
+      const r = cliSync(["memory-search", "--goal", "--help"], { cwd: dir });
+      assert.equal(r.code, 0);
+      assert.equal(r.json.ok, true);
+      assert.equal(r.json.command, undefined, "not the help document");
+      assert.deepEqual(r.json.memories, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lists every command when none is given", () => {
+    const r = cliSync([], { cwd: tmpdir() });
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.json.commands, commandNames);
+  });
+
+  it("accepts flags before, between and after positionals, and --flag=value", () => {
+    const dir = scratch();
+    try {
+      writeFiles(dir, { "m.jsonl": [{ id: "a", timestamp: "2026-01-01T00:00:00Z", category: "pattern", keywords: ["api"], content: "rest api", importance: 5 }] });
+      const a = cliSync(["memory-search", "--goal", "rest api", "m.jsonl", "--limit=1"], { cwd: dir });
+      const b = cliSync(["memory-search", "m.jsonl", "--limit", " 1 ", "--goal=rest api"], { cwd: dir });
+      assert.equal(a.code, 0, a.stdout);
+      assert.equal(a.json.memories.length, 1);
+      assert.deepEqual(a.json.memories.map((m: { id: string }) => m.id), b.json.memories.map((m: { id: string }) => m.id));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("does not wait for stdin in a command that does not read it", async () => {
+    const dir = scratch();
+    try {
+      writeFiles(dir, { ".design/plan.json": planWith(["a"]) });
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [PLAN_JS, "status"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+        let s = "";
+        child.stdout.on("data", (c) => (s += c));
+        const timer = setTimeout(() => reject(new Error("status blocked on an open stdin")), 5000);
+        child.on("close", () => {
+          clearTimeout(timer);
+          resolve(s);
+        });
+      });
+      assert.equal(JSON.parse(out).ok, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

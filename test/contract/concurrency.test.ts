@@ -1,0 +1,115 @@
+// Real processes racing on one plan.json: nothing lost, readers never see a torn file, killed writers
+// leave no wreckage (contract 1.7; defects D2, D3, D4).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli, PLAN_JS } from "../helpers/cli.ts";
+import { planWith, writeFiles } from "../helpers/design-dir.ts";
+
+function tempProject(t: { after: (fn: () => void) => void }, roles: number, padding = 0) {
+  const dir = mkdtempSync(join(tmpdir(), "do-race-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const names = Array.from({ length: roles }, (_, i) => ({
+    name: `role-${i}`,
+    status: "pending",
+    attempts: 0,
+    result: null,
+    notes: "x".repeat(padding),
+  }));
+  writeFiles(dir, { ".design/plan.json": planWith(names) });
+  return dir;
+}
+
+const strays = (dir: string) => readdirSync(join(dir, ".design")).filter((n) => n !== "plan.json");
+
+describe("concurrent writers", () => {
+  it("applies 100 concurrent update-status calls on distinct roles, every call ok", async (t) => {
+    const dir = tempProject(t, 100);
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        cli(["update-status"], { cwd: dir, stdin: JSON.stringify([{ roleIndex: i, status: "in_progress", result: `w${i}` }]) }),
+      ),
+    );
+    for (const [i, r] of results.entries()) {
+      assert.equal(r.code, 0, `call ${i}: ${r.stdout}`);
+      assert.deepEqual(r.json.updated, [i]);
+    }
+    const plan = JSON.parse(readFileSync(join(dir, ".design/plan.json"), "utf8"));
+    assert.equal(plan.roles.filter((r: { status: string }) => r.status === "in_progress").length, 100);
+    plan.roles.forEach((r: { result: string }, i: number) => assert.equal(r.result, `w${i}`));
+    assert.deepEqual(strays(dir), [], "no lock or temp file left");
+  });
+
+  it("never shows a reader torn JSON while writers rewrite a large plan", async (t) => {
+    const dir = tempProject(t, 40, 10_000); // ~400 KB, as in the reproduction of D4
+    const planPath = join(dir, ".design/plan.json");
+    let writing = true;
+    const writers = (async () => {
+      for (let round = 0; round < 6; round++) {
+        await Promise.all(
+          Array.from({ length: 4 }, (_, w) =>
+            cli(["update-status"], { cwd: dir, stdin: JSON.stringify([{ roleIndex: w, status: "pending", result: `r${round}` }]) }),
+          ),
+        );
+      }
+      writing = false;
+    })();
+    let statusCalls = 0;
+    let rawReads = 0;
+    const statusLoop = (async () => {
+      while (writing) {
+        const r = await cli(["status"], { cwd: dir });
+        statusCalls++;
+        assert.equal(r.code, 0, `status saw: ${r.stdout}`);
+        assert.equal(r.json.roleCount, 40);
+      }
+    })();
+    const rawLoop = (async () => {
+      while (writing) {
+        JSON.parse(readFileSync(planPath, "utf8")); // throws on a torn file
+        rawReads++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await Promise.all([writers, statusLoop, rawLoop]);
+    assert.ok(statusCalls > 0 && rawReads > 0);
+    assert.deepEqual(strays(dir), []);
+  });
+});
+
+describe("writers killed with SIGKILL", () => {
+  it("leaves a parsable plan, no temp files, and a lock that frees itself, 100 times over", async (t) => {
+    const dir = tempProject(t, 8, 50_000);
+    const planPath = join(dir, ".design/plan.json");
+    const killOne = (k: number) =>
+      new Promise<void>((resolve) => {
+        const child = spawn(process.execPath, [PLAN_JS, "update-status"], { cwd: dir, stdio: ["pipe", "ignore", "ignore"] });
+        child.stdin.on("error", () => undefined);
+        child.stdin.end(JSON.stringify([{ roleIndex: k % 8, status: "pending", result: `kill ${k}` }]));
+        setTimeout(() => child.kill("SIGKILL"), 30 + Math.floor(Math.random() * 150));
+        child.on("close", () => resolve());
+      });
+    let k = 0;
+    const lane = async () => {
+      while (k < 100) {
+        await killOne(k++);
+        JSON.parse(readFileSync(planPath, "utf8"));
+      }
+    };
+    await Promise.all([lane(), lane(), lane(), lane()]);
+    const started = Date.now();
+    const after = await cli(["update-status"], { cwd: dir, stdin: '[{"roleIndex":0,"status":"in_progress","result":"after"}]' });
+    const waited = Date.now() - started;
+    assert.equal(after.code, 0, after.stdout);
+    assert.ok(waited < 9_000, `the next write waited ${waited} ms`);
+    const plan = JSON.parse(readFileSync(planPath, "utf8"));
+    assert.equal(plan.roles[0].status, "in_progress");
+    assert.equal(plan.roles[0].result, "after");
+    assert.equal(plan.roles.length, 8);
+    assert.deepEqual(strays(dir).filter((n) => n.endsWith(".tmp")), [], "no temp file left behind");
+    assert.equal(existsSync(`${planPath}.lock`), false);
+  });
+});

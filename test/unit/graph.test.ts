@@ -1,0 +1,211 @@
+// The pure plan-graph algorithms (contract 3.1-3.5) and the computational view of a plan (3.11 step 5).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ancestors, dependents, depths, hasCycle, overlapWaits, pathsOverlap, reverse, territoriesOverlap } from "../../src/lib/graph.ts";
+import { attemptsOf, depsOf, guardPlan, nameIndex, rolesOf, scopeOf, statusOf, territoryOf } from "../../src/lib/plan.ts";
+
+const sorted = (s: Set<number>) => [...s].sort((a, b) => a - b);
+
+/** Roles with the given dependencies field (any JSON value), named by the keys. */
+function rolesWith(spec: Record<string, unknown>): Array<Record<string, unknown>> {
+  return Object.entries(spec).map(([name, dependencies]) => ({ name, scope: { dependencies } }));
+}
+
+describe("depths (3.2)", () => {
+  it("gives roots depth 1 and every other role one more than its deepest dependency", () => {
+    // a→[], b→[a], c→[a], d→[b,c]
+    assert.deepEqual(depths([[], [0], [0], [1, 2]]), [1, 2, 2, 3]);
+  });
+
+  it("reproduces the contract's cyclic example a=1001, b=1000, c=1002", () => {
+    // a↔b, c→a
+    assert.deepEqual(depths([[1], [0], [0]]), [1001, 1000, 1002]);
+  });
+
+  it("computes the same values from a plan's role names", () => {
+    const roles = rolesWith({ a: ["b"], b: ["a"], c: ["a"] });
+    assert.deepEqual(depths(depsOf(roles)), [1001, 1000, 1002]);
+  });
+
+  it("gives a self-dependent role the cycle sentinel plus one", () => {
+    assert.deepEqual(depths([[0], []]), [1000, 1]);
+  });
+
+  it("returns an empty list for no roles", () => {
+    assert.deepEqual(depths([]), []);
+  });
+
+  it("takes the maximum over dependencies listed in any order", () => {
+    // d depends on a (depth 1) then c (depth 3)
+    assert.deepEqual(depths([[], [0], [1], [0, 2]]), [1, 2, 3, 4]);
+  });
+});
+
+describe("closures (3.3)", () => {
+  it("ancestors follow dependencies transitively and leave out the role itself", () => {
+    const deps = [[], [0], [1], [2, 0]];
+    assert.deepEqual(sorted(ancestors(deps, 3)), [0, 1, 2]);
+    assert.deepEqual(sorted(ancestors(deps, 0)), []);
+  });
+
+  it("ancestors contain the role itself only when it lies on a cycle", () => {
+    assert.deepEqual(sorted(ancestors([[1], [0], [0]], 0)), [0, 1]);
+    assert.deepEqual(sorted(ancestors([[1], [0], [0]], 2)), [0, 1]);
+    assert.deepEqual(sorted(ancestors([[0]], 0)), [0]);
+  });
+
+  it("dependents collect every transitive dependent and exclude the start set", () => {
+    const deps = [[], [0], [1], [], [3]];
+    assert.deepEqual(sorted(dependents(deps, [0])), [1, 2]);
+    assert.deepEqual(sorted(dependents(deps, [0, 1])), [2]);
+    assert.deepEqual(sorted(dependents(deps, [0, 3])), [1, 2, 4]);
+    assert.deepEqual(sorted(dependents(deps, [])), []);
+  });
+
+  it("dependents exclude start members even when a cycle leads back to them", () => {
+    assert.deepEqual(sorted(dependents([[1], [0], [0]], [0])), [1, 2]);
+  });
+
+  it("reverse lists who depends on each role, duplicates kept", () => {
+    assert.deepEqual(reverse([[], [0, 0], [0, 1]]), [[1, 1, 2], [2], []]);
+  });
+});
+
+describe("cycle detection (3.5)", () => {
+  it("finds no cycle in a diamond", () => {
+    assert.equal(hasCycle([[], [0], [0], [1, 2]]), false);
+  });
+
+  it("finds a two-role cycle", () => {
+    assert.equal(hasCycle([[1], [0]]), true);
+  });
+
+  it("finds a longer cycle reached from an acyclic prefix", () => {
+    assert.equal(hasCycle([[], [0, 3], [1], [2]]), true);
+  });
+
+  it("counts a role depending on itself as a cycle", () => {
+    assert.equal(hasCycle([[], [1]]), true);
+    assert.equal(hasCycle(depsOf(rolesWith({ a: [], b: ["b"] }))), true);
+  });
+
+  it("cannot be fooled by unknown dependency names, which were dropped", () => {
+    assert.equal(hasCycle(depsOf(rolesWith({ a: ["ghost"], b: ["a", "ghost"] }))), false);
+  });
+
+  it("finds no cycle without roles", () => {
+    assert.equal(hasCycle([]), false);
+  });
+});
+
+describe("path overlap (3.4)", () => {
+  const cases: Array<[string, string, boolean]> = [
+    ["src/api/", "src/api/", true], // rule 1: equal
+    ["src", "src/api/", true], // rule 2: prefix after adding one "/"
+    ["src/a", "src/ab", false], // rule 2 is per component
+    ["src/*.ts", "src/", true], // patterns compared as plain text
+    ["src/**/*.ts", "src/api/**", true], // rule 3: bases src and src/api
+    ["**/*.md", "docs/", false], // rule 3: empty base overlaps nothing
+    ["**/*.md", "src/**", false],
+    ["**/*.md", "**/*.ts", false],
+    ["./src", "src", false], // no other normalisation
+    ["src//", "src", true], // every trailing "/" removed before adding one
+    ["src/ap*", "src/api/x", false], // no "**": rule 3 does not apply
+    ["src/ap**", "src/api/x", false], // base "src/ap" is not a path prefix of "src/api/x"
+    ["lib/**", "src/**", false],
+  ];
+  for (const [a, b, want] of cases) {
+    it(`${want ? "overlaps" : "does not overlap"}: ${a} vs ${b}`, () => {
+      assert.equal(pathsOverlap(a, b), want);
+      assert.equal(pathsOverlap(b, a), want);
+    });
+  }
+
+  it("matches two territories when any pair overlaps", () => {
+    assert.equal(territoriesOverlap(["docs/", "src/api"], ["lib", "src/api/v1/"]), true);
+    assert.equal(territoriesOverlap(["docs/"], ["lib/"]), false);
+    assert.equal(territoriesOverlap([], ["lib/"]), false);
+  });
+
+  it("records only the later role, and only when no dependency path orders the pair", () => {
+    const territories = [["src/"], ["src/api/"], ["src/db/"], ["docs/"], ["docs/x.md"]];
+    // 2 depends on 0 (ordered), 4 depends on 1 which does not reach 3
+    const deps = [[], [], [0], [], [1]];
+    assert.deepEqual(overlapWaits(territories, deps), [[1], [], [], [4], []]);
+  });
+
+  it("treats a transitive dependency path as ordering the pair", () => {
+    // c→b→a, a and c share territory: no overlap entry
+    assert.deepEqual(overlapWaits([["src/"], ["docs/"], ["src/"]], [[], [0], [1]]), [[], [], []]);
+  });
+});
+
+describe("plan computational view (3.1, 3.11)", () => {
+  it("maps dependency names to indices in list order with duplicates kept", () => {
+    const roles = rolesWith({ a: [], b: [], c: ["b", "a", "b"] });
+    assert.deepEqual(depsOf(roles), [[], [], [1, 0, 1]]);
+  });
+
+  it("drops unknown dependency names", () => {
+    assert.deepEqual(depsOf(rolesWith({ a: [], b: ["ghost", "a"] })), [[], [0]]);
+  });
+
+  it("lets a later role with a duplicate name win the index", () => {
+    const roles = [{ name: "x" }, { name: "x" }, { name: "c", scope: { dependencies: ["x"] } }];
+    assert.deepEqual(nameIndex(roles).get("x"), 1);
+    assert.deepEqual(depsOf(roles), [[], [], [1]]);
+  });
+
+  it("indexes a role without name under the empty name", () => {
+    const roles = [{ goal: "anonymous" }, { name: "b", scope: { dependencies: [""] } }];
+    assert.deepEqual(depsOf(roles), [[], [0]]);
+  });
+
+  it("does not iterate a string of dependencies character by character [Fix D26]", () => {
+    const roles = rolesWith({ a: [], b: [], c: "ab" });
+    assert.deepEqual(depsOf(roles), [[], [], []]);
+  });
+
+  it("drops dependency entries that are not strings", () => {
+    const roles = rolesWith({ a: [], b: [0, null, ["a"], { a: 1 }, "a"] });
+    assert.deepEqual(depsOf(roles), [[], [0]]);
+  });
+
+  it("gives no dependencies when scope is not an object or dependencies not an array", () => {
+    const roles = [{ name: "a" }, { name: "b", scope: null }, { name: "c", scope: ["a"] }, { name: "d", scope: { dependencies: { a: 1 } } }];
+    assert.deepEqual(depsOf(roles), [[], [], [], []]);
+    assert.deepEqual(scopeOf({ scope: null }), {});
+    assert.deepEqual(scopeOf({ scope: "src/" }), {});
+  });
+
+  it("builds a territory from directories and patterns, strings only, duplicates removed", () => {
+    const role = { scope: { directories: ["src/", "src/", 3, null], patterns: ["src/", "**/*.ts"] } };
+    assert.deepEqual(territoryOf(role), ["src/", "**/*.ts"]);
+    assert.deepEqual(territoryOf({ scope: { directories: "src/", patterns: null } }), []);
+    assert.deepEqual(territoryOf({ scope: null }), []);
+  });
+
+  it("reads a missing or null status as pending [Fix D27]", () => {
+    assert.equal(statusOf({}), "pending");
+    assert.equal(statusOf({ status: null }), "pending");
+    assert.equal(statusOf({ status: "failed" }), "failed");
+  });
+
+  it("reads attempts that are not a non-negative integer as 0 [Fix D7]", () => {
+    assert.equal(attemptsOf({ attempts: 2 }), 2);
+    for (const attempts of [null, undefined, -1, 1.5, "2", true, [1], { n: 1 }]) {
+      assert.equal(attemptsOf({ attempts }), 0, `attempts ${JSON.stringify(attempts)}`);
+    }
+  });
+
+  it("reads missing roles as none", () => {
+    assert.deepEqual(rolesOf(guardPlan({ schemaVersion: 4 })), []);
+  });
+
+  it("rejects structurally wrong plans with the contract's messages [Fix D7]", () => {
+    assert.throws(() => guardPlan([1, 2]), { message: "Invalid plan structure: top-level value must be an object" });
+    assert.throws(() => guardPlan("x"), { message: "Invalid plan structure: top-level value must be an object" });
+    assert.throws(() => guardPlan({ roles: "ab" }), { message: "Invalid plan structure: 'roles' must be an array" });
+    assert.throws(() => guardPlan({ roles: [{}, 3] }), { message: "Invalid plan structure: roles[1] must be an object" });
+  });
+});

@@ -1,0 +1,177 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { project } from "../helpers/design-dir.ts";
+import {
+  contentSimilarity, rankForSearch, searchQuery, searchScore, summaryQuery, summaryScore,
+} from "../../src/commands/memory/scoring.ts";
+
+const NOW_MS = Date.UTC(2026, 1, 18, 9, 0, 0);
+const NOW = NOW_MS / 1000;
+const DAY = 86_400;
+const iso = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 19) + "Z";
+const MEM = ".design/memory.jsonl";
+
+describe("memory-search scoring (contract 4.9)", () => {
+  it("scores an entry exactly 30 days old with importance 10 and a full keyword match 0.9", () => {
+    const entry = { keywords: ["rest", "api"], content: "", timestamp: iso(NOW - 30 * DAY), importance: 10 };
+    assert.equal(searchScore(entry, searchQuery(["rest api"]), NOW), 0.9);
+  });
+
+  it("compounds the decay: 60 days is 0.81 of the fresh score", () => {
+    const entry = { keywords: ["rest"], timestamp: iso(NOW - 60 * DAY), importance: 10 };
+    assert.ok(Math.abs(searchScore(entry, searchQuery(["rest"]), NOW) - 0.81) < 1e-12);
+  });
+
+  it("weights by importance / 10 and by the share of query words found", () => {
+    const q = searchQuery(["rest api auth design"]);
+    const base = { timestamp: iso(NOW) };
+    assert.equal(searchScore({ ...base, keywords: ["rest", "api"], importance: 10 }, q, NOW), 0.5);
+    assert.equal(searchScore({ ...base, keywords: ["rest", "api"], importance: 4 }, q, NOW), 0.2);
+    assert.equal(searchScore({ ...base, keywords: ["rest", "api", "auth", "design"], importance: 4 }, q, NOW), 0.4);
+  });
+
+  it("reads a missing, non-numeric or boolean importance as 5", () => {
+    const q = searchQuery(["rest"]);
+    for (const importance of [undefined, "high", true, null]) {
+      assert.equal(searchScore({ keywords: ["rest"], importance }, q, NOW), 0.5, String(importance));
+    }
+  });
+
+  it("counts repeated query words once", () => {
+    const q = searchQuery(["rest rest", "REST api"]);
+    assert.deepEqual([...q], ["rest", "api"]);
+    assert.equal(searchScore({ keywords: ["rest"], importance: 10 }, q, NOW), 0.5);
+  });
+
+  it("matches keywords verbatim: an uppercase or multi-word keyword never matches, content is tokenised", () => {
+    const q = searchQuery(["rest api"]);
+    assert.equal(searchScore({ keywords: ["REST", "Api", "rest api"], importance: 10 }, q, NOW), 0);
+    assert.equal(searchScore({ keywords: ["REST"], content: "The REST layer", importance: 10 }, q, NOW), 0.5);
+    assert.equal(searchScore({ keywords: [" rest"], importance: 10 }, q, NOW), 0);
+  });
+
+  it("ignores keywords that are not strings and treats a string keywords value as one keyword (Fix D26)", () => {
+    const q = searchQuery(["rest api"]);
+    assert.equal(searchScore({ keywords: "rest", importance: 10 }, q, NOW), 0.5);
+    assert.equal(searchScore({ keywords: "ra", importance: 10 }, searchQuery(["rest api ra"]), NOW), 0);
+    assert.equal(searchScore({ keywords: [3, null, { k: "rest" }], importance: 10 }, q, NOW), 0);
+  });
+
+  it("gives age 0 to an entry without a timestamp and counts an unparsable one from the epoch", () => {
+    const q = searchQuery(["rest"]);
+    assert.equal(searchScore({ keywords: ["rest"], importance: 10 }, q, NOW), 1);
+    const old = searchScore({ keywords: ["rest"], importance: 10, timestamp: "yesterday" }, q, NOW);
+    assert.ok(old > 0 && old < 1e-20);
+  });
+
+  it("does not clamp future timestamps: 30 days ahead scores 1/0.9 of the fresh score", () => {
+    const entry = { keywords: ["rest"], importance: 9, timestamp: iso(NOW + 30 * DAY) };
+    assert.ok(Math.abs(searchScore(entry, searchQuery(["rest"]), NOW) - 1) < 1e-12);
+  });
+
+  it("parses fractional seconds and numeric offsets (Fix D24)", () => {
+    const q = searchQuery(["rest"]);
+    const at = (timestamp: unknown) => searchScore({ keywords: ["rest"], importance: 10, timestamp }, q, NOW);
+    const monthAgo = NOW - 30 * DAY;
+    assert.equal(at(iso(monthAgo).replace("Z", ".000Z")), 0.9);
+    const shifted = new Date((monthAgo + 2 * 3600) * 1000).toISOString().slice(0, 19) + "+02:00";
+    assert.equal(at(shifted), 0.9);
+    assert.equal(at(monthAgo), 0.9);
+  });
+
+  it("ranks best first, keeps ties in file order, drops zero scores and honours the limit", () => {
+    const entries = [
+      { id: "a", keywords: ["rest"], importance: 5 },
+      { id: "zero", keywords: ["other"], importance: 10 },
+      { id: "b", keywords: ["rest"], importance: 8 },
+      { id: "c", keywords: ["rest"], importance: 5 },
+      { id: "d", keywords: ["rest"], importance: 5 },
+    ];
+    const q = searchQuery(["rest"]);
+    assert.deepEqual(rankForSearch(entries, q, NOW, 10).map((s) => s.entry.id), ["b", "a", "c", "d"]);
+    assert.deepEqual(rankForSearch(entries, q, NOW, 2).map((s) => s.entry.id), ["b", "a"]);
+    assert.deepEqual(rankForSearch(entries, q, NOW, 0), []);
+  });
+
+  it("rounds scores to 3 decimals the Python way, an exact half going to the even digit", async (t) => {
+    // 1 of 8 query words × recency 1 (no timestamp) × 5/10 = 0.0625 exactly: Python gives 0.062, Math.round 0.063.
+    const p = project(t, {
+      [MEM]: [
+        { id: "tie", keywords: ["alpha"], importance: 5 },
+        { id: "third", keywords: ["alpha", "bravo", "charlie"], importance: 1, timestamp: iso(NOW - 15 * DAY) },
+      ],
+    });
+    const out = await p.run("memory-search", ["--goal", "alpha bravo charlie delta echo foxtrot golf hotel"], { now: NOW_MS });
+    const scores = Object.fromEntries((out.memories as any[]).map((m) => [m.id, m.score]));
+    // 3/8 × 0.9^0.5 × 0.1 = 0.035575...
+    assert.deepEqual(scores, { tie: 0.062, third: 0.036 });
+  });
+
+  it("keeps an entry whose score rounds to 0 because the unrounded score is positive", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "ancient", keywords: ["rest"], timestamp: "not a date" }] });
+    const out = await p.run("memory-search", ["--goal", "rest"], { now: NOW_MS });
+    assert.deepEqual((out.memories as any[]).map((m) => [m.id, m.score, m.timestamp]), [["ancient", 0, 0]]);
+  });
+});
+
+describe("memory-summary scoring (contract 4.23)", () => {
+  it("splits the goal on whitespace, lowercased, keeping duplicates and short words", () => {
+    assert.deepEqual(summaryQuery("  Fix the  API api\tx "), ["fix", "the", "api", "api", "x"]);
+    assert.deepEqual(summaryQuery(undefined), []);
+  });
+
+  it("counts query words found as substrings of the content or of the keyword text, duplicates included", () => {
+    const entry = { content: "Use Pagination in the REST layer", keywords: ["HTTP-Client"], importance: 10 };
+    assert.equal(summaryScore(entry, summaryQuery("pagin rest rest client zzz"), NOW), 4);
+    assert.equal(summaryScore({ content: "x", keywords: "Retry Budget", importance: 10 }, ["retry", "budgets"], NOW), 1);
+  });
+
+  it("joins keywords with single spaces, so a query word spanning two keywords matches", () => {
+    assert.equal(summaryScore({ keywords: ["rest", "api"], importance: 10 }, ["t a"], NOW), 1);
+  });
+
+  it("decays linearly by 0.1 per 30 days with a floor of 0.1", () => {
+    const at = (days: number) => summaryScore({ content: "rest", importance: 10, timestamp: iso(NOW - days * DAY) }, ["rest"], NOW);
+    assert.equal(at(0), 1);
+    assert.equal(at(30), 0.9);
+    assert.equal(at(150), 0.5);
+    assert.equal(at(10_000), 0.1);
+  });
+
+  it("treats an unknown timestamp as brand new and does not clamp future ones", () => {
+    assert.equal(summaryScore({ content: "rest", importance: 10 }, ["rest"], NOW), 1);
+    assert.equal(summaryScore({ content: "rest", importance: 10, timestamp: "soon" }, ["rest"], NOW), 1);
+    const future = summaryScore({ content: "rest", importance: 10, timestamp: iso(NOW + 30 * DAY) }, ["rest"], NOW);
+    assert.ok(Math.abs(future - 1.1) < 1e-12);
+  });
+
+  it("keeps zero scores, sorts stably and rounds to 2 decimals the Python way", async (t) => {
+    const p = project(t, {
+      [MEM]: [
+        { category: "pattern", content: "nothing relevant", importance: 9 },
+        // 1 match × (1 - 225/30 × 0.1 = 0.25) × 5/10 = 0.125 exactly → 0.12 (ties to even)
+        { category: "mistake", content: "rest calls", importance: 5, timestamp: iso(NOW - 225 * DAY) },
+        { category: "convention", content: "another miss", importance: 1 },
+      ],
+    });
+    const out = await p.run("memory-summary", ["--goal", "rest"], { now: NOW_MS });
+    assert.deepEqual(out.entries, [
+      { category: "mistake", content: "rest calls", importance: 5, score: 0.12 },
+      { category: "pattern", content: "nothing relevant", importance: 9, score: 0 },
+      { category: "convention", content: "another miss", importance: 1, score: 0 },
+    ]);
+  });
+});
+
+describe("near-duplicate similarity (memory-add gate)", () => {
+  it("is the Jaccard index of the tokens() sets", () => {
+    assert.equal(contentSimilarity("alpha bravo charlie delta", "alpha bravo charlie delta echo"), 0.8);
+    assert.equal(contentSimilarity("alpha bravo charlie", "alpha bravo charlie delta"), 0.75);
+    assert.equal(contentSimilarity("alpha bravo", "charlie delta"), 0);
+  });
+
+  it("is 1 for the same text up to case and whitespace, even without tokens", () => {
+    assert.equal(contentSimilarity("Use  X\n", "use x"), 1);
+    assert.equal(contentSimilarity("a b", "a c"), 0);
+  });
+});
