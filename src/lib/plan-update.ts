@@ -40,3 +40,15 @@ export async function updatePlan<R>(
     "Error writing plan file",
   );
 }
+
+/** A batch read from stdin: a JSON array, or the contract's errors for update-style commands. */
+export function parseStdinArray(text: string): unknown[] {
+  let batch: unknown;
+  try {
+    batch = JSON.parse(text);
+  } catch {
+    throw new HelperError("E_JSON", "Invalid JSON in stdin");
+  }
+  if (!Array.isArray(batch)) throw new HelperError("E_SCHEMA", "Expected JSON array in stdin");
+  return batch;
+}

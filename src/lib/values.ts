@@ -28,6 +28,17 @@ export function pyStr(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Python's string order: by code point (JavaScript's default compares UTF-16 code units). */
+export function byCodePoint(a: string, b: string): number {
+  for (let i = 0; i < a.length && i < b.length; ) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(i) as number;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i += ca > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}
+
 /** Python type names used in validation messages. */
 export function pyType(v: unknown): string {
   if (v === null || v === undefined) return "NoneType";

@@ -5,7 +5,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
-import { updatePlan } from "../../lib/plan-update.js";
+import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isInt, isObject } from "../../lib/values.js";
 
 const CLOSED = new Set(["completed", "skipped"]);
@@ -16,13 +16,7 @@ interface Addition {
 }
 
 function parseAdditions(text: string, roles: Json[]): Addition[] {
-  let batch: unknown;
-  try {
-    batch = JSON.parse(text);
-  } catch {
-    throw new HelperError("E_JSON", "Invalid JSON in stdin");
-  }
-  if (!Array.isArray(batch)) throw new HelperError("E_SCHEMA", "Expected JSON array in stdin");
+  const batch = parseStdinArray(text);
   const n = roles.length;
   return batch.map((u, k): Addition => {
     const bad = (message: string, code: "E_SCHEMA" | "E_NOT_FOUND" = "E_SCHEMA") =>

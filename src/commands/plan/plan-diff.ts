@@ -2,18 +2,7 @@
 // (contract 4.13). Dependency names are listed sorted so the text is the same on every run [Fix D10].
 import { defineCommand } from "../../lib/command.js";
 import { arrayOf, loadPlan, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
-import { isObject, pyStr } from "../../lib/values.js";
-
-/** Python's string order: by code point (JavaScript's default compares UTF-16 code units). */
-function byCodePoint(a: string, b: string): number {
-  for (let i = 0; i < a.length && i < b.length; ) {
-    const ca = a.codePointAt(i) as number;
-    const cb = b.codePointAt(i) as number;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1;
-  }
-  return a.length - b.length;
-}
+import { isObject, byCodePoint, pyStr } from "../../lib/values.js";
 
 /** Deep JSON equality; object key order does not matter. */
 function same(a: unknown, b: unknown): boolean {

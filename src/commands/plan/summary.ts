@@ -2,18 +2,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { depths } from "../../lib/graph.js";
 import { arrayOf, depsOf, loadPlan, PLAN_PATH, rolesOf, type Json } from "../../lib/plan.js";
-import { pyStr } from "../../lib/values.js";
-
-/** Python's string order: by code point (JavaScript's default compares UTF-16 code units). */
-function byCodePoint(a: string, b: string): number {
-  for (let i = 0; i < a.length && i < b.length; ) {
-    const ca = a.codePointAt(i) as number;
-    const cb = b.codePointAt(i) as number;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1;
-  }
-  return a.length - b.length;
-}
+import { byCodePoint, pyStr } from "../../lib/values.js";
 
 /** A field as text inside a message: missing → the default, anything else as Python's str() shows it. */
 function text(role: Json, key: string, missing: string): string {

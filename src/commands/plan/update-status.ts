@@ -6,7 +6,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { ancestors, dependents, type Deps } from "../../lib/graph.js";
 import { attemptsOf, depsOf, PLAN_PATH, rolesOf, statusOf, str, structure, type Json } from "../../lib/plan.js";
-import { updatePlan } from "../../lib/plan-update.js";
+import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject } from "../../lib/values.js";
 
 /** The state machine of contract 2.1; every other status is terminal. */
@@ -29,13 +29,7 @@ interface Update {
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
 function parseUpdates(text: string, roleCount: number): Update[] {
-  let batch: unknown;
-  try {
-    batch = JSON.parse(text);
-  } catch {
-    throw new HelperError("E_JSON", "Invalid JSON in stdin");
-  }
-  if (!Array.isArray(batch)) throw new HelperError("E_SCHEMA", "Expected JSON array in stdin");
+  const batch = parseStdinArray(text);
   return batch.map((u, k): Update => {
     const bad = (message: string) => new HelperError("E_SCHEMA", `Update ${k}: ${message}`);
     if (!isObject(u)) throw bad("must be an object");
