@@ -1,0 +1,76 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import matter from "gray-matter";
+import { allowedTools, commandFiles, SKILLS, skillDirs, skillFiles } from "./plugin-files.ts";
+
+describe("skill frontmatter", () => {
+  it("exists for exactly the five skills", () => {
+    assert.deepEqual(skillDirs(), [...SKILLS].sort());
+  });
+
+  for (const f of skillFiles()) {
+    describe(f.rel, () => {
+      it("parses and names the skill after its folder", () => {
+        assert.doesNotThrow(() => matter(f.raw));
+        assert.equal(f.data.name, f.name);
+      });
+
+      it("has a one-line description that starts with 'Use when' and fits 1,024 characters", () => {
+        const d = f.data.description;
+        assert.equal(typeof d, "string");
+        assert.match(d as string, /^Use when /);
+        assert.ok((d as string).length <= 1024, `description is ${(d as string).length} characters`);
+        assert.doesNotMatch(d as string, /\n/);
+      });
+
+      it("keeps steps and angle brackets out of the description", () => {
+        const d = f.data.description as string;
+        assert.doesNotMatch(d, /(^|\s)\d+[.)]\s/, "numbered steps");
+        assert.doesNotMatch(d, /[<>]/);
+        assert.doesNotMatch(d, /\bthen\b.*\bthen\b/i, "a step sequence");
+      });
+
+      it("has an argument hint", () => {
+        assert.equal(typeof f.data["argument-hint"], "string");
+        assert.ok((f.data["argument-hint"] as string).length > 0);
+      });
+
+      it("lets every helper call run without asking", () => {
+        assert.ok(allowedTools(f.data).includes("Bash(node:*)"), `allowed-tools: ${JSON.stringify(f.data["allowed-tools"])}`);
+      });
+
+      it("uses only keys Claude Code knows", () => {
+        const known = new Set(["name", "description", "argument-hint", "allowed-tools"]);
+        for (const k of Object.keys(f.data)) assert.ok(known.has(k), `unexpected key ${k}`);
+      });
+    });
+  }
+});
+
+describe("command frontmatter", () => {
+  const commands = commandFiles();
+
+  it("has a plan status view and a memory view", () => {
+    const names = commands.map((c) => c.name);
+    assert.ok(names.includes("plan-status"), names.join(", "));
+    assert.ok(names.includes("memories"), names.join(", "));
+  });
+
+  for (const c of commands) {
+    describe(c.rel, () => {
+      it("does not share a name with a skill (it would hide the skill)", () => {
+        assert.ok(!(SKILLS as readonly string[]).includes(c.name));
+      });
+
+      it("has a short description that fits /help", () => {
+        const d = c.data.description;
+        assert.equal(typeof d, "string");
+        assert.ok((d as string).length > 0 && (d as string).length <= 100, `description is ${(d as string).length} characters`);
+      });
+
+      it("lets its injected helper call run without asking", () => {
+        assert.ok(allowedTools(c.data).includes("Bash(node:*)"));
+      });
+    });
+  }
+});

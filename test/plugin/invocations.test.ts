@@ -1,0 +1,106 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { registry } from "../../src/registry.ts";
+import { parseArgs } from "../../src/lib/args.ts";
+import type { CommandDef } from "../../src/lib/command.ts";
+import { commandFiles, injectedCommands, invocations, shellWords, skillFiles, type Invocation } from "./plugin-files.ts";
+
+async function definition(name: string): Promise<CommandDef | undefined> {
+  const entry = Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
+  return entry ? (await entry.load()).default : undefined;
+}
+
+/** Why a written call would be refused by the helper, or null when it would be accepted. */
+async function problem(inv: Invocation): Promise<string | null> {
+  if (!inv.command) return "no command after plan.js";
+  const def = await definition(inv.command);
+  if (!def) return `unknown command ${inv.command}`;
+  if (inv.argv.includes("--help")) return null;
+  try {
+    parseArgs(inv.command, inv.argv, def);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (def.stdin && !inv.hasStdin) return `${inv.command} reads stdin but nothing is piped or redirected in`;
+  if (!def.stdin && inv.hasStdin) return `${inv.command} reads no stdin but input is piped or redirected in`;
+  return null;
+}
+
+describe("the invocation scanner", () => {
+  it("splits quoted words and stops at a redirect", () => {
+    assert.deepEqual(shellWords(` memory-add m.jsonl --content 'it'\\''s' --keywords "a,b" < x.json`), {
+      words: ["memory-add", "m.jsonl", "--content", "it's", "--keywords", "a,b"],
+      stop: "<",
+    });
+  });
+
+  it("sees a pipe before the call as stdin", () => {
+    const [inv] = invocations({
+      rel: "x",
+      kind: "skill",
+      name: "x",
+      data: {},
+      body: "",
+      raw: "`echo '[{\"roleIndex\": 0}]' | node \"${CLAUDE_SKILL_DIR}/scripts/plan.js\" update-status .design/plan.json`",
+    });
+    assert.equal(inv.command, "update-status");
+    assert.deepEqual(inv.argv, [".design/plan.json"]);
+    assert.equal(inv.hasStdin, true);
+  });
+});
+
+describe("helper invocations in skills", () => {
+  for (const f of skillFiles()) {
+    const calls = invocations(f);
+
+    it(`${f.rel} calls the helper through CLAUDE_SKILL_DIR only`, () => {
+      assert.ok(calls.length > 0);
+      for (const c of calls) assert.equal(c.via, "CLAUDE_SKILL_DIR", `${f.rel}:${c.line}`);
+      assert.ok(!f.raw.includes("CLAUDE_PLUGIN_ROOT"), "CLAUDE_PLUGIN_ROOT is not set in the Bash tool");
+    });
+
+    it(`${f.rel} names real commands with arguments the helper accepts`, async () => {
+      const bad: string[] = [];
+      for (const c of calls) {
+        const p = await problem(c);
+        if (p) bad.push(`${f.rel}:${c.line}: ${c.text.trim()}\n    → ${p}`);
+      }
+      assert.deepEqual(bad, []);
+    });
+
+    it(`${f.rel} injects exactly its pre-flight digest, before the flow starts`, () => {
+      assert.deepEqual(injectedCommands(f.raw), [`node "\${CLAUDE_SKILL_DIR}/scripts/plan.js" preflight ${f.name}`]);
+      const line = f.body.split("\n").findIndex((l) => l.startsWith("!`node "));
+      const firstSection = f.body.split("\n").findIndex((l) => l.startsWith("## "));
+      assert.ok(line >= 0 && line < firstSection, "the digest line comes before the first ## section");
+      assert.equal(f.body.split("\n")[line], `!\`node "\${CLAUDE_SKILL_DIR}/scripts/plan.js" preflight ${f.name}\``);
+    });
+
+    it(`${f.rel} ends every run with reflection-add for its own skill`, () => {
+      const adds = calls.filter((c) => c.command === "reflection-add");
+      assert.equal(adds.length, 1);
+      const i = adds[0].argv.indexOf("--skill");
+      assert.equal(adds[0].argv[i + 1], f.name);
+      assert.ok(adds[0].hasStdin, "the evaluation comes from a file");
+    });
+  }
+});
+
+describe("helper invocations in commands", () => {
+  for (const f of commandFiles()) {
+    const calls = invocations(f);
+
+    it(`${f.rel} gets its data by injection through CLAUDE_PLUGIN_ROOT`, () => {
+      const injected = injectedCommands(f.raw);
+      assert.equal(injected.length, 1);
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0].via, "CLAUDE_PLUGIN_ROOT");
+      assert.ok(!f.raw.includes("CLAUDE_SKILL_DIR"), "CLAUDE_SKILL_DIR is not substituted in commands");
+    });
+
+    it(`${f.rel} names a real command with arguments the helper accepts`, async () => {
+      const p = await problem(calls[0]);
+      assert.equal(p, null, `${f.rel}: ${calls[0].text}`);
+    });
+  }
+});

@@ -1,0 +1,100 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { allowedTools, approxTokens, commandFiles, editAllowed, readRef, skillFiles } from "./plugin-files.ts";
+
+describe("skill bodies", () => {
+  const files = skillFiles();
+
+  it("stay within the token budget (about 4 characters per token)", () => {
+    const costs = Object.fromEntries(files.map((f) => [f.name, approxTokens(f.body)]));
+    for (const [name, t] of Object.entries(costs)) assert.ok(t <= 4500, `${name}: ~${t} tokens`);
+    const total = Object.values(costs).reduce((a, b) => a + b, 0);
+    assert.ok(total < 16000, `all five: ~${total} tokens`);
+  });
+
+  for (const f of files) {
+    describe(f.rel, () => {
+      it("is under 500 lines", () => {
+        assert.ok(f.raw.split("\n").length < 500);
+      });
+
+      it("holds no pseudocode: the only fenced block is the bash Script Setup", () => {
+        const fences = [...f.body.matchAll(/^```(\S*)/gm)].map((m) => m[1]).filter((_, i) => i % 2 === 0);
+        assert.deepEqual(fences, ["bash"]);
+      });
+
+      it("leaves no placeholder for the model to work out", () => {
+        for (const bad of ["{plugin_root}", "PLAN_CLI", "$PLUGIN", "CLAUDE_PLUGIN_ROOT"]) {
+          assert.ok(!f.raw.includes(bad), `contains ${bad}`);
+        }
+        const dollars = [...f.raw.matchAll(/\$\{?([A-Za-z_0-9]+)/g)].map((m) => m[1]);
+        for (const d of dollars) assert.ok(["CLAUDE_SKILL_DIR", "ARGUMENTS"].includes(d), `unexpected $${d}`);
+        assert.doesNotMatch(f.raw, /(?<!\\)\$\d/, "a $N would be replaced by a skill argument");
+      });
+
+      it("takes its arguments through $ARGUMENTS", () => {
+        assert.ok(f.body.includes("$ARGUMENTS"));
+      });
+
+      it("uses today's tools only", () => {
+        for (const gone of ["TeamCreate", "TeamDelete", "team_name", "Task(subagent_type", "~/.claude/teams"]) {
+          assert.ok(!f.raw.includes(gone), `mentions ${gone}`);
+        }
+      });
+
+      it("announces every numbered phase", () => {
+        const phases = f.body.split(/^## (?=\d+\. )/m).slice(1);
+        assert.ok(phases.length >= 5, `${phases.length} phases`);
+        for (const p of phases) assert.match(p, /Announce/, `phase "${p.split("\n")[0]}" is not announced`);
+      });
+
+      it("ends with a References section", () => {
+        assert.match(f.body, /\n## References\n[\s\S]*$/);
+        const last = f.body.lastIndexOf("\n## ");
+        assert.ok(f.body.slice(last).startsWith("\n## References"));
+      });
+    });
+  }
+
+  it("execute writes the handoff and curates memories with the five quality gates", () => {
+    const execute = files.find((f) => f.name === "execute")!;
+    assert.ok(execute.body.includes("`.design/handoff.md`"));
+    const curator = readRef("execute", "memory-curator.md");
+    for (const gate of ["Transferability", "Category fit", "Surprise-based importance", "Deduplication", "Specificity"]) {
+      assert.ok(curator.includes(gate), `curator brief lacks the ${gate} gate`);
+    }
+  });
+
+  it("execute and recon cannot write plan.json without asking", () => {
+    for (const name of ["execute", "recon"]) {
+      const f = files.find((x) => x.name === name)!;
+      assert.equal(editAllowed(allowedTools(f.data), ".design/plan.json"), false, name);
+    }
+    assert.match(files.find((f) => f.name === "execute")!.body, /Never write or edit plan\.json/);
+  });
+
+  for (const f of files) {
+    it(`${f.rel} may write every .design file its flow tells the lead to write`, () => {
+      const rules = allowedTools(f.data);
+      const written = [...f.body.matchAll(/\bwrite\b[^`\n]{0,40}`(\.design\/[^`]+)`/gi)].map((m) => m[1]);
+      assert.ok(written.length > 0);
+      for (const path of written) assert.ok(editAllowed(rules, path), `${path} is not covered by ${rules.join(", ")}`);
+    });
+
+    it(`${f.rel} allows every command that feeds the helper through a pipe`, () => {
+      const rules = allowedTools(f.data);
+      for (const m of f.body.matchAll(/`(\w+) [^`|]*\| node "\$\{CLAUDE_SKILL_DIR\}/g)) {
+        assert.ok(rules.includes(`Bash(${m[1]}:*)`), `Bash(${m[1]}:*) missing`);
+      }
+    });
+  }
+});
+
+describe("command bodies", () => {
+  for (const c of commandFiles()) {
+    it(`${c.rel} is a lean entry point`, () => {
+      assert.ok(c.raw.split("\n").length <= 20, `${c.raw.split("\n").length} lines`);
+      assert.ok(!c.raw.includes("CLAUDE_SKILL_DIR"));
+    });
+  }
+});

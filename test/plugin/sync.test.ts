@@ -1,0 +1,56 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { makeContext } from "../../src/lib/command.ts";
+import { invoke } from "../../src/main.ts";
+import { ROOT, skillFiles } from "./plugin-files.ts";
+
+// The three shared blocks, located the way the helper's sync-check locates them (contract 4.15).
+const BLOCKS = {
+  "Script Setup": /### Script Setup\n\n[\s\S]*?```bash\n([\s\S]*?)```/,
+  "Liveness Pipeline Table": /\| Rule \| Action \|\n\|---\|---\|\n((?:\|.*?\|\n)+)/,
+  "Finalize Fallback": /\*\*Fallback\*\* \(if finalize fails\):?\n((?:\d+\. .*?\n)+)/,
+};
+
+const EXPECTED: Record<keyof typeof BLOCKS, readonly string[]> = {
+  "Script Setup": ["design", "execute", "recon", "improve", "reflect"],
+  "Liveness Pipeline Table": ["design", "execute", "recon", "improve"],
+  "Finalize Fallback": ["design", "improve", "reflect"],
+};
+
+describe("shared protocol blocks", () => {
+  const files = skillFiles();
+
+  for (const [block, re] of Object.entries(BLOCKS) as Array<[keyof typeof BLOCKS, RegExp]>) {
+    it(`${block} is present exactly where it belongs`, () => {
+      const found = files.filter((f) => re.test(f.raw)).map((f) => f.name).sort();
+      assert.deepEqual(found, [...EXPECTED[block]].sort());
+    });
+  }
+
+  it("Script Setup blocks are identical", () => {
+    const texts = new Set(files.map((f) => BLOCKS["Script Setup"].exec(f.raw)?.[1]));
+    assert.equal(texts.size, 1);
+  });
+
+  it("liveness tables have the turn-timeout and proceed rows", () => {
+    for (const f of files.filter((x) => EXPECTED["Liveness Pipeline Table"].includes(x.name))) {
+      const rows = BLOCKS["Liveness Pipeline Table"].exec(f.raw)![1].split("\n");
+      assert.ok(rows.some((r) => r.trim().startsWith("| Turn timeout")), f.rel);
+      assert.ok(rows.some((r) => r.trim().startsWith("| Proceed with available")), f.rel);
+    }
+  });
+
+  it("finalize fallbacks are word-for-word the same", () => {
+    const texts = new Set(
+      files.filter((f) => EXPECTED["Finalize Fallback"].includes(f.name)).map((f) => BLOCKS["Finalize Fallback"].exec(f.raw)![1]),
+    );
+    assert.equal(texts.size, 1);
+  });
+
+  it("sync-check passes on our own skills/", async () => {
+    const out = await invoke("sync-check", ["skills"], makeContext(ROOT));
+    assert.equal(out.output.ok, true, JSON.stringify(out.output));
+    assert.deepEqual(out.output.drifted, []);
+    assert.equal((out.output.synced as unknown[]).length, 3);
+  });
+});
