@@ -333,6 +333,7 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
   const moved: string[] = [];
   try {
     for (const name of names) {
+      ensureDir(dirname(join(toDir, name)));
       renameSync(join(fromDir, name), join(toDir, name));
       moved.push(name);
     }
@@ -347,6 +348,9 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
     throw err;
   }
 }
+
+/** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
+export const PERSISTENT: ReadonlySet<string> = new Set(["memory.jsonl", "reflection.jsonl", "handoff.md", "recon.json", "history"]);
 
 /** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
 const MAX_SUFFIX = 10_000;

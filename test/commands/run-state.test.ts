@@ -49,6 +49,30 @@ describe("run-start", () => {
     assert.equal(p.json(".design/run-design.json").goal, "three");
   });
 
+  it("moves an interrupted run's outputs into history with its state, so a fresh run overwrites none", async (t) => {
+    const p = project(t, { ".design/expert-a.json": { run: 1 }, ".design/tmp/synthesis.json": {}, ".design/recon.json": {} });
+    await p.run("run-start", ["recon", "--phases", "a,b,c"], { now: T0 });
+    await p.run("run-checkpoint", ["recon", "--phase", "a", "--outputs", ".design/expert-a.json,.design/tmp/synthesis.json"]);
+    await p.run("run-checkpoint", ["recon", "--phase", "b", "--outputs", ".design/recon.json"]);
+    const out = await p.run("run-start", ["recon", "--phases", "a,b,c", "--fresh"], { now: T0 });
+    assert.equal(out.exitCode, 0, JSON.stringify(out));
+    assert.deepEqual(out.archivedOutputs, [".design/expert-a.json", ".design/tmp/synthesis.json"]);
+    assert.deepEqual(p.json(".design/history/20261122T100000Z/expert-a.json"), { run: 1 });
+    assert.equal(p.exists(".design/history/20261122T100000Z/tmp/synthesis.json"), true);
+    assert.equal(p.exists(".design/expert-a.json"), false);
+    assert.equal(p.exists(".design/recon.json"), true, "persistent files stay");
+  });
+
+  it("leaves a finished run's outputs to archive", async (t) => {
+    const p = project(t, { ".design/plan.json": { schemaVersion: 4, roles: [] } });
+    await p.run("run-start", ["design", "--phases", "a"]);
+    await p.run("run-checkpoint", ["design", "--phase", "a", "--outputs", ".design/plan.json"]);
+    await p.run("run-complete", ["design"]);
+    const out = await p.run("run-start", ["design", "--phases", "a"]);
+    assert.deepEqual(out.archivedOutputs, []);
+    assert.equal(p.exists(".design/plan.json"), true);
+  });
+
   it("rejects an unknown skill, no phases and a repeated phase", async (t) => {
     const p = project(t);
     assert.match((await p.run("run-start", ["deploy", "--phases", "a"])).error as string, /unknown skill 'deploy'/);
@@ -149,7 +173,8 @@ describe("run-status and run-complete", () => {
     await p.run("run-start", ["execute", "--phases", "a,b,c"]);
     await p.run("run-checkpoint", ["execute", "--phase", "a"]);
     const out = await p.run("run-complete", ["execute", "--outcome", "aborted"]);
-    assert.deepEqual(out.skippedPhases, ["b", "c"]);
+    assert.deepEqual(out.skippedPhases, ["b"], "the last phase is the one run-complete closes");
+    assert.equal(out.announce, "execute: run aborted · phases not reached: b");
     assert.equal(p.json(".design/run-execute.json").outcome, "aborted");
     const status = await p.run("run-status", ["execute"]);
     assert.equal(status.complete, true);

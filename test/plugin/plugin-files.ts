@@ -209,3 +209,47 @@ export function invocations(file: PromptFile): Invocation[] {
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
+
+export interface PhaseSection {
+  /** The number in `## N. Name`. */
+  n: number;
+  title: string;
+  /** The phase's name in the run state: the title in kebab-case (`Reflect and report` → `reflect-and-report`). */
+  name: string;
+  /** 1-based line of the heading in the raw file. */
+  line: number;
+  /** 1-based line of the last line of the section (before the next `## ` heading). */
+  endLine: number;
+  text: string;
+}
+
+export function phaseName(title: string): string {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+}
+
+/** The `## N. Name` phases of a skill, in file order; each ends where the next `## ` heading starts. */
+export function phaseSections(file: PromptFile): PhaseSection[] {
+  const lines = file.raw.split("\n");
+  const heads = lines.flatMap((l, i) => (/^## /.test(l) ? [i] : []));
+  const out: PhaseSection[] = [];
+  heads.forEach((start, k) => {
+    const m = /^## (\d+)\. (.+)$/.exec(lines[start]);
+    if (!m) return;
+    const end = k + 1 < heads.length ? heads[k + 1] : lines.length;
+    out.push({
+      n: Number(m[1]),
+      title: m[2].trim(),
+      name: phaseName(m[2]),
+      line: start + 1,
+      endLine: end,
+      text: lines.slice(start, end).join("\n"),
+    });
+  });
+  return out;
+}
+
+/** The value of `--flag` in an invocation's argv, or undefined. */
+export function flagValue(inv: Invocation, flag: string): string | undefined {
+  const i = inv.argv.indexOf(flag);
+  return i >= 0 ? inv.argv[i + 1] : undefined;
+}

@@ -42,10 +42,11 @@ describe("skill bodies", () => {
         }
       });
 
-      it("announces every numbered phase", () => {
+      it("announces phases through the helper's checkpoint, not by hand", () => {
         const phases = f.body.split(/^## (?=\d+\. )/m).slice(1);
         assert.ok(phases.length >= 5, `${phases.length} phases`);
-        for (const p of phases) assert.match(p, /Announce/, `phase "${p.split("\n")[0]}" is not announced`);
+        assert.match(f.body, /Show the user its `announce` line/);
+        assert.doesNotMatch(f.body, /Announce the phase|Start every phase with one line/);
       });
 
       it("ends with a References section", () => {

@@ -26,7 +26,8 @@ export default defineCommand({
         return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
       }
       const done = new Set(run.completed.map((c) => c.phase));
-      const skippedPhases = run.phases.filter((p) => !done.has(p));
+      // The last phase is the one run-complete closes: every skill ends each run there, an early stop included.
+      const skippedPhases = run.phases.slice(0, -1).filter((p) => !done.has(p));
       run.completedAt = isoSeconds(now);
       run.updatedAt = run.completedAt;
       run.outcome = args.outcome as string;

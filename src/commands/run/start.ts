@@ -1,13 +1,29 @@
 // run-start: begin a skill run with its ordered phase list and the hashes of its inputs. An incomplete run of the
-// same skill is never overwritten: the call is refused unless --fresh, which archives the old state first.
-import { dirname, join, resolve } from "node:path";
+// same skill is never overwritten: the call is refused unless --fresh, which archives the old state first, with the
+// outputs its checkpoints recorded, so the new run's files cannot overwrite them.
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import {
   checkSkill, describeRun, designDirFlag, hashFile, historyDir, list, parseRun, runFile, runFileName, type RunState,
 } from "../../lib/run-state.js";
 import { compactStamp, isoSeconds, sha256, uuid4 } from "../../lib/values.js";
-import { ensureDir, makeHistoryFolder, moveEntries, readText, withLock, writeAtomic } from "../../store.js";
+import { ensureDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock, writeAtomic } from "../../store.js";
+
+/**
+ * The outputs an interrupted run's checkpoints recorded that still exist inside the design dir, relative to it:
+ * persistent files (memory, reflections, handoff, recon, history) stay, and a path inside another listed one
+ * moves with it.
+ */
+function movableOutputs(cwd: string, designDir: string, run: RunState): string[] {
+  const root = resolve(cwd, designDir);
+  const rels = [...new Set(run.completed.flatMap((c) => c.outputs))]
+    .map((p) => relative(root, resolve(cwd, p)))
+    .filter((r) => r !== "" && !r.startsWith("..") && !isAbsolute(r) && !PERSISTENT.has(r.split(sep)[0]))
+    .filter((r) => pathKind(join(root, r)) !== "missing")
+    .sort();
+  return rels.filter((r) => !rels.some((o) => o !== r && r.startsWith(o + sep)));
+}
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -32,6 +48,7 @@ export default defineCommand({
     return withLock(path, () => {
       const cur = readText(path);
       let archivedTo: string | null = null;
+      let archivedOutputs: string[] = [];
       if (cur.kind === "ok") {
         const old = parseRun(cur.text, `${designDir}/${runFileName(skill)}`);
         if (old.completedAt === null && !args.fresh) {
@@ -40,8 +57,10 @@ export default defineCommand({
           });
         }
         const folder = makeHistoryFolder(historyDir(ctx.cwd, designDir), compactStamp(now));
-        moveEntries(dirname(path), [runFileName(skill)], join(historyDir(ctx.cwd, designDir), folder));
+        const outputs = old.completedAt === null ? movableOutputs(ctx.cwd, designDir, old) : [];
+        moveEntries(dirname(path), [runFileName(skill), ...outputs], join(historyDir(ctx.cwd, designDir), folder));
         archivedTo = join(designDir, "history", folder);
+        archivedOutputs = outputs.map((r) => join(designDir, r));
       }
       const inputs = list(args.inputs).map((p) => ({ path: p, sha256: hashFile(resolve(ctx.cwd, p)) }));
       const state: RunState = {
@@ -66,6 +85,7 @@ export default defineCommand({
         next: phases[0],
         missingInputs: inputs.filter((i) => i.sha256 === null).map((i) => i.path),
         archivedTo,
+        archivedOutputs,
         announce: `${skill}: run started (${phases.length} phases) · next: ${phases[0]}`,
       };
     });

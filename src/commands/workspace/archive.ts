@@ -8,9 +8,8 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { compactStamp } from "../../lib/values.js";
 import { isRunFileName, readRun } from "../../lib/run-state.js";
-import { isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, withLock } from "../../store.js";
+import { isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, withLock } from "../../store.js";
 
-const PERSISTENT = new Set(["memory.jsonl", "reflection.jsonl", "handoff.md", "recon.json", "history"]);
 const NOTHING = { message: "nothing to archive" };
 
 function candidates(dir: string, shown: string): string[] {
