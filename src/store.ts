@@ -76,12 +76,30 @@ export interface JsonlRead {
   skippedLines: number[];
 }
 
-export function parseJsonl(text: string): JsonlRead {
-  const entries: JsonlEntry[] = [];
+export interface JsonlScan {
+  skipped: number;
+  skippedLines: number[];
+}
+
+/**
+ * Visit every JSON object line of a JSONL text (0-based physical line numbers), without keeping them: a reader
+ * that needs only a few entries lets the rest die young instead of surviving into the old heap.
+ */
+export function scanJsonl(text: string, visit: (value: Record<string, unknown>, line: number) => void): JsonlScan {
   const skippedLines: number[] = [];
-  const lines = splitLines(text);
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i].trim();
+  // One pass with indexOf instead of a regex split: memory files are read whole on every search.
+  let start = 0;
+  let lf = -1;
+  let cr = -1;
+  for (let i = 0; start <= text.length; i++) {
+    if (lf < start) lf = text.indexOf("\n", start);
+    if (cr !== Infinity && cr < start) cr = text.indexOf("\r", start);
+    if (lf === -1) lf = Infinity;
+    if (cr === -1) cr = Infinity;
+    const end = Math.min(lf, cr, text.length);
+    const raw = text.slice(start, end);
+    start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    const t = raw.trim();
     if (t === "") continue;
     let v: unknown;
     try {
@@ -90,10 +108,16 @@ export function parseJsonl(text: string): JsonlRead {
       skippedLines.push(i + 1);
       continue;
     }
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) entries.push({ line: i, value: v as Record<string, unknown> });
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) visit(v as Record<string, unknown>, i);
     else skippedLines.push(i + 1);
   }
-  return { entries, skipped: skippedLines.length, skippedLines };
+  return { skipped: skippedLines.length, skippedLines };
+}
+
+export function parseJsonl(text: string): JsonlRead {
+  const entries: JsonlEntry[] = [];
+  const scan = scanJsonl(text, (value, line) => entries.push({ line, value }));
+  return { entries, ...scan };
 }
 
 export type JsonlFile = ({ kind: "ok"; text: string } & JsonlRead) | { kind: "missing" } | { kind: "error"; detail: string };

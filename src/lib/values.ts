@@ -84,10 +84,34 @@ function validDate(y: number, mo: number, d: number, h: number, mi: number, s: n
   return t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
 }
 
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+const two = (s: string, i: number) => (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The form the helper writes, YYYY-MM-DDTHH:MM:SSZ, read without allocating: readers parse one per memory line.
+ * undefined when the text is not exactly that shape (the general grammar below then decides).
+ */
+function canonicalSeconds(v: string): number | undefined {
+  if (v.length !== 20 || !CANONICAL.test(v)) return undefined;
+  const y = two(v, 0) * 100 + two(v, 2);
+  const mo = two(v, 5);
+  const d = two(v, 8);
+  const h = two(v, 11);
+  const mi = two(v, 14);
+  const s = two(v, 17);
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return 0;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1])) return 0;
+  return Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
+}
+
 /** Timestamp → epoch seconds; anything unparsable is 0 (contract 3.6). */
 export function parseTimestamp(v: unknown): number {
   if (typeof v === "number") return Number.isFinite(v) ? v : 0;
   if (typeof v !== "string") return 0;
+  const fast = canonicalSeconds(v);
+  if (fast !== undefined) return fast;
   let m = LENIENT.exec(v);
   if (m) {
     const [y, mo, d, h, mi, s] = m.slice(1, 7).map((x) => Number(x.trim()));

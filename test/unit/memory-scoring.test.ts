@@ -175,3 +175,66 @@ describe("near-duplicate similarity (memory-add gate)", () => {
     assert.equal(contentSimilarity("a b", "a c"), 0);
   });
 });
+
+describe("memory-search ranking shortcuts", () => {
+  const NOW_S = Date.parse("2026-06-01T00:00:00Z") / 1000;
+  const entry = (id: string, content: string, extra: Record<string, unknown> = {}) => ({
+    id, content, keywords: [], timestamp: "2026-06-01T00:00:00Z", importance: 5, ...extra,
+  });
+
+  it("counts a query token once however often the entry repeats it", async () => {
+    const { searchScore, searchQuery } = await import("../../src/commands/memory/scoring.ts");
+    const q = searchQuery(["retry queue"]);
+    const once = searchScore(entry("a", "retry"), q, NOW_S);
+    const twice = searchScore(entry("b", "retry RETRY retry", { keywords: ["retry"] }), q, NOW_S);
+    assert.equal(once, twice);
+    assert.equal(once, 0.25);
+  });
+
+  it("matches a content token only as a whole word, like tokens()", async () => {
+    const { searchScore, searchQuery } = await import("../../src/commands/memory/scoring.ts");
+    const q = searchQuery(["api"]);
+    assert.equal(searchScore(entry("a", "rapid apis"), q, NOW_S), 0);
+    assert.equal(searchScore(entry("b", "the API, done"), q, NOW_S), 0.5);
+    assert.equal(searchScore(entry("c", "x_api_y"), q, NOW_S), 0.5, "underscore splits tokens");
+  });
+
+  it("handles queries longer than the bitmask with the same result", async () => {
+    const { searchScore, searchQuery } = await import("../../src/commands/memory/scoring.ts");
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+    const q = searchQuery([words.join(" ")]);
+    assert.equal(q.size, 40);
+    const score = searchScore(entry("a", "word3 word39 word3 other"), q, NOW_S);
+    assert.equal(score, (2 / 40) * 0.5);
+  });
+
+  it("keeps the best entries in file order on ties, whatever the limit", async () => {
+    const { rankForSearch, searchQuery } = await import("../../src/commands/memory/scoring.ts");
+    const q = searchQuery(["api"]);
+    const entries = Array.from({ length: 100 }, (_, i) => entry(`e${i}`, "api", { importance: 1 + (i % 3) }));
+    for (const limit of [0, 1, 5, 64, 65, 100, 200]) {
+      const got = rankForSearch(entries, q, NOW_S, limit).map((s) => s.entry.id);
+      const expected = entries
+        .map((e, i) => ({ id: e.id, i, imp: e.importance as number }))
+        .sort((a, b) => b.imp - a.imp || a.i - b.i)
+        .slice(0, limit)
+        .map((e) => e.id);
+      assert.deepEqual(got, expected, `limit ${limit}`);
+    }
+  });
+});
+
+describe("canonical timestamp fast path", () => {
+  it("agrees with the general grammar on valid and invalid dates", async () => {
+    const { parseTimestamp } = await import("../../src/lib/values.ts");
+    assert.equal(parseTimestamp("2026-02-18T09:04:05Z"), Date.UTC(2026, 1, 18, 9, 4, 5) / 1000);
+    assert.equal(parseTimestamp("2024-02-29T00:00:00Z"), Date.UTC(2024, 1, 29) / 1000, "leap day");
+    assert.equal(parseTimestamp("2023-02-29T00:00:00Z"), 0, "no leap day in 2023");
+    assert.equal(parseTimestamp("1900-02-29T00:00:00Z"), 0, "1900 is not a leap year");
+    assert.equal(parseTimestamp("2000-02-29T00:00:00Z"), Date.UTC(2000, 1, 29) / 1000, "2000 is");
+    assert.equal(parseTimestamp("2026-04-31T00:00:00Z"), 0);
+    assert.equal(parseTimestamp("2026-13-01T00:00:00Z"), 0);
+    assert.equal(parseTimestamp("2026-01-01T24:00:00Z"), 0);
+    assert.equal(parseTimestamp("2026-01-01t10:00:00z"), Date.UTC(2026, 0, 1, 10) / 1000, "lower-case T and Z still parse");
+  });
+});

@@ -40,18 +40,66 @@ export function searchQuery(parts: ReadonlyArray<unknown>): Set<string> {
  */
 export function searchScore(entry: Entry, query: ReadonlySet<string>, nowSec: number): number {
   if (query.size === 0) return 0;
-  // |Q ∩ E| without building E: collect the query tokens the entry contains. No hit means score 0, so the
-  // timestamp is only parsed for entries that match (most do not, and this runs over every line).
-  const hit = new Set<string>();
-  for (const k of keywordList(entry.keywords)) if (query.has(k)) hit.add(k);
-  if (typeof entry.content === "string") {
-    for (const word of entry.content.toLowerCase().split(/[^a-z0-9]+/)) if (query.has(word)) hit.add(word);
-  }
-  if (hit.size === 0) return 0;
-  const keywordScore = hit.size / query.size;
+  const hits = queryHits(entry, compiled(query));
+  if (hits === 0) return 0; // no hit, score 0: the timestamp is only parsed for entries that match
+  const keywordScore = hits / query.size;
   const age = "timestamp" in entry ? nowSec - parseTimestamp(entry.timestamp) : 0;
   const recency = 0.9 ** (age / MONTH);
   return keywordScore * recency * (importanceOf(entry) / 10);
+}
+
+interface CompiledQuery {
+  /** Query token → its own bit (queries of up to 30 tokens) or its index. */
+  index: Map<string, number>;
+  /** Any query token standing as a whole [a-z0-9] run (tokens are [a-z0-9] only: nothing to escape). */
+  pattern: RegExp;
+  bits: boolean;
+}
+
+const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
+
+function compiled(query: ReadonlySet<string>): CompiledQuery {
+  let c = compiledQueries.get(query);
+  if (!c) {
+    const words = [...query];
+    const bits = words.length <= 30;
+    c = {
+      index: new Map(words.map((w, i) => [w, bits ? 1 << i : i])),
+      pattern: new RegExp(`(?<![a-z0-9])(?:${[...words].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`, "g"),
+      bits,
+    };
+    compiledQueries.set(query, c);
+  }
+  return c;
+}
+
+/**
+ * |Q ∩ E| without building E: the distinct query tokens among the entry's keywords (verbatim) and its content's
+ * tokens. A content hit is a query token that is a whole [a-z0-9] run of the lowercased text, exactly what
+ * tokens() would have produced. This runs once per memory line, so it avoids allocating sets.
+ */
+function queryHits(entry: Entry, q: CompiledQuery): number {
+  let mask = 0;
+  const seen = q.bits ? null : new Set<number>();
+  const add = (word: string) => {
+    const i = q.index.get(word);
+    if (i === undefined) return;
+    if (seen) seen.add(i);
+    else mask |= i;
+  };
+  const kw = entry.keywords;
+  if (typeof kw === "string") add(kw);
+  else if (Array.isArray(kw)) for (const k of kw) if (typeof k === "string") add(k);
+  if (typeof entry.content === "string" && entry.content !== "") {
+    const text = entry.content.toLowerCase();
+    const re = q.pattern;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) add(m[0]);
+  }
+  if (seen) return seen.size;
+  let n = 0;
+  for (; mask !== 0; mask &= mask - 1) n++;
+  return n;
 }
 
 export interface Scored {
@@ -59,10 +107,38 @@ export interface Scored {
   score: number;
 }
 
+/**
+ * The best entries by score, fed one at a time: positive (unrounded) scores only, best first, ties in the order
+ * offered (what a stable descending sort gives), at most `limit`.
+ */
+export class Ranking {
+  private readonly kept: Scored[] = [];
+  constructor(private readonly limit: number) {}
+
+  offer(entry: Entry, score: number): void {
+    const { kept, limit } = this;
+    if (score <= 0 || limit === 0) return;
+    if (limit > 64) {
+      kept.push({ entry, score }); // a large limit: sorted once at the end
+      return;
+    }
+    if (kept.length === limit && score <= kept[limit - 1].score) return;
+    let at = kept.length;
+    while (at > 0 && kept[at - 1].score < score) at--; // only a strictly lower score is overtaken
+    kept.splice(at, 0, { entry, score });
+    if (kept.length > limit) kept.pop();
+  }
+
+  result(): Scored[] {
+    return this.limit > 64 ? sortDesc(this.kept, (s) => s.score).slice(0, this.limit) : this.kept;
+  }
+}
+
 /** Entries with a positive (unrounded) score, best first, ties in file order, at most `limit`. */
 export function rankForSearch(entries: readonly Entry[], query: ReadonlySet<string>, nowSec: number, limit: number): Scored[] {
-  const scored = entries.map((entry) => ({ entry, score: searchScore(entry, query, nowSec) })).filter((s) => s.score > 0);
-  return sortDesc(scored, (s) => s.score).slice(0, limit);
+  const ranking = new Ranking(limit);
+  for (const entry of entries) ranking.offer(entry, searchScore(entry, query, nowSec));
+  return ranking.result();
 }
 
 /** memory-summary's query: the goal lowercased and split on whitespace; duplicates are kept and counted. */

@@ -5,8 +5,8 @@ import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
-import { readJsonl } from "../../store.js";
-import { MEMORY_PATH, importanceOf, rankForSearch, searchQuery } from "./scoring.js";
+import { readText, scanJsonl } from "../../store.js";
+import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore } from "./scoring.js";
 
 export default defineCommand({
   positionals: [MEMORY_PATH],
@@ -22,10 +22,12 @@ export default defineCommand({
     const nowSec = ctx.now() / 1000;
     const query = searchQuery([args.goal, args.stack, args.keywords]);
     if (query.size === 0) return { memories: [], skippedLines: 0 };
-    const file = readJsonl(resolve(ctx.cwd, args.memory_path as string));
+    const file = readText(resolve(ctx.cwd, args.memory_path as string));
     if (file.kind === "missing") return { memories: [], skippedLines: 0 };
     if (file.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${file.detail}`);
-    const ranked = rankForSearch(file.entries.map((e) => e.value), query, nowSec, limit);
+    const ranking = new Ranking(limit);
+    const scan = scanJsonl(file.text, (entry) => ranking.offer(entry, searchScore(entry, query, nowSec)));
+    const ranked = ranking.result();
     const memories = ranked.map(({ entry, score }) => ({
       id: entry.id ?? "",
       category: entry.category ?? "",
@@ -38,6 +40,6 @@ export default defineCommand({
       usage_count: entry.usage_count ?? 0,
       score: pyRound(score, 3),
     }));
-    return { memories, skippedLines: file.skipped };
+    return { memories, skippedLines: scan.skipped };
   },
 });
