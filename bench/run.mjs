@@ -11,12 +11,22 @@ const PLAN_JS = resolve("dist/plan.js");
 const args = new Set(process.argv.slice(2));
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 
+/** Wall-clock ms of one run, plus the child's CPU ms (user + sys) when /usr/bin/time exists: CPU time is far
+ * less disturbed by other load on the machine than wall time. */
 function time(cmd, argv, cwd) {
+  const timed = existsSync("/usr/bin/time");
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, argv, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0 && cmd === process.execPath && argv[0] === PLAN_JS) throw new Error(`failed: ${argv.join(" ")}: ${r.stdout}`);
-  return ms;
+  const r = timed
+    ? spawnSync("/usr/bin/time", ["-f", "%U %S", cmd, ...argv], { cwd, encoding: "utf8" })
+    : spawnSync(cmd, argv, { cwd, encoding: "utf8" });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 && argv[0] === PLAN_JS) throw new Error(`failed: ${argv.join(" ")}: ${r.stdout}`);
+  let cpu = NaN;
+  if (timed) {
+    const [u, s] = r.stderr.trim().split("\n").pop().split(" ").map(Number);
+    cpu = (u + s) * 1000;
+  }
+  return { wall, cpu };
 }
 
 function rssKiB(argv, cwd) {
@@ -30,6 +40,8 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
+const stats = (runs) => ({ wall: median(runs.map((r) => r.wall)), cpu: median(runs.map((r) => r.cpu)) });
+const fmt = ({ wall, cpu }) => `${wall.toFixed(1)} ms wall${Number.isNaN(cpu) ? "" : `, ${cpu.toFixed(0)} ms cpu`}`;
 
 function plan40() {
   const roles = [];
@@ -82,9 +94,11 @@ try {
       bare.push(time(process.execPath, ["-e", "0"], dir));
       status.push(time(process.execPath, [PLAN_JS, "status"], dir));
     }
-    const b = median(bare);
-    const s = median(status);
-    console.log(`startup (median of ${runs}): node -e 0 ${b.toFixed(1)} ms | plan.js status (40 roles) ${s.toFixed(1)} ms | ratio ${(s / b).toFixed(2)}x (target <= 1.30x)`);
+    const b = stats(bare);
+    const s = stats(status);
+    const ratio = (x, y) => (Number.isNaN(x) || Number.isNaN(y) ? "n/a" : `${(x / y).toFixed(2)}x`);
+    console.log(`startup (median of ${runs}): node -e 0 ${fmt(b)} | plan.js status (40 roles) ${fmt(s)}`);
+    console.log(`  ratio: ${ratio(s.wall, b.wall)} wall, ${ratio(s.cpu, b.cpu)} cpu (target <= 1.30x)`);
     const rss = rssKiB([PLAN_JS, "status"], dir);
     if (rss) console.log(`  peak RSS of status: ${(rss / 1024).toFixed(1)} MiB (node -e 0: ${(rssKiB(["-e", "0"], dir) / 1024).toFixed(1)} MiB)`);
   }
@@ -96,11 +110,11 @@ try {
       const argv = [PLAN_JS, "memory-search", file, "--goal", "retry backoff for the queue worker", "--keywords", "queue,retry", "--limit", "5"];
       time(process.execPath, argv, dir);
       const reps = n >= 200_000 ? 3 : 7;
-      const ms = median(Array.from({ length: reps }, () => time(process.execPath, argv, dir)));
-      rows.push({ n, ms, rss: rssKiB(argv, dir) });
+      const st = stats(Array.from({ length: reps }, () => time(process.execPath, argv, dir)));
+      rows.push({ n, ms: st.wall, st, rss: rssKiB(argv, dir) });
     }
     for (const r of rows) {
-      console.log(`memory-search ${String(r.n).padStart(7)} entries: ${r.ms.toFixed(1).padStart(7)} ms${r.rss ? `, peak RSS ${(r.rss / 1024).toFixed(1)} MiB` : ""}`);
+      console.log(`memory-search ${String(r.n).padStart(7)} entries: ${fmt(r.st)}${r.rss ? `, peak RSS ${(r.rss / 1024).toFixed(1)} MiB` : ""}`);
     }
     const [a, , c] = rows;
     console.log(`  per 1k entries: ${((c.ms - a.ms) / ((c.n - a.n) / 1000)).toFixed(2)} ms (2k→200k slope); 20k target < 250 ms`);

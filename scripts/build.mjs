@@ -1,24 +1,31 @@
-// Bundle src/cli.ts into one self-contained dist/plan.js (an installed plugin has no node_modules).
+// Bundle the helper (src/cli.ts → plan.js) and the plugin's PreToolUse hook (src/hooks/permit-main.ts →
+// permit.js) into self-contained files in dist/ (an installed plugin has no node_modules).
 //
 // Startup matters: the helper is started many times per skill run, and V8 pre-parses every function in the file
 // before running a line. zod alone is ~450 KB of the bundle, used only by the few commands that validate with a
 // schema. So zod is pre-bundled on its own and embedded as a string literal (scanned, not parsed), compiled on
 // first use by a tiny shim that the lazily-loaded command modules import in its place.
 import { build } from "esbuild";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
-const outfile = process.argv[2] ?? "dist/plan.js";
+const outdir = process.argv[2] ?? "dist";
+mkdirSync(outdir, { recursive: true });
 
-const zodSource = await build({
-  stdin: { contents: 'module.exports = require("zod");', resolveDir: process.cwd(), loader: "js" },
+const common = {
   bundle: true,
-  write: false,
   platform: "node",
   target: "node18",
   format: "cjs",
   minify: true,
   legalComments: "none",
   logLevel: "warning",
+};
+
+const zodSource = await build({
+  ...common,
+  stdin: { contents: 'module.exports = require("zod");', resolveDir: process.cwd(), loader: "js" },
+  write: false,
 });
 const zodCode = zodSource.outputFiles[0].text;
 
@@ -37,18 +44,13 @@ const lazyZod = {
   },
 };
 
-await build({
-  entryPoints: ["src/cli.ts"],
-  outfile,
-  bundle: true,
-  platform: "node",
-  target: "node18",
-  format: "cjs",
-  minify: true,
-  legalComments: "none",
-  banner: { js: "#!/usr/bin/env node" },
-  plugins: [lazyZod],
-  logLevel: "warning",
-});
-chmodSync(outfile, 0o755);
-if (!process.argv[2]) writeFileSync("dist/package.json", '{ "type": "commonjs" }\n');
+const outputs = [
+  { entry: "src/cli.ts", file: "plan.js", plugins: [lazyZod] },
+  { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [] },
+];
+for (const o of outputs) {
+  const outfile = join(outdir, o.file);
+  await build({ ...common, entryPoints: [o.entry], outfile, banner: { js: "#!/usr/bin/env node" }, plugins: o.plugins });
+  chmodSync(outfile, 0o755);
+}
+writeFileSync(join(outdir, "package.json"), '{ "type": "commonjs" }\n');

@@ -1,4 +1,4 @@
-// Fails when the committed dist/plan.js is not what a fresh build of src/ produces.
+// Fails when the committed dist/ bundles are not what a fresh build of src/ produces.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,14 +6,19 @@ import { join } from "node:path";
 
 const dir = mkdtempSync(join(tmpdir(), "do-check-dist-"));
 try {
-  const fresh = join(dir, "plan.js");
-  execFileSync(process.execPath, ["scripts/build.mjs", fresh], { stdio: "inherit" });
-  const committed = readFileSync("dist/plan.js");
-  if (!committed.equals(readFileSync(fresh))) {
-    console.error("dist/plan.js is stale: run `npm run build` and commit dist/plan.js");
+  execFileSync(process.execPath, ["scripts/build.mjs", dir], { stdio: "inherit" });
+  const stale = ["plan.js", "permit.js", "package.json"].filter((f) => {
+    try {
+      return !readFileSync(join("dist", f)).equals(readFileSync(join(dir, f)));
+    } catch {
+      return true;
+    }
+  });
+  if (stale.length) {
+    console.error(`dist/ is stale (${stale.join(", ")}): run \`npm run build\` and commit dist/`);
     process.exit(1);
   }
-  console.log("dist/plan.js is fresh");
+  console.log("dist/ is fresh");
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

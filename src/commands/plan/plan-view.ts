@@ -5,7 +5,7 @@ import { dirname, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { ancestors } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
-import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
+import { attemptsOf, depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
 import { isEmpty, isObject, parseTimestamp, pyStr } from "../../lib/values.js";
 import { readJson, readJsonl } from "../../store.js";
 
@@ -35,7 +35,7 @@ export function nextUp(roles: readonly Json[]): NextRole[] {
     const s = statusOf(role);
     const name = str(role.name);
     if (s === "in_progress") out.push({ roleIndex: i, name, state: "running" });
-    else if (s === "failed" && !(typeof role.attempts === "number" && role.attempts >= 3)) out.push({ roleIndex: i, name, state: "retryable" });
+    else if (s === "failed" && attemptsOf(role) < 3) out.push({ roleIndex: i, name, state: "retryable" });
     else if (s === "pending") {
       const open = deps[i].filter((d) => statusOf(roles[d]) !== "completed").map((d) => str(roles[d].name));
       out.push(open.length ? { roleIndex: i, name, state: "waiting", waitingFor: [...new Set(open)] } : { roleIndex: i, name, state: "ready" });
@@ -113,7 +113,9 @@ export default defineCommand({
     const graph = mermaid(roles);
     const next = nextUp(roles);
     const goal = str(doc.goal);
-    const done = roles.length > 0 && roles.every((x) => ["completed", "skipped"].includes(statusOf(x)));
+    // Done as preflight and /do:execute see it: nothing left to run or retry (a role that used its 3 attempts stays failed).
+    const open = (x: Json) => ["pending", "in_progress"].includes(statusOf(x)) || (statusOf(x) === "failed" && attemptsOf(x) < 3);
+    const done = roles.length > 0 && !roles.some(open);
     return {
       state: roles.length === 0 ? "empty" : done ? "done" : Object.keys(counts).some((s) => s !== "pending") ? "in_progress" : "ready",
       goal,

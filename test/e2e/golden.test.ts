@@ -1,0 +1,875 @@
+// The golden path through the real CLI, in one sample project: the scripted lead walks each skill's flow as its
+// SKILL.md writes it (helper calls taken from the text, refs read, reports written by scripted subagents that run
+// in the background while the lead ends its turn), and the files are checked at the end of each session.
+//
+//   /do:design  stops after its experts phase      → the next /do:design offers to resume at cross-review, finishes
+//   /do:execute works the plan: challenge, task list, workers with a failure, a cascade, retries, verify, learn
+//   /do:plan-status, /do:runs, /do:memories show what execute left
+//   /do:reflect and /do:improve read what execute left (each in a copy of the project)
+//   the next /do:design archives the finished run
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { cliSync } from "../helpers/cli.ts";
+import { agentTable, type AgentPart } from "./lib/agents.ts";
+import { ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
+import {
+  CHALLENGER_REPORT,
+  CURATOR_REPORT,
+  DESIGN_EVAL,
+  designPlan,
+  EXECUTE_EVAL,
+  expertArtifact,
+  GOAL,
+  NEW_MEMORY,
+  RECON_GOAL,
+  reconDoc,
+  researcherArtifact,
+  ROLES,
+  SCOUT_REPORT,
+  SEEDED_MEMORY,
+  VERIFIER_REPORT,
+  workerReport,
+} from "./lib/fixtures.ts";
+import { agent, check, done, flowScript, helperJson, ok, reported, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { cleanup, forkProject, sampleProject, type Sample } from "./lib/project.ts";
+import { commandPrompt, delivery, substitute } from "./lib/prompts.ts";
+import { assertClean, session, type Session } from "./lib/session.ts";
+import { SkillLead } from "./lib/skill-lead.ts";
+import type { ToolCall, TurnContext } from "./lib/stub.ts";
+
+/** A session's failure, with what the scripted lead and agents reported. */
+function clean(s: Session, agentErrors: string[] = []): void {
+  assertClean(s);
+  assert.deepEqual(agentErrors, [], "a scripted agent could not write its report");
+}
+
+/** Run the calls of one turn and return their results (each must succeed). */
+function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
+  const ctx: TurnContext = yield turn(text, ...tools);
+  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
+  return ctx;
+}
+
+/** One helper call as a turn; returns its JSON (ok:true required). */
+function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
+  const ctx = yield* calls(text, lead.run(command, contains, fill));
+  return ok(ctx.results[0]);
+}
+
+/** Write a project file with the Write tool, reading it first when it exists (the tool refuses otherwise). */
+function* put(lead: SkillLead, text: string, rel: string, content: string | object): Generator<any, void, TurnContext> {
+  if (lead.project.exists(rel)) done((yield* calls(`${rel} exists: reading it before replacing it.`, lead.readFile(rel))).results[0]);
+  done((yield* calls(text, lead.write(rel, content))).results[0]);
+}
+
+function brief(key: string, body: string): string {
+  return `Agent: ${key}\n${body}`;
+}
+
+describe("golden path through claude -p", () => {
+  let project: Sample;
+  const forks: Sample[] = [];
+  // Each step builds on the previous ones: after a failure the rest report "skipped" instead of failing again.
+  let broken: string | null = null;
+  const step = (name: string, fn: () => Promise<void>) =>
+    it(name, { timeout: 240_000 }, async (t) => {
+      if (broken) return t.skip(`needs the earlier step "${broken}"`);
+      try {
+        await fn();
+      } catch (err) {
+        broken = name;
+        throw err;
+      }
+    });
+
+  before(() => {
+    ensureClaude();
+    project = sampleProject();
+    const mem = cliSync(
+      ["memory-add", ".design/memory.jsonl", "--category", "pattern", "--keywords", "todo,api", "--content", SEEDED_MEMORY, "--importance", "6", "--source", "design", "--goal-context", "todo api"],
+      { cwd: project.dir },
+    );
+    assert.equal(mem.json?.ok, true, mem.stdout);
+  });
+
+  after(() => cleanup(project?.dir, ...forks.map((f) => f.dir)));
+
+  step("/do:recon researches with three agents and writes a valid recon.json", async () => {
+    const lead = new SkillLead("recon", PLUGIN_DIR, project, RECON_GOAL);
+    const errors: string[] = [];
+    const names = ["codebase-analyst", "external-researcher", "domain-specialist"];
+    const agents = agentTable(
+      project,
+      Object.fromEntries(names.map((name): [string, AgentPart] => [`researcher-${name}`, { file: `.design/expert-${name}.json`, content: researcherArtifact(name), reply: `Findings written.` }])),
+      errors,
+    );
+    const s = await session({
+      prompt: `/do:recon ${RECON_GOAL}`,
+      cwd: project.dir,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        check(digest.recon.exists === false && digest.run === null, `digest: ${JSON.stringify(digest)}`);
+        yield* helper(lead, "Starting the recon run.", "run-start", [], { fill: { goal: RECON_GOAL } });
+        yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: RECON_GOAL } });
+        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "1" } });
+        done((yield* calls("Phase 2/5 Research.", lead.ref("researcher-briefs.md"))).results[0]);
+        let ctx = yield* calls(
+          "Spawning the three researchers.",
+          ...names.map((name) => agent(`${name} research`, name, "sonnet", brief(`researcher-${name}`, `You are the ${name}. Question: ${RECON_GOAL}. Write .design/expert-${name}.json.`))),
+        );
+        ctx = yield* waitFor(
+          latest(),
+          ctx.results.map((r) => (done(r), r.id)),
+          "Waiting for the researchers.",
+        );
+        ctx = yield* calls("Checking the artifacts.", ...names.map((name) => lead.run("expert-validate", [], { fill: { name } })));
+        ctx.results.forEach((r) => ok(r));
+        yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { n: "2", d: "2" } });
+        done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"))).results[0]);
+        yield* put(lead, "Saving the synthesis.", ".design/tmp/synthesis.json", { interventions: (reconDoc() as any).interventions, contradictions: [], additionalFindings: 0 });
+        yield* helper(lead, "Synthesis done.", "run-checkpoint", ["--phase synthesis"], { fill: { n: "1", c: "0", "lead|agent": "lead" } });
+        done((yield* calls("Phase 4/5 Write and validate.", lead.ref("recon-template.md"))).results[0]);
+        yield* put(lead, "Writing recon.json.", ".design/recon.json", reconDoc());
+        const valid = yield* helper(lead, "Validating.", "recon-validate");
+        check(Array.isArray(valid.ranking) && valid.ranking.length === 1, JSON.stringify(valid));
+        const summary = yield* helper(lead, "Summary.", "recon-summary", [".design/recon.json"]);
+        debug(summary);
+        yield* helper(lead, "Written.", "run-checkpoint", ["--phase write-and-validate"], { fill: { title: "Give todos a due date" } });
+        yield* put(lead, "Phase 5/5 Reflect.", ".design/tmp/eval.json", {
+          whatWorked: ["All three researchers found the missing dates"],
+          whatFailed: [],
+          doNextTime: ["Ask the domain specialist for user data"],
+          researchQuality: "good",
+          leverageAssessmentAccuracy: "good",
+          scopeDiscipline: "good",
+          researchersSpawned: 3,
+          findingsCount: 2,
+          interventionsProduced: 1,
+          contradictionsFound: 0,
+        });
+        yield* helper(lead, "Recording.", "reflection-add", ["--skill recon"], { fill: { goal: RECON_GOAL } });
+        yield* helper(lead, "Closing.", "run-complete", ["recon"]);
+        yield turn(`One intervention. Next: /do:design ${GOAL}`);
+      }),
+    });
+    clean(s, errors);
+    const pre = cliSync(["recon-validate", ".design/recon.json"], { cwd: project.dir });
+    assert.equal(pre.json?.ok, true, pre.stdout);
+    assert.equal(project.json(".design/run-recon.json").outcome, "completed");
+    assert.deepEqual(
+      project.jsonl(".design/reflection.jsonl").map((r) => r.skill),
+      ["recon"],
+    );
+  });
+
+  step("/do:design stops after its experts phase, with the run checkpointed", async () => {
+    const lead = new SkillLead("design", PLUGIN_DIR, project, GOAL);
+    const errors: string[] = [];
+    const agents = agentTable(
+      project,
+      Object.fromEntries(
+        ["architect", "api-designer"].map((name): [string, AgentPart] => [
+          `expert-${name}`,
+          { file: `.design/expert-${name}.json`, content: expertArtifact(name), reply: `Findings written to .design/expert-${name}.json` },
+        ]),
+      ),
+      errors,
+    );
+    const s = await session({
+      prompt: `/do:design ${GOAL}`,
+      cwd: project.dir,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        check(digest.plan.state === "none" && digest.run === null, `digest: ${JSON.stringify(digest)}`);
+        const start = yield* helper(lead, "Starting the design run.", "run-start", [], { fill: { goal: GOAL } });
+        check(start.next === "pre-flight", JSON.stringify(start));
+        check(digest.recon.exists === true, `recon: ${JSON.stringify(digest.recon)}`);
+        const recon = yield* helper(lead, "A recon exists: reading it.", "recon-summary");
+        check(JSON.stringify(recon).includes(GOAL), `recon-summary does not carry the design goal: ${JSON.stringify(recon)}`);
+        const mem = yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: GOAL } });
+        check(mem.memories.some((m: any) => m.content === SEEDED_MEMORY), `memory-search: ${JSON.stringify(mem)}`);
+        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { type: "implementation", tier: "complex", n: "1" } });
+
+        let ctx = yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"));
+        check(done(ctx.results[0]).includes("expert"), "refs/expert-briefs.md did not arrive");
+        ctx = yield* calls(
+          "Spawning the experts.",
+          ...["architect", "api-designer"].map((name) =>
+            agent(`${name} expert`, name, "sonnet", brief(`expert-${name}`, `You are ${name}, an expert on a design team. Goal: ${GOAL}.\nWrite your findings to .design/expert-${name}.json.`)),
+          ),
+        );
+        const ids = ctx.results.map((r) => (done(r), r.id));
+        ctx = yield* waitFor(latest(), ids, "Waiting for the experts.");
+        ctx = yield* calls("Validating the artifacts.", lead.run("expert-validate", [], { fill: { name: "architect" } }), lead.run("expert-validate", [], { fill: { name: "api-designer" } }));
+        ctx.results.forEach((r) => check(ok(r).valid === true, r.text));
+        const cp = yield* helper(lead, "Experts done.", "run-checkpoint", ["--phase experts"], {
+          fill: { name: ["architect", "api-designer"], names: "architect, api-designer" },
+        });
+        check(cp.phase === "experts" && cp.next === "cross-review", JSON.stringify(cp));
+        yield turn("Stopping here: the session has to end. /do:design resumes at cross-review.");
+      }),
+    });
+    clean(s, errors);
+    assert.equal(s.agents.length > 0, true, "the experts never ran");
+    const run = project.json(".design/run-design.json");
+    assert.deepEqual(
+      run.completed.map((c: any) => c.phase),
+      ["pre-flight", "experts"],
+    );
+    assert.equal(run.completedAt, null);
+    assert.ok(project.exists(".design/expert-architect.json") && project.exists(".design/expert-api-designer.json"));
+    assert.ok(!project.exists(".design/plan.json"));
+  });
+
+  step("/do:design offers to resume at cross-review and finishes a valid plan", async () => {
+    const lead = new SkillLead("design", PLUGIN_DIR, project, "");
+    const errors: string[] = [];
+    const review = (name: string): AgentPart => ({ reply: `AGREE: ISO 8601 dates.\nCONFLICT: none.\nINTERFACE: ${name} owns its directory.` });
+    const agents = agentTable(project, { "reviewer-architect": review("architect"), "reviewer-api-designer": review("api-designer") }, errors);
+    let sendResults: string[] = [];
+    const s = await session({
+      prompt: "/do:design",
+      cwd: project.dir,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        // The delivered digest names the stopped run and the phase to resume at.
+        const digest = lead.digest(first);
+        check(digest.run?.lastPhase === "experts" && digest.run?.nextPhase === "cross-review" && digest.run?.resumable === true, `digest.run: ${JSON.stringify(digest.run)}`);
+        check(/Resume from cross-review/.test(digest.nextStep), `nextStep: ${digest.nextStep}`);
+        const status = yield* helper(lead, "An earlier design run stopped after its experts.", "run-status", [], { fill: { goal: digest.run.goal } });
+        check(status.resumable === true && status.nextPhase === "cross-review", JSON.stringify(status));
+        check(status.goal === GOAL, `run goal: ${status.goal}`);
+        const outputs: string[] = status.outputs;
+        check(outputs.includes(".design/expert-architect.json") && outputs.includes(".design/expert-api-designer.json"), `outputs: ${outputs}`);
+        let ctx = yield* calls("Resuming at cross-review: reading the checkpointed artifacts.", ...outputs.map((o) => lead.readFile(o)));
+        ctx.results.forEach((r) => check(done(r).includes("verificationProperties"), r.text));
+
+        ctx = yield* calls("Phase 3/6 Cross-review.", lead.ref("cross-review.md"));
+        check(done(ctx.results[0]).includes("Cross-review, round 1"), "refs/cross-review.md did not arrive");
+        const round1 = (other: string) =>
+          `Cross-review, round 1. Read these artifacts from the other experts: .design/expert-${other}.json.\nReply with AGREE, CONFLICT and INTERFACE lines.`;
+        // The experts belonged to the stopped session; a message by name reaches them only if they are still there.
+        ctx = yield* calls("Round 1.", sendMessage("architect", "cross-review round 1", round1("api-designer")), sendMessage("api-designer", "cross-review round 1", round1("architect")));
+        sendResults = ctx.results.map((r) => r.text);
+        let waitIds = ctx.results.filter((r) => /"success":\s*true/.test(r.text)).map((r) => r.id);
+        if (waitIds.length < 2) {
+          ctx = yield* calls(
+            "The experts of the stopped session are gone: each reviews from its artifact in a fresh agent.",
+            ...[
+              ["architect", "api-designer"],
+              ["api-designer", "architect"],
+            ].map(([name, other]) =>
+              agent(`${name} cross-review`, name, "sonnet", brief(`reviewer-${name}`, `You are ${name}; your artifact is .design/expert-${name}.json.\n${round1(other)}`)),
+            ),
+          );
+          waitIds = ctx.results.map((r) => (done(r), r.id));
+        }
+        ctx = yield* waitFor(latest(), waitIds, "Waiting for the reviews.");
+        for (const id of waitIds) check(/AGREE:/.test(reported(ctx, id).result), `review: ${reported(ctx, id).result}`);
+        ctx = yield* calls(
+          "Saving the audit trail.",
+          lead.write(".design/cross-review.json", {
+            rounds: 1,
+            participants: ["architect", "api-designer"],
+            agreements: ["Due dates are ISO 8601 strings"],
+            conflicts: [],
+          }),
+        );
+        done(ctx.results[0]);
+        yield* helper(lead, "Cross-review done.", "run-checkpoint", ["--phase cross-review"], { fill: { "each settled conflict: decision": "date format: ISO 8601" } });
+
+        ctx = yield* calls("Phase 4/6 Plan.", lead.ref("plan-template.md"));
+        check(done(ctx.results[0]).includes("schemaVersion"), "refs/plan-template.md did not arrive");
+        yield* put(lead, "Writing the draft plan.", ".design/plan.json", designPlan());
+        yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], { fill: { n: "4", "yes|no": "no", "approved|not reviewed": "not reviewed" } });
+
+        const checks = yield* helper(lead, "Phase 5/6 Finalize.", "validate-checks");
+        check(checks.results.every((r: any) => r.valid), JSON.stringify(checks));
+        const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/plan.json"]);
+        check(fin.validated === true && fin.roleCount === 4, JSON.stringify(fin));
+        yield* helper(lead, "Finalized.", "run-checkpoint", ["--phase finalize"], { fill: { n: "0" } });
+
+        yield* put(lead, "Phase 6/6 Reflect.", ".design/tmp/eval.json", DESIGN_EVAL);
+        yield* helper(lead, "Recording the run.", "reflection-add", ["--skill design"], { fill: { goal: GOAL } });
+        const end = yield* helper(lead, "Closing the run.", "run-complete", ["design"]);
+        check(end.outcome === "completed", JSON.stringify(end));
+        yield turn("Plan ready: 4 roles. Next: /do:execute");
+      }),
+    });
+    clean(s, errors);
+    // A valid finalized plan: statuses initialised by finalize, the helper agrees it is ready.
+    const plan = project.json(".design/plan.json");
+    assert.equal(plan.goal, GOAL);
+    assert.deepEqual(
+      plan.roles.map((r: any) => [r.name, r.status]),
+      ROLES.map((r) => [r, "pending"]),
+    );
+    const status = cliSync(["status", ".design/plan.json"], { cwd: project.dir });
+    assert.equal(status.json?.ok, true, status.stdout);
+    assert.deepEqual(status.json.counts, { pending: 4 });
+    const run = project.json(".design/run-design.json");
+    assert.ok(run.completedAt, "the design run is not closed");
+    assert.equal(run.outcome, "completed");
+    const refl = project.jsonl(".design/reflection.jsonl");
+    assert.deepEqual(
+      refl.map((r) => [r.skill, r.outcome]),
+      [
+        ["recon", "completed"],
+        ["design", "completed"],
+      ],
+    );
+    assert.deepEqual(refl[1].evaluation.whatWorked, DESIGN_EVAL.whatWorked);
+    assert.ok(sendResults.length === 2);
+  });
+
+  step("/do:execute works the plan: failure, cascade, retries, circuit breaker, handoff, memories, reflection", async () => {
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    const errors: string[] = [];
+    // Attempt outcomes: api-developer fails once, docs-writer fails all three times.
+    const outcome = (role: string, attempt: number) => !(role === "api-developer" && attempt === 1) && role !== "docs-writer";
+    const parts: Record<string, AgentPart> = {
+      challenger: { file: ".design/challenger-report.json", content: CHALLENGER_REPORT, reply: "Challenger report written." },
+      scout: { file: ".design/scout-report.json", content: SCOUT_REPORT, reply: "Scout report written." },
+      "integration-verifier": { file: ".design/integration-verifier-report.json", content: VERIFIER_REPORT, reply: "Verification: PASS." },
+      "memory-curator": { file: ".design/memory-curator-report.json", content: CURATOR_REPORT, reply: "Curator report written." },
+    };
+    for (const role of ROLES)
+      for (let attempt = 1; attempt <= 3; attempt++)
+        parts[`worker-${role}-${attempt}`] = {
+          file: `.design/worker-${role}.json`,
+          content: workerReport(role, outcome(role, attempt), attempt),
+          reply: outcome(role, attempt) ? `${role}: done.` : `${role}: failed.`,
+        };
+    const agents = agentTable(project, parts, errors);
+    const notes: string[] = [];
+
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      maxTurns: 200,
+      timeoutMs: 150_000,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        check(digest.plan.state === "ready" && digest.run === null, `digest: ${JSON.stringify(digest.plan)} run ${JSON.stringify(digest.run)}`);
+        const goal = digest.plan.goal;
+        check(goal === GOAL, `plan goal in digest: ${goal}`);
+
+        // 1. Pre-flight
+        const start = yield* helper(lead, "Starting the execute run.", "run-start", [], { fill: { "plan goal": goal } });
+        check(start.next === "pre-flight", JSON.stringify(start));
+        const st = yield* helper(lead, "Plan status.", "status", [".design/plan.json"]);
+        check(st.roleCount === 4 && st.counts.pending === 4, JSON.stringify(st));
+        const hc = yield* helper(lead, "Health check.", "health-check", [".design"]);
+        check(hc.healthy === true, JSON.stringify(hc));
+        const sum = yield* helper(lead, "Summary.", "summary");
+        check(sum.auxiliaryRoles.includes("challenger") && sum.auxiliaryRoles.includes("scout"), JSON.stringify(sum));
+        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "0", k: "4" } });
+
+        // 2. Challenge
+        let ctx = yield* calls("Phase 2/7 Challenge.", lead.ref("pre-execution-briefs.md"));
+        done(ctx.results[0]);
+        ctx = yield* calls(
+          "Spawning the challenger and the scout.",
+          agent("challenge the plan", "challenger", "sonnet", brief("challenger", "You are the challenger. Review .design/plan.json and write .design/challenger-report.json.")),
+          agent("scout the code", "scout", "haiku", brief("scout", "You are the scout. Check the plan against the code and write .design/scout-report.json.")),
+        );
+        ctx = yield* waitFor(latest(),
+          ctx.results.map((r) => (done(r), r.id)),
+          "Waiting for the challenger and the scout.",
+        );
+        ctx = yield* calls(
+          "Validating their reports.",
+          lead.run("validate-auxiliary-report", ["--type challenger"]),
+          lead.run("validate-auxiliary-report", ["--type scout"]),
+        );
+        ctx.results.forEach((r) => ok(r));
+        done(
+          (yield* calls(
+            "One high-risk gap and one medium discrepancy become constraints.",
+            lead.write(".design/tmp/constraints.json", [
+              { role: "api-developer", constraints: ["Todos without a due date must still serialise", "Extend the plain function module; add no framework"] },
+            ]),
+          )).results[0],
+        );
+        const added = yield* helper(lead, "Adding the constraints.", "add-constraints");
+        check(added.added[0]?.name === "api-developer", JSON.stringify(added));
+        // (Completed roles are trimmed to their outcome later, so look now.)
+        check(project.json(".design/plan.json").roles[1].constraints.includes("Todos without a due date must still serialise"), "constraint not in plan.json");
+        yield* helper(lead, "Challenge done.", "run-checkpoint", ["--phase challenge"], { fill: { b: "0", c: "2" } });
+
+        // 3. Task list
+        const tl = yield* helper(lead, "Phase 3/7 Task list.", "tasklist-data");
+        check(tl.roles.length === 4, JSON.stringify(tl));
+        ctx = yield* calls(
+          "Creating the tasks.",
+          ...tl.roles.map((r: any) => ({ name: "TaskCreate", input: { subject: r.name, description: r.goal, activeForm: r.activeForm, metadata: { roleIndex: r.roleIndex } } })),
+        );
+        const taskId: string[] = ctx.results.map((r) => {
+          const m = /Task #(\w+)/.exec(done(r));
+          check(m, `TaskCreate: ${r.text}`);
+          return m[1];
+        });
+        const blocked = tl.roles.filter((r: any) => r.blockedBy.length);
+        ctx = yield* calls(
+          "Dependencies.",
+          ...blocked.map((r: any) => ({ name: "TaskUpdate", input: { taskId: taskId[r.roleIndex], addBlockedBy: r.blockedBy.map((i: number) => taskId[i]) } })),
+        );
+        ctx.results.forEach((r) => done(r));
+        const om = yield* helper(lead, "Overlaps.", "overlap-matrix");
+        const overlaps = Object.entries(om.matrix as Record<string, number[]>);
+        check(overlaps.length > 0, `overlap-matrix: ${JSON.stringify(om)}`);
+        const overlapBlocks: Record<number, number[]> = {};
+        for (const [i, js] of overlaps) for (const j of js) (overlapBlocks[j] ??= []).push(Number(i));
+        ctx = yield* calls(
+          "Overlapping roles wait for each other.",
+          ...overlaps.flatMap(([i, js]) => js.map((j) => ({ name: "TaskUpdate", input: { taskId: taskId[j], addBlockedBy: [taskId[Number(i)]] } }))),
+        );
+        ctx.results.forEach((r) => done(r));
+        const pool = yield* helper(lead, "Worker pool.", "worker-pool");
+        const workerName = (i: number) => pool.workers.find((w: any) => w.roleIndex === i)?.name as string;
+        check(ROLES.every((_, i) => workerName(i)), JSON.stringify(pool));
+        ctx = yield* calls(
+          "Memories per role.",
+          ...ROLES.map((_, i) =>
+            lead.run("memory-search", ["--keywords"], { fill: { "role goal": tl.roles[i].goal, "scope directories": (designPlan() as any).roles[i].scope.directories.join(",") } }),
+          ),
+        );
+        ctx.results.forEach((r) => ok(r));
+        yield* helper(lead, "Task list done.", "run-checkpoint", ["--phase task-list"], { fill: { n: "4", k: String(overlaps.length) } });
+
+        // 4. Workers: dependency order, overlaps respected; one round of spawns, then wait for all of them.
+        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+        const status: string[] = ROLES.map(() => "pending");
+        const attempts: number[] = ROLES.map(() => 0);
+        const deps = (designPlan() as any).roles.map((r: any) => r.scope.dependencies.map((d: string) => ROLES.indexOf(d as any)));
+        const ready = () =>
+          ROLES.map((_, i) => i).filter(
+            (i) => status[i] === "pending" && deps[i].every((d: number) => status[d] === "completed") && (overlapBlocks[i] ?? []).every((d) => status[d] === "completed"),
+          );
+        const startRole = function* (i: number): Generator<any, string, TurnContext> {
+          const up = yield* helper(lead, `Starting ${ROLES[i]}.`, "update-status", ['[{"roleIndex": 0, "status": "in_progress"}]'], { roleIndex: i });
+          check(up.updated.includes(i), JSON.stringify(up));
+          status[i] = "in_progress";
+          attempts[i]++;
+          const c = yield* calls("Task in progress.", { name: "TaskUpdate", input: { taskId: taskId[i], status: "in_progress", owner: workerName(i) } });
+          done(c.results[0]);
+          const spawn = yield* calls(
+            `Spawning ${workerName(i)} (attempt ${attempts[i]}).`,
+            agent(`work on ${ROLES[i]}`, workerName(i), "sonnet", brief(`worker-${ROLES[i]}-${attempts[i]}`, `You are ${workerName(i)}. Role: ${ROLES[i]}. Write your completion report to .design/worker-${workerName(i)}.json.`)),
+          );
+          done(spawn.results[0]);
+          return spawn.results[0].id;
+        };
+        let running: Record<string, number> = {};
+        for (const i of ready()) running[yield* startRole(i)] = i;
+        let rounds = 0;
+        let cascadeSeen = false;
+        let restoredSeen = false;
+        while (Object.keys(running).length) {
+          check(++rounds < 12, "too many worker rounds");
+          ctx = yield* waitFor(latest(), Object.keys(running), "Waiting for the workers.");
+          const finished = Object.values(running).sort();
+          running = {};
+          for (const i of finished) {
+            const report = yield* calls(`${ROLES[i]} reported.`, lead.run("worker-completion-validate", [], { fill: { name: workerName(i) } }));
+            ok(report.results[0]);
+            const achieved = project.json(`.design/worker-${workerName(i)}.json`).achieved === true;
+            if (achieved) {
+              const up = yield* helper(lead, `${ROLES[i]} completed.`, "update-status", ['"status": "completed"'], { roleIndex: i, fill: { "one-line outcome": `${ROLES[i]} done` } });
+              check(up.updated.includes(i), JSON.stringify(up));
+              status[i] = "completed";
+              done((yield* calls("Task completed.", { name: "TaskUpdate", input: { taskId: taskId[i], status: "completed" } })).results[0]);
+              continue;
+            }
+            // Failure path.
+            const failed = yield* helper(lead, `${ROLES[i]} failed.`, "update-status", ['"status": "failed"'], { roleIndex: i, fill: { "what failed": `attempt ${attempts[i]}: tests failed` } });
+            status[i] = "failed";
+            for (const c of failed.cascaded) {
+              cascadeSeen = true;
+              status[c.roleIndex] = "skipped";
+              done((yield* calls("Skipped by the cascade.", { name: "TaskUpdate", input: { taskId: taskId[c.roleIndex], subject: `${c.name} (skipped: ${c.reason})` } })).results[0]);
+            }
+            const cb = yield* helper(lead, "Circuit breaker.", "circuit-breaker");
+            check(cb.shouldAbort === false, `circuit breaker tripped: ${JSON.stringify(cb)}`);
+            const rc = yield* helper(lead, "Retry candidates.", "retry-candidates");
+            const candidate = rc.retryable.find((r: any) => r.roleIndex === i);
+            notes.push(`${ROLES[i]} attempt ${attempts[i]} failed; retryable: ${!!candidate}`);
+            if (!candidate) {
+              check(attempts[i] === 3, `${ROLES[i]} not retryable after ${attempts[i]} attempts: ${JSON.stringify(rc)}`);
+              continue;
+            }
+            done((yield* calls("Retry reflexion.", lead.ref("retry-reflexion.md"))).results[0]);
+            done(
+              (yield* calls(
+                "Recording the reflexion.",
+                lead.write(".design/tmp/update.json", [
+                  {
+                    roleIndex: i,
+                    status: "failed",
+                    result: `${candidate.result}\n\n--- Retry ${attempts[i] + 1} Reflexion ---\nRoot cause: the check ran too early\nWrong assumption: the file existed\nAlternative: ${candidate.fallback || "write the file first"}\nGuard: check the file before running the suite`,
+                  },
+                ]),
+              )).results[0],
+            );
+            yield* helper(lead, "Same-status update.", "update-status", ["< .design/tmp/update.json"]);
+            const retry = yield* helper(lead, `Retry ${attempts[i] + 1}/3 of ${ROLES[i]}.`, "update-status", ['"status": "pending"'], { roleIndex: i });
+            for (const r of retry.restored) {
+              restoredSeen = true;
+              status[r.roleIndex] = "pending";
+              done((yield* calls("Restored.", { name: "TaskUpdate", input: { taskId: taskId[r.roleIndex], subject: r.name } })).results[0]);
+            }
+            status[i] = "in_progress";
+            attempts[i]++;
+            const spawn = yield* calls(
+              `Spawning a fresh ${workerName(i)} one tier up (attempt ${attempts[i]}).`,
+              agent(`retry ${ROLES[i]}`, workerName(i), "opus", brief(`worker-${ROLES[i]}-${attempts[i]}`, `You are ${workerName(i)}. Role: ${ROLES[i]}. Earlier attempt failed; see the reflexion in plan.json.`)),
+            );
+            done(spawn.results[0]);
+            running[spawn.results[0].id] = i;
+          }
+          for (const i of ready()) running[yield* startRole(i)] = i;
+        }
+        check(cascadeSeen && restoredSeen, `cascade ${cascadeSeen}, restored ${restoredSeen}`);
+        const after = yield* helper(lead, "No role left to run.", "status", [".design/plan.json"]);
+        check(after.counts.completed === 3 && after.counts.failed === 1, JSON.stringify(after));
+        yield* helper(lead, "Workers done.", "run-checkpoint", ["--phase workers"], {
+          fill: { name: [workerName(0), workerName(1)], c: "3", f: "1", s: "0" },
+        });
+
+        // 5. Verify
+        done((yield* calls("Phase 5/7 Verify.", lead.ref("post-execution-briefs.md"))).results[0]);
+        ctx = yield* calls("Spawning the integration verifier.", agent("verify integration", "integration-verifier", "sonnet", brief("integration-verifier", "Verify the completed roles together; write .design/integration-verifier-report.json.")));
+        ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the verifier.");
+        ok((yield* calls("Validating the verifier's report.", lead.run("validate-auxiliary-report", ["--type integration-verifier"]))).results[0]);
+        yield* helper(lead, "Verify done.", "run-checkpoint", ["--phase verify"], {
+          replace: [[",.design/regression-checker-report.json", ""]],
+          fill: { "achieved|partial|not achieved": "partial" },
+        });
+
+        // 6. Learn
+        done((yield* calls("Phase 6/7 Learn.", lead.ref("closing.md"))).results[0]);
+        const handoff = [
+          `# Handoff: ${goal}`,
+          "Run 2026-01-01: outcome partial; goal achieved: partly",
+          "Roles: 3 completed, 1 failed, 0 skipped of 4",
+          "Next: /do:execute to retry docs-writer after fixing its check",
+          "Open issues: docs-writer check never passed",
+          "",
+          "## Roles",
+          ...ROLES.map((r, i) => `- ${r}: ${status[i]}`),
+          "",
+        ].join("\n");
+        yield* put(lead, "Writing the handoff.", ".design/handoff.md", handoff);
+        yield* put(lead, "Writing the evaluation draft.", ".design/tmp/eval.json", EXECUTE_EVAL);
+        done((yield* calls("The curator.", lead.ref("memory-curator.md"))).results[0]);
+        ctx = yield* calls("Spawning the memory curator.", agent("curate memories", "memory-curator", "haiku", brief("memory-curator", "Curate this run's learnings; write .design/memory-curator-report.json.")));
+        ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the curator.");
+        ok((yield* calls("Validating the curator's report.", lead.run("validate-auxiliary-report", ["--type memory-curator"]))).results[0]);
+        const stored = yield* helper(lead, "Storing the new memory.", "memory-add", ["--category pattern"], {
+          replace: [
+            ["--category pattern", `--category ${NEW_MEMORY.category}`],
+            ["--importance 6", `--importance ${NEW_MEMORY.importance}`],
+          ],
+          fill: { "k1,k2": NEW_MEMORY.keywords, content: NEW_MEMORY.content, goal },
+        });
+        check(stored.category === NEW_MEMORY.category, JSON.stringify(stored));
+        ctx = yield* calls(
+          "Storing the repeated one.",
+          lead.run("memory-add", ["--category pattern"], { fill: { "k1,k2": "todo,api", content: SEEDED_MEMORY, goal } }),
+        );
+        const dup = helperJson(ctx.results[0]);
+        check(dup.ok === false && dup.gate === "duplicate" && dup.duplicateOf, `expected the duplicate gate: ${ctx.results[0].text}`);
+        const boosted = yield* helper(lead, "Boosting the existing memory instead.", "memory-add", ["--boost"], { fill: { duplicateOf: dup.duplicateOf } });
+        notes.push(`boost ${JSON.stringify(boosted)}`);
+        yield* helper(lead, "Learn done.", "run-checkpoint", ["--phase learn"], { fill: { s: "1", b: "1", d: "0" } });
+
+        // 7. Close
+        const refl = yield* helper(lead, "Phase 7/7 Close.", "reflection-add", ["--skill execute"], {
+          fill: { goal },
+          replace: [
+            ["--outcome completed", "--outcome partial"],
+            ["--goal-achieved true", "--goal-achieved false"],
+          ],
+        });
+        check(refl.outcome === "partial", JSON.stringify(refl));
+        const end = yield* helper(lead, "Closing the run.", "run-complete", ["execute"], { replace: [["--outcome completed", "--outcome partial"]] });
+        check(end.outcome === "partial", JSON.stringify(end));
+        yield turn("3 roles completed, docs-writer failed after 3 attempts. Next: /do:execute to retry it, or /do:reflect.");
+      }),
+    });
+    clean(s, errors);
+
+    // Statuses as scripted, attempts counted, results kept, the reflexion appended to the retried role.
+    const plan = project.json(".design/plan.json");
+    assert.deepEqual(
+      plan.roles.map((r: any) => [r.name, r.status, r.attempts]),
+      [
+        // attempts counts failed attempts: each one consumes retry budget.
+        ["schema-designer", "completed", 0],
+        ["api-developer", "completed", 1],
+        ["ui-developer", "completed", 0],
+        ["docs-writer", "failed", 3],
+      ],
+      JSON.stringify(plan.roles.map((r: any) => [r.name, r.status, r.attempts, r.result])),
+    );
+    assert.equal(plan.roles[3].result, "attempt 3: tests failed");
+    assert.match(project.read(".design/handoff.md"), /^# Handoff: add due dates to the todo API\n/);
+    const memories = project.jsonl(".design/memory.jsonl");
+    assert.equal(memories.length, 2, JSON.stringify(memories));
+    assert.equal(memories.find((m) => m.content === SEEDED_MEMORY)?.importance, 7, "the duplicate should boost the seeded memory");
+    assert.equal(memories.find((m) => m.content === NEW_MEMORY.content)?.category, NEW_MEMORY.category);
+    const refl = project.jsonl(".design/reflection.jsonl");
+    assert.deepEqual(
+      refl.map((r) => [r.skill, r.outcome]),
+      [
+        ["recon", "completed"],
+        ["design", "completed"],
+        ["execute", "partial"],
+      ],
+    );
+    assert.deepEqual(refl[2].evaluation.whatFailed, EXECUTE_EVAL.whatFailed);
+    const run = project.json(".design/run-execute.json");
+    assert.equal(run.outcome, "partial");
+    assert.deepEqual(
+      run.completed.map((c: any) => c.phase),
+      ["pre-flight", "challenge", "task-list", "workers", "verify", "learn"],
+    );
+    const pre = cliSync(["preflight", "design"], { cwd: project.dir });
+    assert.equal(pre.json.plan.state, "done", "with docs-writer out of attempts the plan is done");
+  });
+
+  step("/do:plan-status, /do:runs and /do:memories show what execute left", async () => {
+    const cases: [string, string, (doc: any) => void][] = [
+      [
+        "plan-status",
+        "",
+        (doc) => {
+          // (plan-view calls this plan in_progress while preflight calls it done: see the report.)
+          assert.deepEqual(doc.counts, { completed: 3, failed: 1 });
+          assert.deepEqual(doc.next, [], "nothing is left to run or retry");
+          assert.match(doc.markdown, /```mermaid/);
+          for (const r of ROLES) assert.ok(doc.markdown.includes(r), `${r} not in the graph`);
+        },
+      ],
+      ["runs", "execute", (doc) => assert.deepEqual(doc.reflections.map((r: any) => [r.skill, r.outcome]), [["execute", "partial"]])],
+      ["memories", "", (doc) => assert.equal(doc.count, 2)],
+    ];
+    for (const [name, args, verify] of cases) {
+      const s = await session({ prompt: `/do:${name} ${args}`.trim(), cwd: project.dir, script: [{ text: "Shown." }] });
+      assertClean(s);
+      const p = commandPrompt(PLUGIN_DIR, name);
+      const d = delivery(p, PLUGIN_DIR, args, s.received);
+      assert.deepEqual(d.missing, [], `${name}: body did not arrive`);
+      assert.ok(!d.text.includes("${") && !d.text.includes("$ARGUMENTS"), substitute("", p, PLUGIN_DIR, args));
+      verify(JSON.parse(d.injected[0]));
+    }
+  });
+
+  step("/do:reflect reads what execute left and plans a fix", async () => {
+    const fork = forkProject(project);
+    forks.push(fork);
+    const args = "execute --min-runs 1";
+    const lead = new SkillLead("reflect", PLUGIN_DIR, fork, args);
+    const s = await session({
+      prompt: `/do:reflect ${args}`,
+      cwd: fork.dir,
+      script: flowScript(function* (first): Flow {
+        const digest = lead.digest(first);
+        check(digest.reflections.count === 3 && digest.plan.state === "done", `digest: ${JSON.stringify(digest)}`);
+        const arch = yield* helper(lead, "Phase 1/6 Pre-flight: the finished plan goes to history.", "archive");
+        debug(arch);
+        const found = yield* helper(lead, "Phase 2/6 Gather.", "reflection-search", [], { fill: { skill: "execute" } });
+        check(found.reflections.length === 1 && found.reflections[0].evaluation.whatFailed[0] === EXECUTE_EVAL.whatFailed[0], JSON.stringify(found));
+        const mem = yield* helper(lead, "Related memories.", "memory-search", [], { fill: { skill: "execute", "main failure words": "docs readme checks" } });
+        check(mem.memories.some((m: any) => m.content === NEW_MEMORY.content), `the curator's memory is not found: ${JSON.stringify(mem)}`);
+        done((yield* calls("Phase 3/6 Analyse.", lead.ref("pattern-analysis.md"))).results[0]);
+        done((yield* calls("Phase 5/6 Plan.", lead.ref("plan-template.md"))).results[0]);
+        const fix = {
+          ...(designPlan("Give docs roles a behavioural acceptance check") as any),
+          roles: [
+            {
+              ...(designPlan() as any).roles[3],
+              name: "docs-check-fixer",
+              goal: "Docs roles get a behavioural acceptance check",
+              scope: { directories: ["docs"], patterns: [], dependencies: [] },
+              acceptanceCriteria: [{ criterion: "The tests pass", check: "node --test test/" }],
+            },
+          ],
+        };
+        yield* put(lead, "Writing the fix plan.", ".design/plan.json", fix);
+        yield* helper(lead, "Checks.", "validate-checks");
+        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/plan.json"]);
+        check(fin.validated === true, JSON.stringify(fin));
+        yield* put(lead, "Phase 6/6.", ".design/tmp/eval.json", {
+              whatWorked: ["The execute reflection named the failing check"],
+              whatFailed: [],
+              doNextTime: ["Run reflect after every partial execute"],
+              reflectionsAnalyzed: 1,
+              patternsFound: 1,
+              hypothesesGenerated: 1,
+              hypothesesApproved: 1,
+            });
+        yield* helper(lead, "Checking the evaluation.", "reflection-validate");
+        yield* helper(lead, "Recording.", "reflection-add", ["--skill reflect"], { fill: { skill: "execute" } });
+        yield turn("One fix planned. Next: /do:execute");
+      }),
+    });
+    assertClean(s);
+    const plan = fork.json(".design/plan.json");
+    assert.equal(plan.roles[0].name, "docs-check-fixer");
+    assert.equal(plan.roles[0].status, "pending");
+    const history = fork.list(".design/history");
+    assert.equal(history.length, 1, `history: ${history}`);
+    assert.deepEqual(
+      fork.json(`.design/history/${history[0]}/plan.json`).roles.map((r: any) => r.status),
+      ["completed", "completed", "completed", "failed"],
+    );
+    assert.deepEqual(
+      fork.jsonl(".design/reflection.jsonl").map((r) => r.skill),
+      ["recon", "design", "execute", "reflect"],
+    );
+  });
+
+  step("/do:improve reads what execute left and plans an improvement of a project skill", async () => {
+    const fork = forkProject(project);
+    forks.push(fork);
+    const args = "greet clarity";
+    const lead = new SkillLead("improve", PLUGIN_DIR, fork, args);
+    const errors: string[] = [];
+    const agents = agentTable(
+      fork,
+      {
+        "analyst-clarity": {
+          file: ".design/expert-clarity-analyst.json",
+          content: {
+            summary: "The greet skill never says what to do when the name is ambiguous.",
+            verificationProperties: [{ property: "The skill names its fallback for a missing name", category: "invariant", testableVia: "grep -n 'ask' .claude/skills/greet/SKILL.md" }],
+            scores: { clarity: 3 },
+          },
+          reply: "Analysis written to .design/expert-clarity-analyst.json",
+        },
+      },
+      errors,
+    );
+    const s = await session({
+      prompt: `/do:improve ${args}`,
+      cwd: fork.dir,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        check(digest.plan.state === "done", `digest: ${JSON.stringify(digest.plan)}`);
+        // The target: Glob is not a tool of this CLI; the lead reads the candidate path directly.
+        let ctx = yield* calls("Phase 1/8 Pre-flight: the target.", lead.readFile(".claude/skills/greet/SKILL.md"));
+        const target = done(ctx.results[0]);
+        check(target.includes("Say hello"), target);
+        yield* helper(lead, "The finished plan goes to history.", "archive");
+        yield* put(lead, "Snapshot.", ".design/skill-snapshot.md", fork.read(".claude/skills/greet/SKILL.md"));
+        const past = yield* helper(lead, "Past improve runs.", "reflection-search", ["--skill improve"]);
+        check(Array.isArray(past.reflections), JSON.stringify(past));
+        yield* helper(lead, "Memories.", "memory-search", [], { fill: { "skill name": "greet", focus: "clarity" } });
+        ctx = yield* calls("Phase 3/8 Analysis (targeted: a focus was given).", lead.ref("analyst-briefs.md"), lead.ref("scoring-rubric.md"));
+        ctx.results.forEach((r) => done(r));
+        ctx = yield* calls("Spawning the analyst.", agent("clarity analysis", "clarity-analyst", "sonnet", brief("analyst-clarity", "Analyse .claude/skills/greet/SKILL.md for clarity; write .design/expert-clarity-analyst.json.")));
+        ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the analyst.");
+        ok((yield* calls("Checking the artifact.", lead.run("expert-validate", [], { fill: { name: "clarity-analyst" } }))).results[0]);
+        done((yield* calls("Phase 5/8 Synthesis.", lead.ref("improvement-plan.md"))).results[0]);
+        const plan = {
+          ...(designPlan("improve greet") as any),
+          roles: [
+            {
+              ...(designPlan() as any).roles[0],
+              name: "greet-clarifier",
+              goal: "The greet skill says what to do with an ambiguous name",
+              scope: { directories: [".claude/skills/greet"], patterns: [], dependencies: [] },
+              acceptanceCriteria: [{ criterion: "The tests pass", check: "node --test test/" }],
+            },
+          ],
+        };
+        yield* put(lead, "Writing the plan.", ".design/plan.json", plan);
+        done((yield* calls("Phase 6/8 Guards.", lead.ref("guards.md"))).results[0]);
+        // The newest archived plan (Glob in the skill's words; ls through Bash here).
+        ctx = yield* calls("Finding the archived plan.", { name: "Bash", input: { command: "ls -d .design/history/*/plan.json", description: "List archived plans" } });
+        const archived = done(ctx.results[0]).trim().split("\n").pop()!;
+        const diff = yield* helper(lead, "Circular-improvement guard.", "plan-diff", [], { fill: { "archived-plan": archived } });
+        debug(diff);
+        yield* helper(lead, "Phase 7/8 Finalize.", "validate-checks");
+        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/plan.json"]);
+        check(fin.validated === true, JSON.stringify(fin));
+        yield* put(lead, "Phase 8/8.", ".design/tmp/eval.json", {
+              whatWorked: ["The analyst found the missing fallback"],
+              whatFailed: [],
+              doNextTime: ["Score every dimension, not only the focus"],
+              targetSkill: "greet",
+              analysisMode: "targeted",
+              expertCount: 1,
+              qualityScores: { clarity: 3 },
+              findingsCount: 1,
+              rolesProduced: 1,
+            });
+        yield* helper(lead, "Recording.", "reflection-add", ["--skill improve"], { fill: { "skill name": "greet" } });
+        yield turn("One improvement role planned. Next: /do:execute");
+      }),
+    });
+    clean(s, errors);
+    assert.equal(fork.read(".design/skill-snapshot.md"), fork.read(".claude/skills/greet/SKILL.md"));
+    assert.equal(fork.json(".design/plan.json").roles[0].name, "greet-clarifier");
+    assert.equal(fork.list(".design/history").length, 1);
+    assert.deepEqual(
+      fork.jsonl(".design/reflection.jsonl").map((r) => r.skill),
+      ["recon", "design", "execute", "improve"],
+    );
+  });
+
+  step("the next /do:design archives the finished run and starts from what execute learned", async () => {
+    const goal = "add search to the todo API";
+    const lead = new SkillLead("design", PLUGIN_DIR, project, goal);
+    const s = await session({
+      prompt: `/do:design ${goal}`,
+      cwd: project.dir,
+      script: flowScript(function* (first): Flow {
+        const digest = lead.digest(first);
+        check(digest.plan.state === "done" && digest.run === null, `digest: ${JSON.stringify(digest.plan)} ${JSON.stringify(digest.run)}`);
+        check(/Handoff: add due dates/.test(digest.lifecycle.handoff), `lifecycle: ${JSON.stringify(digest.lifecycle)}`);
+        yield* helper(lead, "Starting.", "run-start", [], { fill: { goal } });
+        const arch = yield* helper(lead, "The previous plan is done: archiving it.", "archive");
+        debug(arch);
+        const mem = yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: `${goal} docs readme checks` } });
+        check(mem.memories.some((m: any) => m.content === NEW_MEMORY.content), `memory-search: ${JSON.stringify(mem)}`);
+        yield* put(lead, "Stopping here for this check.", ".design/tmp/eval.json", { whatWorked: [], whatFailed: [], doNextTime: ["Finish the search design"] });
+        yield* helper(lead, "Recording.", "reflection-add", ["--skill design"], { fill: { goal }, replace: [["--outcome completed", "--outcome aborted"], ["--goal-achieved true", "--goal-achieved false"]] });
+        yield* helper(lead, "Closing.", "run-complete", ["design"], { replace: [["--outcome completed", "--outcome aborted"]] });
+        yield turn("Stopped.");
+      }),
+    });
+    assertClean(s);
+    assert.ok(!project.exists(".design/plan.json"), "the finished plan should be archived");
+    const history = project.list(".design/history");
+    assert.ok(history.length >= 1, `history: ${history}`);
+    const archived = history.map((h) => `.design/history/${h}`).find((h) => project.exists(`${h}/plan.json`));
+    assert.ok(archived, `no archived plan in ${history}`);
+    assert.deepEqual(
+      project.json(`${archived}/plan.json`).roles.map((r: any) => r.status),
+      ["completed", "completed", "completed", "failed"],
+    );
+    // Memory, reflections and handoff stay.
+    assert.equal(project.jsonl(".design/memory.jsonl").length, 2);
+    assert.deepEqual(
+      project.jsonl(".design/reflection.jsonl").map((r) => [r.skill, r.outcome]),
+      [
+        ["recon", "completed"],
+        ["design", "completed"],
+        ["execute", "partial"],
+        ["design", "aborted"],
+      ],
+    );
+    assert.ok(project.exists(".design/handoff.md"));
+  });
+});
+
+/** Kept for debugging a failing flow: DO_E2E_DEBUG=1 prints what a step returned. */
+function debug(x: unknown): void {
+  if (process.env.DO_E2E_DEBUG) console.error(JSON.stringify(x));
+}

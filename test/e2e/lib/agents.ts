@@ -1,0 +1,52 @@
+// Scripted subagents (experts, workers, auxiliaries): each writes its report with the Write tool, answers with one
+// line, and answers every later message (a SendMessage that resumes it) with a fixed reply.
+import { existsSync } from "node:fs";
+import { done, flowScript, read, turn, write } from "./lead.ts";
+import type { Sample } from "./project.ts";
+import type { Script } from "./stub.ts";
+
+export interface AgentPart {
+  /** Project-relative file the agent writes, and its content (objects become JSON). */
+  file?: string;
+  content?: string | object;
+  /** Its final line, which the lead gets in the task notification. */
+  reply: string;
+  /** Its answer when a SendMessage resumes it. */
+  onMessage?: string;
+}
+
+/** Subagents are told apart by a first line `Agent: <key>` in the brief the lead wrote. */
+export function agentKey(brief: string): string | undefined {
+  return /^Agent: (\S+)\s*$/m.exec(brief)?.[1];
+}
+
+export function agentScript(project: Sample, part: AgentPart, errors: string[]): Script {
+  return flowScript(function* () {
+    if (part.file) {
+      const path = project.path(part.file);
+      // The Write tool refuses to overwrite a file the agent has not read (a retried worker's report).
+      if (existsSync(path)) done((yield turn("Reading my earlier report.", read(path))).results[0]);
+      const ctx = yield turn("Writing my report.", write(path, typeof part.content === "string" ? part.content : JSON.stringify(part.content, null, 2) + "\n"));
+      const r = ctx.results[0];
+      if (!r || r.isError) errors.push(`${part.file}: ${r?.text}`);
+    }
+    let reply = part.reply;
+    for (;;) {
+      yield turn(reply);
+      reply = part.onMessage ?? "Nothing to add.";
+    }
+  });
+}
+
+/** The stub's `agents` option: the script of each known key; unknown briefs fail the session. */
+export function agentTable(project: Sample, parts: Record<string, AgentPart>, errors: string[]): (brief: string) => Script | undefined {
+  return (brief) => {
+    const key = agentKey(brief);
+    const part = key ? parts[key] : undefined;
+    if (!part) {
+      errors.push(`unexpected agent brief: ${brief.slice(0, 200)}`);
+      return undefined;
+    }
+    return agentScript(project, part, errors);
+  };
+}
