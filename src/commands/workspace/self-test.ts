@@ -374,7 +374,22 @@ async function runCase(c: Case, bundle: string, root: string, index: number, now
   return { command: c.name, passed: !why, error: why ?? null };
 }
 
-export const selfTestCases = CASES;
+export const selfTestCases: readonly Case[] = CASES;
+
+/** Registry commands that no case covers: each is reported as a failed result. */
+export function uncovered(names: readonly string[], cases: readonly { command: string }[]): string[] {
+  return names.filter((name) => !cases.some((c) => c.command === name));
+}
+
+/** The command's result: counts and per-case results; a failure when any case failed or a command has no case. */
+export function verdict(results: readonly Result[], missing: readonly string[]): Result {
+  const all = [...results, ...missing.map((name) => ({ command: name, passed: false, error: "no self-test case for this command" }))];
+  const failedCount = all.filter((r) => !r.passed).length;
+  const skipped = all.filter((r) => r.skipped).length;
+  const summary = { passed: all.length - failedCount - skipped, failed: failedCount, skipped, results: all };
+  if (failedCount > 0) throw new HelperError("E_INVALID", `${failedCount} self-test(s) failed`, summary);
+  return summary;
+}
 
 export default defineCommand({
   positionals: [],
@@ -384,7 +399,6 @@ export default defineCommand({
     if (!bundle || !/\.[cm]?js$/.test(bundle)) {
       throw new HelperError("E_USAGE", "self-test runs from the built bundle: node dist/plan.js self-test");
     }
-    const missing = commandNames.filter((name) => !CASES.some((c) => c.command === name));
     const root = mkdtempSync(join(tmpdir(), "do-self-test-"));
     const now = ctx.now();
     try {
@@ -398,12 +412,7 @@ export default defineCommand({
         }
       };
       await Promise.all([worker(), worker(), worker()]);
-      for (const name of missing) results.push({ command: name, passed: false, error: "no self-test case for this command" });
-      const failedCount = results.filter((r) => !r.passed).length;
-      const skipped = results.filter((r) => r.skipped).length;
-      const summary = { passed: results.length - failedCount - skipped, failed: failedCount, skipped, results };
-      if (failedCount > 0) throw new HelperError("E_INVALID", `${failedCount} self-test(s) failed`, summary);
-      return summary;
+      return verdict(results, uncovered(commandNames, CASES));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

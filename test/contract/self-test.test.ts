@@ -1,0 +1,45 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { tmpdir } from "node:os";
+import { cli } from "../helpers/cli.ts";
+import { commandNames } from "../../src/registry.ts";
+import { HelperError } from "../../src/lib/errors.ts";
+import { selfTestCases, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+
+describe("self-test", () => {
+  it("has a case for every command of the registry", () => {
+    assert.deepEqual(uncovered(commandNames, selfTestCases), []);
+  });
+
+  it("names a command without a case as a failure", () => {
+    assert.deepEqual(uncovered(["status", "brand-new"], [{ command: "status" }]), ["brand-new"]);
+    assert.throws(
+      () => verdict([{ command: "status", passed: true, error: null }], ["brand-new"]),
+      (err: unknown) => {
+        assert.ok(err instanceof HelperError);
+        assert.equal(err.message, "1 self-test(s) failed");
+        const results = err.extra.results as Array<{ command: string; error: string }>;
+        assert.deepEqual(results.at(-1), { command: "brand-new", passed: false, error: "no self-test case for this command" });
+        return true;
+      },
+    );
+  });
+
+  it("fails when one case fails, and counts skipped cases apart", () => {
+    assert.throws(() => verdict([{ command: "a", passed: true, error: null }, { command: "b", passed: false, error: "x" }], []), /1 self-test\(s\) failed/);
+    assert.deepEqual(verdict([{ command: "a", passed: true, error: null }, { command: "b", passed: true, error: null, skipped: "python3 unavailable" }], []), {
+      passed: 1,
+      failed: 0,
+      skipped: 1,
+      results: [{ command: "a", passed: true, error: null }, { command: "b", passed: true, error: null, skipped: "python3 unavailable" }],
+    });
+  });
+
+  it("passes as a process of the built bundle, reporting every case", async () => {
+    const r = await cli(["self-test"], { cwd: tmpdir() });
+    assert.equal(r.code, 0, r.stdout.slice(0, 2000));
+    assert.equal(r.json.failed, 0);
+    assert.equal(r.json.results.length, selfTestCases.length);
+    assert.ok(r.json.results.every((x: { passed: boolean }) => x.passed));
+  });
+});
