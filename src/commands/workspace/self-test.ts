@@ -383,7 +383,7 @@ export function uncovered(names: readonly string[], cases: readonly { command: s
 
 /** The command's result: counts and per-case results; a failure when any case failed or a command has no case. */
 export function verdict(results: readonly Result[], missing: readonly string[]): Result {
-  const all = [...results, ...missing.map((name) => ({ command: name, passed: false, error: "no self-test case for this command" }))];
+  const all: Result[] = [...results, ...missing.map((name) => ({ command: name, passed: false, error: "no self-test case for this command" }))];
   const failedCount = all.filter((r) => !r.passed).length;
   const skipped = all.filter((r) => r.skipped).length;
   const summary = { passed: all.length - failedCount - skipped, failed: failedCount, skipped, results: all };
