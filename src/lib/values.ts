@@ -79,31 +79,44 @@ const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
 function validDate(y: number, mo: number, d: number, h: number, mi: number, s: number): boolean {
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return false;
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return false;
+  const monthDays = mo === 2 ? (isLeap(y) ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
+  return d <= monthDays;
 }
 
-const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const two = (s: string, i: number) => (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isDigit = (s: string, i: number) => s.charCodeAt(i) - 48 >>> 0 < 10;
+const DAYS_BEFORE_MONTH = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
 
 /**
- * The form the helper writes, YYYY-MM-DDTHH:MM:SSZ, read without allocating: readers parse one per memory line.
- * undefined when the text is not exactly that shape (the general grammar below then decides).
+ * The form the helper writes, YYYY-MM-DDTHH:MM:SSZ, read without a regex or a Date: readers parse one per memory
+ * line. undefined when the text is not exactly that shape (the general grammar below then decides).
  */
 function canonicalSeconds(v: string): number | undefined {
-  if (v.length !== 20 || !CANONICAL.test(v)) return undefined;
+  if (v.length !== 20 || v[4] !== "-" || v[7] !== "-" || v[10] !== "T" || v[13] !== ":" || v[16] !== ":" || v[19] !== "Z") return undefined;
+  for (let i = 0; i < 19; i++) if (i !== 4 && i !== 7 && i !== 10 && i !== 13 && i !== 16 && !isDigit(v, i)) return undefined;
   const y = two(v, 0) * 100 + two(v, 2);
   const mo = two(v, 5);
   const d = two(v, 8);
   const h = two(v, 11);
   const mi = two(v, 14);
   const s = two(v, 17);
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return 0;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1])) return 0;
-  return Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
+  if (!validDate(y, mo, d, h, mi, s)) return 0;
+  return utcSeconds(y, mo, d, h, mi, s);
+}
+
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
+/**
+ * Seconds since 1970-01-01T00:00:00Z in the proleptic Gregorian calendar, for any year from 1 (Date.UTC would
+ * read years below 100 as 19xx; Python, whose behaviour the contract follows, does not).
+ */
+function utcSeconds(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+  const yb = y - 1;
+  const days =
+    (y - 1970) * 365 + (Math.floor(yb / 4) - Math.floor(yb / 100) + Math.floor(yb / 400)) - 477 +
+    DAYS_BEFORE_MONTH[mo - 1] + (mo > 2 && isLeap(y) ? 1 : 0) + d - 1;
+  return days * 86_400 + h * 3600 + mi * 60 + s;
 }
 
 /** Timestamp → epoch seconds; anything unparsable is 0 (contract 3.6). */
@@ -116,13 +129,13 @@ export function parseTimestamp(v: unknown): number {
   if (m) {
     const [y, mo, d, h, mi, s] = m.slice(1, 7).map((x) => Number(x.trim()));
     if (!validDate(y, mo, d, h, mi, s)) return 0;
-    return Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
+    return utcSeconds(y, mo, d, h, mi, s);
   }
   m = RFC3339.exec(v);
   if (m) {
     const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
     if (!validDate(y, mo, d, h, mi, s)) return 0;
-    let secs = Date.UTC(y, mo - 1, d, h, mi, s) / 1000 + (m[7] ? Number(`0${m[7]}`) : 0);
+    let secs = utcSeconds(y, mo, d, h, mi, s) + (m[7] ? Number(`0${m[7]}`) : 0);
     const off = m[8];
     if (off !== "Z" && off !== "z") {
       const sign = off[0] === "-" ? -1 : 1;

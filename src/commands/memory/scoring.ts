@@ -81,20 +81,20 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
 function queryHits(entry: Entry, q: CompiledQuery): number {
   let mask = 0;
   const seen = q.bits ? null : new Set<number>();
-  const add = (word: string) => {
-    const i = q.index.get(word);
-    if (i === undefined) return;
-    if (seen) seen.add(i);
-    else mask |= i;
-  };
   const kw = entry.keywords;
-  if (typeof kw === "string") add(kw);
-  else if (Array.isArray(kw)) for (const k of kw) if (typeof k === "string") add(k);
+  const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
+  for (const k of words) {
+    const i = typeof k === "string" ? q.index.get(k) : undefined;
+    if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+  }
   if (typeof entry.content === "string" && entry.content !== "") {
     const text = entry.content.toLowerCase();
     const re = q.pattern;
     re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) add(m[0]);
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const i = q.index.get(m[0]) as number; // the pattern matches query tokens only
+      seen ? seen.add(i) : (mask |= i);
+    }
   }
   if (seen) return seen.size;
   let n = 0;

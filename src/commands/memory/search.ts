@@ -6,6 +6,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
 import { readText, scanJsonl } from "../../store.js";
+import { parseMemoryLine } from "./fast-line.js";
 import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore } from "./scoring.js";
 
 export default defineCommand({
@@ -26,7 +27,7 @@ export default defineCommand({
     if (file.kind === "missing") return { memories: [], skippedLines: 0 };
     if (file.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${file.detail}`);
     const ranking = new Ranking(limit);
-    const scan = scanJsonl(file.text, (entry) => ranking.offer(entry, searchScore(entry, query, nowSec)));
+    const scan = scanJsonl(file.text, (entry) => ranking.offer(entry, searchScore(entry, query, nowSec)), parseMemoryLine);
     const ranked = ranking.result();
     const memories = ranked.map(({ entry, score }) => ({
       id: entry.id ?? "",

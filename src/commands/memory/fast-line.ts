@@ -1,0 +1,34 @@
+// A fast reader for memory.jsonl lines in the exact layout memory-add writes (JSON.stringify of the entry, keys in
+// its order, no whitespace). The full-line pattern admits only valid JSON (strict string escapes, JSON numbers),
+// so a line it accepts parses to the same object JSON.parse would give; anything else (legacy layouts, other key
+// orders, whitespace, corrupt lines) returns undefined and goes through JSON.parse. memory-search reads every line
+// of the file on every call, and this skips most of the parser's work.
+
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
+const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
+const LINE = new RegExp(
+  `^\\{"id":(${STRING}),"timestamp":(${STRING}),"category":(${STRING}),"keywords":\\[((?:${STRING}(?:,${STRING})*)?)\\],` +
+    `"content":(${STRING}),"source":(${STRING}),"goal_context":(${STRING}),"importance":(${NUMBER}),"usage_count":(${NUMBER})\\}$`,
+);
+const STRINGS = new RegExp(STRING, "g");
+
+/** A JSON string literal's value: the text itself when it has no escape, else what JSON.parse makes of it. */
+function text(literal: string): string {
+  return literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+}
+
+export function parseMemoryLine(line: string): Record<string, unknown> | undefined {
+  const m = LINE.exec(line);
+  if (!m) return undefined;
+  return {
+    id: text(m[1]),
+    timestamp: text(m[2]),
+    category: text(m[3]),
+    keywords: m[4] === "" ? [] : (m[4].match(STRINGS) as string[]).map(text),
+    content: text(m[5]),
+    source: text(m[6]),
+    goal_context: text(m[7]),
+    importance: Number(m[8]),
+    usage_count: Number(m[9]),
+  };
+}
