@@ -321,10 +321,11 @@ export async function updateText<R>(
   target: string,
   change: (current: string | null) => { text: string | null; result: R },
   writeError = "Error writing file",
+  readError = `Error reading ${target}`,
 ): Promise<R> {
   return withLock(target, (lost) => {
     const cur = readText(target);
-    if (cur.kind === "error") throw new HelperError("E_READ", `Error reading ${target}: ${cur.detail}`);
+    if (cur.kind === "error") throw new HelperError("E_READ", `${readError}: ${cur.detail}`);
     const { text, result } = change(cur.kind === "ok" ? cur.text : null);
     if (text !== null) {
       if (lost()) throw new HelperError("E_LOCKED", `Lock on ${target} was lost; nothing written`);

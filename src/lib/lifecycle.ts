@@ -1,6 +1,6 @@
 // The lifecycle context every skill shows at start (contract 4.14): handoff notes, the last two reflections and
 // the plan's progress. Pure functions over file reads, so plan-health-summary and preflight read each file once.
-import type { JsonRead, JsonlFile, TextRead } from "../store.js";
+import { splitLines, type JsonRead, type JsonlFile, type TextRead } from "../store.js";
 import { isEmpty, isObject, parseTimestamp, pyStr, sortDesc } from "./values.js";
 
 export interface Lifecycle {
@@ -12,8 +12,7 @@ export interface Lifecycle {
 /** First 5 non-blank lines of handoff.md, trimmed, joined by "\n"; "" when missing or unreadable. */
 export function handoffDigest(read: TextRead): string {
   if (read.kind !== "ok") return "";
-  return read.text
-    .split(/\r\n|\r|\n/)
+  return splitLines(read.text)
     .map((l) => l.trim())
     .filter((l) => l !== "")
     .slice(0, 5)

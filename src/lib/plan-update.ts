@@ -3,7 +3,7 @@
 // back atomically only when the change asks for it. The change edits the parsed document itself, so fields the
 // helper does not know are written back untouched.
 import { resolve } from "node:path";
-import { readText, updateText } from "../store.js";
+import { pathKind, updateText } from "../store.js";
 import { HelperError } from "./errors.js";
 import { parsePlanText, type Json, type PlanPart } from "./plan.js";
 
@@ -26,9 +26,7 @@ export async function updatePlan<R>(
 ): Promise<R> {
   const abs = resolve(cwd, path);
   const notFound = () => new HelperError("E_NOT_FOUND", `Plan file not found: ${path}`);
-  const before = readText(abs);
-  if (before.kind === "missing") throw notFound();
-  if (before.kind === "error") throw new HelperError("E_READ", `Error reading plan file: ${before.detail}`);
+  if (pathKind(abs) === "missing") throw notFound(); // reported without creating a lock
   return updateText(
     abs,
     (text) => {
@@ -38,6 +36,7 @@ export async function updatePlan<R>(
       return { text: write ? serializePlan(doc) : null, result };
     },
     "Error writing plan file",
+    "Error reading plan file",
   );
 }
 
