@@ -4,9 +4,10 @@
 import { randomBytes } from "node:crypto";
 import {
   chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync,
-  renameSync, statSync, unlinkSync, writeSync, type Stats,
+  realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import type { ArgSpec, Args } from "./lib/args.js";
 import { HelperError, detail } from "./lib/errors.js";
 
 export const LOCK_TIMEOUT_MS = 10_000;
@@ -412,4 +413,122 @@ export function makeDirExclusive(dir: string): boolean {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
   }
+}
+
+// ---------------------------------------------------------------- confinement
+
+/**
+ * What the helper may do with a path: `write` (write, create, move, append, lock) only inside the project's
+ * `.design/`, `read` (read, hash, list, test existence) only inside the project. The project is the working
+ * directory; both rules compare real paths (every symlink followed).
+ */
+export type PathAccess = "read" | "write";
+
+const MAX_LINKS = 40;
+
+/** The real path of `abs`: every symlink followed; a path that does not exist yet resolves through its nearest
+ * existing ancestor (a dangling symlink resolves to where it points). */
+export function realPath(abs: string, depth = 0): string {
+  if (depth > MAX_LINKS) throw new HelperError("E_PATH", `Too many levels of symbolic links: ${abs}`);
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    /* missing, dangling or unreadable: resolved below, one component at a time */
+  }
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isSymbolicLink()) {
+    let link: string;
+    try {
+      link = readlinkSync(abs);
+    } catch {
+      return abs;
+    }
+    return realPath(resolve(realPath(dirname(abs), depth + 1), link), depth + 1);
+  }
+  const parent = dirname(abs);
+  if (parent === abs) return abs;
+  return join(realPath(parent, depth + 1), basename(abs));
+}
+
+/** The two roots of a project: its real directory and `<real directory>/.design`. */
+export function projectRoots(cwd: string): { project: string; design: string } {
+  const project = realPath(resolve(cwd));
+  return { project, design: join(project, ".design") };
+}
+
+export function isInside(root: string, real: string): boolean {
+  return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The message of an E_PATH refusal (the permission hook and the docs quote these words). */
+export function outsideMessage(label: string, real: string, access: PathAccess): string {
+  return access === "write"
+    ? `${label} resolves outside the project's .design/: ${real}`
+    : `${label} resolves outside the project: ${real}`;
+}
+
+/**
+ * The one check every path the helper uses goes through. `value` is as given (relative to cwd or absolute);
+ * `label` names it in the error (e.g. `--inputs entry '/etc/passwd'`). Returns the real path to operate on, so a
+ * symlink inside the allowed root is followed (written through) and never replaced; anything resolving outside
+ * the allowed root throws E_PATH before anything is read or written.
+ */
+export function confine(cwd: string, label: string, value: string, access: PathAccess): string {
+  const roots = projectRoots(cwd);
+  const real = realPath(resolve(cwd, value));
+  const root = access === "write" ? roots.design : roots.project;
+  if (!isInside(root, real)) throw new HelperError("E_PATH", outsideMessage(label, real, access), { path: real });
+  return real;
+}
+
+/** `confine` that answers instead of throwing: the real path, or null when it leaves the allowed root. */
+export function confined(cwd: string, value: string, access: PathAccess): string | null {
+  try {
+    return confine(cwd, "", value, access);
+  } catch {
+    return null;
+  }
+}
+
+/** How an argument names it in an E_PATH message: `plan_path '<value>'`, `--design-dir '<value>'`. */
+export function argLabel(name: string, value: string, flag: boolean, entry = false): string {
+  return `${flag ? `--${name}` : name}${entry ? " entry" : ""} '${value}'`;
+}
+
+/** Comma-separated list → trimmed non-empty items (the helper's list arguments). */
+export function commaList(v: unknown): string[] {
+  return typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/**
+ * Check every path argument a command declares (`path: "read" | "write"` on a positional or flag; `list: true`
+ * for a comma-separated list, checked entry by entry) before the command runs. Throws E_PATH on the first one
+ * that resolves outside its root. Arguments left at an empty value are not paths and are skipped.
+ */
+export function confineArgs(cwd: string, spec: ArgSpec, args: Args): void {
+  for (const p of spec.positionals) {
+    const v = args[p.name];
+    if (p.path && typeof v === "string" && v !== "") confine(cwd, argLabel(p.name, v, false), v, p.path);
+  }
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const v = args[name];
+    if (!f.path || typeof v !== "string") continue;
+    if (f.list) for (const item of commaList(v)) confine(cwd, argLabel(name, item, true, true), item, f.path);
+    else if (v !== "") confine(cwd, argLabel(name, v, true), v, f.path);
+  }
+}
+
+/**
+ * Read a file the command derived itself (e.g. `<design_dir>/plan.json`) under the read rule: a file that resolves
+ * outside the project (a symlink out) reads as an error, never as its contents.
+ */
+export function readConfined<T>(cwd: string, abs: string, read: (real: string) => T): T | { kind: "error"; detail: string } {
+  const real = realPath(abs);
+  if (!isInside(projectRoots(cwd).project, real)) return { kind: "error", detail: outsideMessage(basename(abs), real, "read") };
+  return read(real);
 }

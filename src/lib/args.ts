@@ -10,6 +10,10 @@ export interface FlagSpec {
   required?: boolean;
   choices?: readonly string[];
   default?: string | number | boolean;
+  /** A path: confined before the command runs (store.ts `confineArgs`). */
+  path?: "read" | "write";
+  /** With `path`: a comma-separated list, every entry confined. */
+  list?: boolean;
 }
 
 export interface PositionalSpec {
@@ -18,6 +22,8 @@ export interface PositionalSpec {
   /** Absent and no default: the positional is required. */
   default?: string;
   optional?: boolean;
+  /** A path: confined before the command runs (store.ts `confineArgs`). */
+  path?: "read" | "write";
 }
 
 export interface ArgSpec {
@@ -112,6 +118,7 @@ export function describeArgs(spec: ArgSpec): Array<Record<string, unknown>> {
     kind: "positional",
     required: p.default === undefined && !p.optional,
     ...(p.default !== undefined ? { default: p.default } : {}),
+    ...(p.path ? { path: p.path } : {}),
     help: p.help,
   }));
   for (const [name, f] of Object.entries(spec.flags)) {
@@ -122,6 +129,7 @@ export function describeArgs(spec: ArgSpec): Array<Record<string, unknown>> {
       required: !!f.required,
       ...(f.default !== undefined ? { default: f.default } : {}),
       ...(f.choices ? { choices: [...f.choices] } : {}),
+      ...(f.path ? { path: f.path, ...(f.list ? { list: true } : {}) } : {}),
       help: f.help,
     });
   }

@@ -1,6 +1,7 @@
 // What a command module exports, the context it runs in, and in-process invocation for tests.
 import { describeArgs, parseArgs, synopsis, wantsHelp, type ArgSpec, type Args } from "./args.js";
 import { HelperError } from "./errors.js";
+import { confineArgs } from "../store.js";
 
 export interface Context {
   /** Working directory that relative paths resolve against. */
@@ -35,6 +36,7 @@ export async function execute(name: string, def: CommandDef, argv: readonly stri
       return ok({ command: name, usage: synopsis(name, def, def.stdin), arguments: describeArgs(def) });
     }
     const args = parseArgs(name, argv, def);
+    confineArgs(ctx.cwd, def, args);
     return ok(await def.run(ctx, args));
   } catch (err) {
     return fail(err);

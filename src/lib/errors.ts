@@ -9,6 +9,7 @@ export type ErrorCode =
   | "E_TRANSITION" // a status change the state machine forbids
   | "E_LOCKED" // gave up waiting for a lock
   | "E_WRITE" // writing a file failed
+  | "E_PATH" // a path resolves outside the project's .design/ (writes) or the project (reads)
   | "E_INTERNAL"; // a bug: an unexpected throw
 
 export class HelperError extends Error {

@@ -124,4 +124,6 @@ export function territoryOf(role: Json): string[] {
 }
 
 /** The plan path positional shared by the plan commands. */
-export const PLAN_PATH = { name: "plan_path", help: "plan file", default: ".design/plan.json" } as const;
+export const PLAN_PATH = { name: "plan_path", help: "plan file", default: ".design/plan.json", path: "read" } as const;
+/** The plan path of the commands that write the plan: confined to the project's .design/. */
+export const PLAN_PATH_WRITE = { ...PLAN_PATH, path: "write" } as const;

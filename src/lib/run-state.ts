@@ -1,10 +1,10 @@
 // Run state: one file per skill, <design_dir>/run-<skill>.json, that lets an interrupted skill resume at the
 // phase after the last checkpoint. The phase list is the single source of truth; a checkpoint is saved before the
 // lead acts on the next phase; inputs are hashed so a resume on changed inputs is refused.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { HelperError } from "./errors.js";
 import { isObject, sha256 } from "./values.js";
-import { pathKind, readBytes, readJson } from "../store.js";
+import { commaList, confine, confined, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 export type Skill = (typeof SKILLS)[number];
@@ -38,7 +38,12 @@ export interface RunState {
 }
 
 export const runFileName = (skill: string) => `run-${skill}.json`;
-export const runFile = (cwd: string, designDir: string, skill: string) => resolve(cwd, designDir, runFileName(skill));
+/**
+ * The real path of `<design_dir>/run-<skill>.json` under the rule for `access` (a run file that is a symlink out is
+ * refused with E_PATH, one inside is followed).
+ */
+export const runFile = (cwd: string, designDir: string, skill: string, access: PathAccess = "write") =>
+  confine(cwd, `run state '${join(designDir, runFileName(skill))}'`, join(designDir, runFileName(skill)), access);
 
 /** True for a run-state file name; incomplete ones survive archive, finished ones are archived with their run. */
 export function isRunFileName(name: string): boolean {
@@ -58,9 +63,7 @@ export function checkSkill(command: string, skill: string): Skill {
 }
 
 /** Comma-separated list → trimmed non-empty items. */
-export function list(v: unknown): string[] {
-  return typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : [];
-}
+export const list = commaList;
 
 function isRunState(v: unknown): v is RunState {
   return (
@@ -125,7 +128,9 @@ export function describeRun(run: RunState, cwd: string, nowMs: number, goal?: st
   const changed: string[] = [];
   if (goal !== undefined && goal.trim() !== "" && sha256(goal.trim()) !== run.goalSha256) changed.push("goal");
   for (const input of run.inputs) {
-    if (hashFile(resolve(cwd, input.path)) !== input.sha256) changed.push(input.path);
+    // A recorded input that now resolves outside the project is never hashed: it counts as changed.
+    const real = typeof input.path === "string" ? confined(cwd, input.path, "read") : null;
+    if (real === null || hashFile(real) !== input.sha256) changed.push(input.path);
   }
   const last = run.completed[run.completed.length - 1];
   const since = Date.parse(run.updatedAt);
@@ -143,16 +148,20 @@ export function describeRun(run: RunState, cwd: string, nowMs: number, goal?: st
     age: ageText(ageSeconds),
     inputsChanged: changed.length > 0,
     changed,
-    missingOutputs: outputs.filter((p) => pathKind(resolve(cwd, p)) === "missing"),
+    missingOutputs: outputs.filter((p) => {
+      const real = typeof p === "string" ? confined(cwd, p, "read") : null;
+      return real === null || pathKind(real) === "missing";
+    }),
     decisions: run.completed.filter((c) => c.decisions).map((c) => `${c.phase}: ${c.decisions}`),
     outputs,
   };
 }
 
-export function designDirFlag() {
-  return { type: "string" as const, help: "the .design directory", default: ".design" };
+export function designDirFlag(path: "read" | "write") {
+  return { type: "string" as const, help: "the .design directory (or a folder inside it)", default: ".design", path };
 }
 
+/** The real path of `<design_dir>/history`, confined to the project's .design/ (E_PATH when it links out). */
 export function historyDir(cwd: string, designDir: string): string {
-  return join(resolve(cwd, designDir), "history");
+  return confine(cwd, `history folder '${join(designDir, "history")}'`, join(designDir, "history"), "write");
 }

@@ -7,11 +7,11 @@
 // entry that is a near-duplicate of an existing one of the same category is refused (gate "duplicate") and the
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
 // so two concurrent adds of the same text cannot both land.
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
-import { ensureDir, parseJsonl, pathKind, replaceLine, updateText, withAppendedLine } from "../../store.js";
+import { argLabel, confine, ensureDir, parseJsonl, pathKind, replaceLine, updateText, withAppendedLine } from "../../store.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf } from "./scoring.js";
 
 /**
@@ -109,7 +109,7 @@ async function append(target: string, entry: NewEntry) {
 }
 
 export default defineCommand({
-  positionals: [MEMORY_PATH],
+  positionals: [{ ...MEMORY_PATH, path: "write" }],
   flags: {
     category: { type: "string", help: `category of a new entry: ${MEMORY_CATEGORIES.join(", ")}` },
     keywords: { type: "string", help: 'comma-separated keywords of a new entry, e.g. "api,auth"' },
@@ -122,7 +122,7 @@ export default defineCommand({
     id: { type: "string", help: "entry to boost or decay" },
   },
   async run(ctx, args) {
-    const target = resolve(ctx.cwd, args.memory_path as string);
+    const target = confine(ctx.cwd, argLabel("memory_path", args.memory_path as string, false), args.memory_path as string, "write");
 
     if (args.boost || args.decay) {
       if (args.boost && args.decay) throw usage("--boost and --decay are mutually exclusive");

@@ -4,7 +4,7 @@
 import { parseTimestamp, sortDesc, tokens } from "../../lib/values.js";
 
 /** The memory file positional shared by memory-search, memory-add, memory-summary and memory-review. */
-export const MEMORY_PATH = { name: "memory_path", help: "memory file (JSONL)", default: ".design/memory.jsonl" } as const;
+export const MEMORY_PATH = { name: "memory_path", help: "memory file (JSONL)", default: ".design/memory.jsonl", path: "read" } as const;
 
 /** The six categories, in the fixed order error messages list them (Fix D10). */
 export const MEMORY_CATEGORIES = ["pattern", "mistake", "convention", "approach", "failure", "procedure"] as const;

@@ -4,7 +4,7 @@
 // write is locked and atomic and keeps every other field.
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
+import { PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isInt, isObject } from "../../lib/values.js";
 
@@ -62,7 +62,7 @@ function parseAdditions(text: string, roles: Json[]): Addition[] {
 }
 
 export default defineCommand({
-  positionals: [PLAN_PATH],
+  positionals: [PLAN_PATH_WRITE],
   flags: {},
   stdin: "constraints.json",
   async run(ctx, args) {

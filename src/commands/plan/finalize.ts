@@ -2,19 +2,20 @@
 // atomic write: directory overlaps (3.4 j > i rule), SHA-256 of spec files, status initialisation. Warnings
 // (inline Python that does not compile, `|| true` masking, missing spec files) never block. D7, D9, D10, D19,
 // D20.
-import { resolve } from "node:path";
+import { unlinkSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { HelperError, detail } from "../../lib/errors.js";
 import { depths, hasCycle, overlapWaits } from "../../lib/graph.js";
 import {
-  arrayOf, depsOf, loadPlan, PLAN_PATH, ROLE_STATUSES, rolesOf, scopeOf, str, territoryOf, type Json, type PlanPart,
+  arrayOf, depsOf, loadPlan, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, territoryOf, type Json, type PlanPart,
 } from "../../lib/plan.js";
-import { updatePlan } from "../../lib/plan-update.js";
+import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { check } from "../../schemas/common.js";
 import { PlanSchema } from "../../schemas/plan.js";
-import { readBytes } from "../../store.js";
+import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
 
 const PARTS: readonly PlanPart[] = ["auxiliaryRoles", "verificationSpecs", "progress"];
 const MAX_ROLES = 8;
@@ -173,8 +174,9 @@ export function validatePlan(doc: Json): string[] {
   return issues;
 }
 
-function sha256File(path: string): string | null {
-  const bytes = readBytes(path);
+/** SHA-256 of a spec file of an in-place finalize: its path must resolve inside the project (E_PATH otherwise). */
+function specDigest(cwd: string, path: string, i: number): string | null {
+  const bytes = readBytes(confine(cwd, `verificationSpecs[${i}].path '${path}'`, path, "read"));
   return bytes === null ? null : sha256(bytes);
 }
 
@@ -188,7 +190,7 @@ interface Enriched {
 }
 
 /** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
-function enrich(doc: Json, cwd: string): Enriched {
+function enrich(doc: Json, digestOf: (path: string, i: number) => string | null): Enriched {
   const roles = rolesOf(doc);
   const waits = overlapWaits(roles.map(territoryOf), depsOf(roles));
   roles.forEach((role, i) => (role.directoryOverlaps = waits[i]));
@@ -198,7 +200,7 @@ function enrich(doc: Json, cwd: string): Enriched {
     const spec = s as Json;
     if (isEmpty(spec.path)) return;
     const path = spec.path as string; // a string: the schema passed
-    const digest = sha256File(resolve(cwd, path));
+    const digest = digestOf(path, i);
     if (digest !== null) spec.sha256 = digest;
     else specWarnings.push(`verificationSpecs[${i}]: file not found: ${path} (sha256 not updated)`);
   });
@@ -225,8 +227,101 @@ function enrich(doc: Json, cwd: string): Enriched {
   };
 }
 
+// ---------------------------------------------------------------- draft install
+
+const DRAFT_SPECS = ".design/draft/specs";
+const SPECS = ".design/specs";
+const INSTALLED_PLAN = ".design/plan.json";
+
+/** The real path a draft plan has: `<project>/.design/draft/plan.json`. */
+const draftPlan = (cwd: string) => join(projectRoots(cwd).design, "draft", "plan.json");
+
+/**
+ * Where a draft's spec path installs: `.design/specs/<rel>` or `.design/draft/specs/<rel>` (both name the same
+ * file) → `<rel>`; anything else → null. Compared lexically against the working directory.
+ */
+function specRel(cwd: string, path: string): string | null {
+  const abs = resolve(cwd, path);
+  for (const base of [SPECS, DRAFT_SPECS]) {
+    const rel = relative(resolve(cwd, base), abs);
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(sep).join("/");
+  }
+  return null;
+}
+
+interface SpecCopy {
+  /** Real path the file installs to, its new bytes, and what was there before (null: nothing). */
+  dest: string;
+  bytes: Buffer;
+  before: Buffer | null;
+}
+
+/**
+ * finalize .design/draft/plan.json: validate the draft as an in-place finalize would, then install it as
+ * .design/plan.json and its spec files from .design/draft/specs/ into .design/specs/, all under the plan's lock.
+ * The installed plan names each spec as `.design/specs/<rel>` and records the SHA-256 of the installed bytes. A
+ * spec missing from the draft but already installed keeps the installed file (hashed as it is); one missing from
+ * both is a warning, as in place. Any failure installs nothing (files already replaced are put back).
+ */
+async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) => void, report: Record<string, unknown>): Promise<Enriched> {
+  const doc = loadPlan(cwd, shown, PARTS);
+  failIfInvalid(doc);
+  const placement: string[] = [];
+  const copies: SpecCopy[] = [];
+  arrayOf(doc.verificationSpecs).forEach((s, i) => {
+    const spec = s as Json;
+    if (typeof spec.path !== "string" || spec.path === "") return;
+    const rel = specRel(cwd, spec.path);
+    if (rel === null) {
+      confine(cwd, `verificationSpecs[${i}].path '${spec.path}'`, spec.path, "read");
+      placement.push(`verificationSpecs[${i}]: path '${spec.path}' must name a file under ${SPECS}/ (its draft under ${DRAFT_SPECS}/)`);
+      return;
+    }
+    const label = `verificationSpecs[${i}].path '${spec.path}'`;
+    const src = confine(cwd, label, `${DRAFT_SPECS}/${rel}`, "read");
+    const dest = confine(cwd, label, `${SPECS}/${rel}`, "write");
+    spec.path = `${SPECS}/${rel}`;
+    const bytes = readBytes(src);
+    if (bytes !== null) copies.push({ dest, bytes, before: readBytes(dest) });
+  });
+  if (placement.length) throw new HelperError("E_INVALID", "validation_failed", { issues: placement });
+
+  const target = confine(cwd, `installed plan '${INSTALLED_PLAN}'`, INSTALLED_PLAN, "write");
+  const staged = new Map(copies.map((c) => [c.dest, c.bytes]));
+  const e = enrich(doc, (path) => {
+    const dest = realPath(resolve(cwd, path));
+    const bytes = staged.get(dest) ?? readBytes(dest);
+    return bytes === null ? null : sha256(bytes);
+  });
+  const text = serializePlan(doc);
+  await withLock(target, () => {
+    const done: SpecCopy[] = [];
+    try {
+      for (const c of copies) {
+        ensureDir(dirname(c.dest));
+        writeAtomic(c.dest, c.bytes);
+        done.push(c);
+      }
+      writeAtomic(target, text);
+    } catch (err) {
+      for (const c of done.reverse()) {
+        try {
+          if (c.before === null) unlinkSync(c.dest);
+          else writeAtomic(c.dest, c.before);
+        } catch {
+          /* best effort: the error below names the failure */
+        }
+      }
+      throw new HelperError("E_WRITE", `Error installing plan: ${detail(err)}`);
+    }
+  });
+  report.installed = INSTALLED_PLAN;
+  report.installedSpecs = copies.map((c) => `${SPECS}/${relative(join(projectRoots(cwd).design, "specs"), c.dest).split(sep).join("/")}`);
+  return e;
+}
+
 export default defineCommand({
-  positionals: [PLAN_PATH],
+  positionals: [PLAN_PATH_WRITE],
   flags: { "validate-only": { type: "boolean", help: "validate only: no enrichment, no write, no lock" } },
   async run(ctx, args) {
     const planPath = args.plan_path as string;
@@ -240,10 +335,20 @@ export default defineCommand({
       return { validated: true };
     }
 
-    const e = await updatePlan(ctx.cwd, planPath, PARTS, (doc) => {
-      failIfInvalid(doc);
-      return { write: true, result: enrich(doc, ctx.cwd) };
-    });
+    const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write") === draftPlan(ctx.cwd);
+    const installed: Record<string, unknown> = {};
+    const e = draft
+      ? await install(ctx.cwd, planPath, failIfInvalid, installed)
+      : await updatePlan(
+          ctx.cwd,
+          planPath,
+          PARTS,
+          (doc) => {
+            failIfInvalid(doc);
+            return { write: true, result: enrich(doc, (path, i) => specDigest(ctx.cwd, path, i)) };
+          },
+          { anyVersion: true },
+        );
 
     // Warnings come from the version just written; python3 runs after the lock is released, so a slow
     // compiler never holds up other writers.
@@ -267,6 +372,7 @@ export default defineCommand({
 
     return {
       validated: true,
+      ...installed,
       computedOverlaps: e.roleCount,
       roleCount: e.roleCount,
       auxiliaryCount: e.auxiliaryCount,

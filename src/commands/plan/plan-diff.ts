@@ -69,8 +69,8 @@ function roleChanges(a: Json, b: Json): string[] {
 
 export default defineCommand({
   positionals: [
-    { name: "plan_a", help: "the earlier plan" },
-    { name: "plan_b", help: "the later plan" },
+    { name: "plan_a", help: "the earlier plan", path: "read" },
+    { name: "plan_b", help: "the later plan", path: "read" },
   ],
   flags: {},
   run(ctx, args) {

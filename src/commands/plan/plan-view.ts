@@ -7,7 +7,7 @@ import { ancestors } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
 import { attemptsOf, depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
 import { isEmpty, isObject, parseTimestamp, pyStr } from "../../lib/values.js";
-import { readJson, readJsonl } from "../../store.js";
+import { readConfined, readJson, readJsonl } from "../../store.js";
 
 const STYLE: Record<string, string> = {
   pending: "fill:#eeeeee,stroke:#999999",
@@ -56,8 +56,8 @@ export function mermaid(roles: readonly Json[]): string {
   return lines.join("\n");
 }
 
-function lastRuns(reflectionPath: string): string[] {
-  const r = readJsonl(reflectionPath);
+function lastRuns(cwd: string, reflectionPath: string): string[] {
+  const r = readConfined(cwd, reflectionPath, readJsonl);
   if (r.kind !== "ok") return [];
   return newestFirst(r.entries.map((e) => e.value))
     .slice(0, 3)
@@ -84,13 +84,15 @@ function markdown(goal: string, counts: Record<string, number>, graph: string, n
 }
 
 export default defineCommand({
-  positionals: [PLAN_PATH],
+  // Not confined by confineArgs: plan-view always exits 0, so a plan path outside the project reads as an
+  // unreadable plan (the E_PATH wording is in `problems`) and nothing outside is read.
+  positionals: [{ ...PLAN_PATH, path: undefined }],
   flags: {},
   run(ctx, args) {
     const path = args.plan_path as string;
     const abs = resolve(ctx.cwd, path);
-    const runs = lastRuns(resolve(dirname(abs), "reflection.jsonl"));
-    const r = readJson(abs);
+    const r = readConfined(ctx.cwd, abs, readJson);
+    const runs = r.kind === "error" ? [] : lastRuns(ctx.cwd, resolve(dirname(abs), "reflection.jsonl"));
     const none = (state: string, problem: string) => ({
       state,
       problems: [problem],

@@ -5,7 +5,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { ancestors, dependents, type Deps } from "../../lib/graph.js";
-import { attemptsOf, depsOf, PLAN_PATH, rolesOf, statusOf, str, structure, type Json } from "../../lib/plan.js";
+import { attemptsOf, depsOf, PLAN_PATH_WRITE, rolesOf, statusOf, str, structure, type Json } from "../../lib/plan.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject } from "../../lib/values.js";
 
@@ -72,7 +72,7 @@ function cascadeReason(roles: Json[], deps: Deps, i: number, newlyFailed: Set<nu
 }
 
 export default defineCommand({
-  positionals: [PLAN_PATH],
+  positionals: [PLAN_PATH_WRITE],
   flags: {},
   stdin: "updates.json",
   async run(ctx, args) {

@@ -6,7 +6,7 @@ import { HelperError } from "../../lib/errors.js";
 import { ReconInvalid, validateRecon } from "../../lib/recon-score.js";
 import { readJson } from "../../store.js";
 
-export const RECON_PATH = { name: "recon_path", help: "recon file", default: ".design/recon.json" } as const;
+export const RECON_PATH = { name: "recon_path", help: "recon file", default: ".design/recon.json", path: "read" } as const;
 
 /** Read and parse recon.json with the contract's file errors (shared with recon-summary). */
 export function loadRecon(cwd: string, path: string): unknown {

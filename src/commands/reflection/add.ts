@@ -1,17 +1,16 @@
 // reflection-add: append one run's self-evaluation to reflection.jsonl (contract 4.18). The evaluation comes on
 // stdin and must be a JSON object (Fix D23); missing or non-array whatWorked / whatFailed / doNextTime are
 // reported in the added `warnings` key without failing. The append is a locked copy-and-rename (contract 1.7).
-import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { isoSeconds, uuid4 } from "../../lib/values.js";
-import { appendJsonl } from "../../store.js";
+import { appendJsonl, argLabel, confine } from "../../store.js";
 import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";
 
 const YES = new Set(["true", "1", "yes"]);
 
 export default defineCommand({
-  positionals: [REFLECTION_PATH],
+  positionals: [{ ...REFLECTION_PATH, path: "write" }],
   stdin: "evaluation.json",
   flags: {
     skill: { type: "string", required: true, help: `skill that ran: ${SKILLS.join(", ")}` },
@@ -41,7 +40,8 @@ export default defineCommand({
 
     const goalAchieved = YES.has(((args["goal-achieved"] as string | undefined) ?? "").toLowerCase());
     const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation };
-    await appendJsonl(resolve(ctx.cwd, args.reflection_path as string), entry, "Error writing reflection file");
+    const shown = args.reflection_path as string;
+    await appendJsonl(confine(ctx.cwd, argLabel("reflection_path", shown, false), shown, "write"), entry, "Error writing reflection file");
     return { id: entry.id, skill, outcome, goalAchieved, warnings };
   },
 });

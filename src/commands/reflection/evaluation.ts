@@ -2,7 +2,7 @@
 // the skill and outcome enums in their message order, and the three array fields of an evaluation (contract 2.3).
 import { isObject } from "../../lib/values.js";
 
-export const REFLECTION_PATH = { name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl" } as const;
+export const REFLECTION_PATH = { name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl", path: "read" } as const;
 
 export const SKILLS = ["design", "execute", "improve", "reflect", "recon"] as const;
 export type Skill = (typeof SKILLS)[number];

@@ -88,7 +88,7 @@ function artifactSummary(type: AuxType, report: Record<string, unknown>): Record
 }
 
 export default defineCommand({
-  positionals: [{ name: "artifact_path", help: "report file, e.g. .design/challenger-report.json" }],
+  positionals: [{ name: "artifact_path", help: "report file, e.g. .design/challenger-report.json", path: "read" }],
   flags: {
     type: { type: "string", help: "report type", required: true, choices: AUX_TYPES },
   },

@@ -16,7 +16,7 @@ export function loadArtifact(cwd: string, path: string): unknown {
 }
 
 export default defineCommand({
-  positionals: [{ name: "artifact_path", help: "expert artifact, e.g. .design/expert-api.json" }],
+  positionals: [{ name: "artifact_path", help: "expert artifact, e.g. .design/expert-api.json", path: "read" }],
   flags: {},
   run(ctx, args) {
     const doc = loadArtifact(ctx.cwd, args.artifact_path as string);

@@ -11,9 +11,9 @@ export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
   flags: {
     phase: { type: "string", required: true, help: "the phase that is done" },
-    outputs: { type: "string", help: "comma-separated files or folders the phase produced (must exist)", default: "" },
+    outputs: { type: "string", help: "comma-separated files or folders the phase produced (must exist)", default: "", path: "read", list: true },
     decisions: { type: "string", help: "key decisions of the phase, one line", default: "" },
-    "design-dir": designDirFlag(),
+    "design-dir": designDirFlag("write"),
   },
   async run(ctx, args) {
     const skill = checkSkill("run-checkpoint", args.skill as string);

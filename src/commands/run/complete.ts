@@ -11,7 +11,7 @@ export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
   flags: {
     outcome: { type: "string", choices: OUTCOMES, default: "completed", help: "how the run ended" },
-    "design-dir": designDirFlag(),
+    "design-dir": designDirFlag("write"),
   },
   async run(ctx, args) {
     const skill = checkSkill("run-complete", args.skill as string);

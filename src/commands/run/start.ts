@@ -1,26 +1,33 @@
 // run-start: begin a skill run with its ordered phase list and the hashes of its inputs. An incomplete run of the
 // same skill is never overwritten: the call is refused unless --fresh, which archives the old state first, with the
 // outputs its checkpoints recorded, so the new run's files cannot overwrite them.
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import {
   checkSkill, describeRun, designDirFlag, hashFile, historyDir, list, parseRun, runFile, runFileName, type RunState,
 } from "../../lib/run-state.js";
 import { compactStamp, isoSeconds, sha256, uuid4 } from "../../lib/values.js";
-import { ensureDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock, writeAtomic } from "../../store.js";
+import {
+  argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock,
+  writeAtomic,
+} from "../../store.js";
 
 /**
  * The outputs an interrupted run's checkpoints recorded that still exist inside the design dir, relative to it:
  * persistent files (memory, reflections, handoff, recon, history) stay, and a path inside another listed one
- * moves with it.
+ * moves with it. `root` is the design dir's real path. An output is moved only when its real path (symlinks
+ * followed) is inside that directory, so an output that leads out of the project's .design/ never moves.
  */
-function movableOutputs(cwd: string, designDir: string, run: RunState): string[] {
-  const root = resolve(cwd, designDir);
+function movableOutputs(cwd: string, root: string, run: RunState): string[] {
   const rels = [...new Set(run.completed.flatMap((c) => c.outputs))]
+    .filter((p): p is string => typeof p === "string")
     .map((p) => relative(root, resolve(cwd, p)))
     .filter((r) => r !== "" && !r.startsWith("..") && !isAbsolute(r) && !PERSISTENT.has(r.split(sep)[0]))
-    .filter((r) => pathKind(join(root, r)) !== "missing")
+    .filter((r) => {
+      const real = confined(cwd, join(root, r), "write");
+      return real !== null && isInside(root, real) && real !== root && pathKind(join(root, r)) !== "missing";
+    })
     .sort();
   return rels.filter((r) => !rels.some((o) => o !== r && r.startsWith(o + sep)));
 }
@@ -30,9 +37,9 @@ export default defineCommand({
   flags: {
     phases: { type: "string", required: true, help: "comma-separated phase names, in order" },
     goal: { type: "string", help: "the run's goal or arguments (hashed to detect a changed goal on resume)", default: "" },
-    inputs: { type: "string", help: "comma-separated input files to hash (spec, plan, recon.json ...)", default: "" },
+    inputs: { type: "string", help: "comma-separated input files to hash (spec, plan, recon.json ...)", default: "", path: "read", list: true },
     fresh: { type: "boolean", help: "archive an incomplete run of this skill and start anew" },
-    "design-dir": designDirFlag(),
+    "design-dir": designDirFlag("write"),
   },
   async run(ctx, args) {
     const skill = checkSkill("run-start", args.skill as string);
@@ -41,6 +48,7 @@ export default defineCommand({
     const dup = phases.find((p, i) => phases.indexOf(p) !== i);
     if (dup) throw new HelperError("E_USAGE", `run-start: phase '${dup}' is listed twice`);
     const designDir = args["design-dir"] as string;
+    const root = confine(ctx.cwd, argLabel("design-dir", designDir, true), designDir, "write");
     const path = runFile(ctx.cwd, designDir, skill);
     ensureDir(dirname(path));
     const goal = (args.goal as string).trim();
@@ -56,9 +64,20 @@ export default defineCommand({
             run: describeRun(old, ctx.cwd, now, goal),
           });
         }
-        const folder = makeHistoryFolder(historyDir(ctx.cwd, designDir), compactStamp(now));
-        const outputs = old.completedAt === null ? movableOutputs(ctx.cwd, designDir, old) : [];
-        moveEntries(dirname(path), [runFileName(skill), ...outputs], join(historyDir(ctx.cwd, designDir), folder));
+        const history = historyDir(ctx.cwd, designDir);
+        const folder = makeHistoryFolder(history, compactStamp(now));
+        const outputs = old.completedAt === null ? movableOutputs(ctx.cwd, root, old) : [];
+        if (dirname(path) === root) moveEntries(root, [basename(path), ...outputs], join(history, folder));
+        else {
+          // The run file is a symlink to elsewhere inside .design/: its target moves on its own.
+          moveEntries(dirname(path), [basename(path)], join(history, folder));
+          try {
+            moveEntries(root, outputs, join(history, folder));
+          } catch (err) {
+            moveEntries(join(history, folder), [basename(path)], dirname(path));
+            throw err;
+          }
+        }
         archivedTo = join(designDir, "history", folder);
         archivedOutputs = outputs.map((r) => join(designDir, r));
       }

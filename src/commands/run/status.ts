@@ -8,11 +8,11 @@ export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
   flags: {
     goal: { type: "string", help: "the goal of the new invocation, compared with the run's", default: "" },
-    "design-dir": designDirFlag(),
+    "design-dir": designDirFlag("read"),
   },
   run(ctx, args) {
     const skill = checkSkill("run-status", args.skill as string);
-    const r = readRun(runFile(ctx.cwd, args["design-dir"] as string, skill));
+    const r = readRun(runFile(ctx.cwd, args["design-dir"] as string, skill, "read"));
     if (r.kind === "none") return { skill, exists: false, resumable: false };
     if (r.kind === "broken") throw new HelperError("E_SCHEMA", r.error);
     const digest = describeRun(r.run, ctx.cwd, ctx.now(), args.goal as string);

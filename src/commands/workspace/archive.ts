@@ -1,14 +1,17 @@
-// archive: move a finished run's artifacts from <design_dir> into <design_dir>/history/<UTC stamp>/, keeping the
+// archive: move a finished run's artifacts from the project's .design/ (the only directory it accepts, its real
+// path, symlinks followed) into .design/history/<UTC stamp>/, keeping the
 // persistent files, locks, in-flight temporary files and the state of an unfinished skill run (contract 4.20;
 // D18). Two archives in the same second
 // get their own folders (-2, -3, ...). The plan lock is held while moving, so a concurrent update-status either
 // finishes first or finds the plan gone.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { compactStamp } from "../../lib/values.js";
 import { isRunFileName, readRun } from "../../lib/run-state.js";
-import { isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, withLock } from "../../store.js";
+import {
+  argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, withLock,
+} from "../../store.js";
 
 const NOTHING = { message: "nothing to archive" };
 
@@ -39,13 +42,17 @@ function isIncompleteRun(dir: string, name: string): boolean {
 }
 
 export default defineCommand({
-  positionals: [{ name: "design_dir", help: "design directory to archive, e.g. .design" }],
+  positionals: [{ name: "design_dir", help: "the project's design directory: .design", path: "write" }],
   flags: {},
   async run(ctx, args) {
-    const shown = (args.design_dir as string).replace(/\/+$/, "");
-    // "/" stripped to "" names nothing (resolving "" would mean the working directory itself).
-    if (shown === "") return NOTHING;
-    const dir = resolve(ctx.cwd, shown);
+    const given = args.design_dir as string;
+    const shown = given.replace(/\/+$/, "") || given;
+    // Only the project's own .design/ is ever archived (confineArgs already refused anything outside it).
+    const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write");
+    const { design } = projectRoots(ctx.cwd);
+    if (dir !== design) {
+      throw new HelperError("E_PATH", `design_dir '${given}' is not the project's .design/: ${dir}`, { path: dir });
+    }
     const kind = pathKind(dir);
     if (kind === "missing") return NOTHING;
     if (kind !== "directory") throw new HelperError("E_USAGE", `${shown} is not a directory`);
@@ -55,7 +62,7 @@ export default defineCommand({
       // Listed again under the lock: the entries to move are the ones present now.
       const names = candidates(dir, shown);
       if (names.length === 0) return NOTHING;
-      const historyDir = join(dir, "history");
+      const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write");
       const folder = makeDestination(historyDir, compactStamp(ctx.now()));
       try {
         moveEntries(dir, names, join(historyDir, folder));

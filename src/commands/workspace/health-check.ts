@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { isObject, pyStr } from "../../lib/values.js";
-import { isLockName, isTempName, listDir, parseJson, pathKind, readText, splitLines, type DirEntry } from "../../store.js";
+import { isLockName, isTempName, listDir, parseJson, pathKind, readConfined, readText, splitLines, type DirEntry } from "../../store.js";
 
 /** A helper lock or temp file untouched for this long is reported (locks are refreshed every second). */
 const STALE_MS = 60_000;
@@ -14,8 +14,8 @@ interface Findings {
   warnings: string[];
 }
 
-function checkPlan(dir: string, out: Findings): void {
-  const r = readText(join(dir, "plan.json"));
+function checkPlan(cwd: string, dir: string, out: Findings): void {
+  const r = readConfined(cwd, join(dir, "plan.json"), readText);
   if (r.kind === "missing") return void out.issues.push("plan.json not found");
   if (r.kind === "error") return void out.issues.push(`Cannot read plan.json: ${r.detail}`);
   const p = parseJson(r.text);
@@ -26,8 +26,8 @@ function checkPlan(dir: string, out: Findings): void {
 }
 
 /** Scan a JSONL file line by line; physical lines count from 1, blank lines are skipped. */
-function checkJsonl(dir: string, file: string, required: readonly string[], out: Findings): void {
-  const r = readText(join(dir, file));
+function checkJsonl(cwd: string, dir: string, file: string, required: readonly string[], out: Findings): void {
+  const r = readConfined(cwd, join(dir, file), readText);
   if (r.kind === "missing") return;
   if (r.kind === "error") return void out.issues.push(`Cannot read ${file}: ${r.detail}`);
   splitLines(r.text).forEach((line, i) => {
@@ -61,7 +61,7 @@ function checkEntries(dir: string, now: number, out: Findings): void {
 }
 
 export default defineCommand({
-  positionals: [{ name: "design_dir", help: "design directory", default: ".design" }],
+  positionals: [{ name: "design_dir", help: "design directory", default: ".design", path: "read" }],
   flags: {},
   run(ctx, args) {
     const given = args.design_dir as string;
@@ -71,9 +71,9 @@ export default defineCommand({
     if (kind === "missing") throw new HelperError("E_NOT_FOUND", `Design directory not found: ${name}`);
     if (kind !== "directory") throw new HelperError("E_READ", `${name} is not a directory`);
     const out: Findings = { issues: [], warnings: [] };
-    checkPlan(dir, out);
-    checkJsonl(dir, "memory.jsonl", ["id", "category", "content", "timestamp"], out);
-    checkJsonl(dir, "reflection.jsonl", ["id", "skill", "goal", "outcome", "timestamp"], out);
+    checkPlan(ctx.cwd, dir, out);
+    checkJsonl(ctx.cwd, dir, "memory.jsonl", ["id", "category", "content", "timestamp"], out);
+    checkJsonl(ctx.cwd, dir, "reflection.jsonl", ["id", "skill", "goal", "outcome", "timestamp"], out);
     checkEntries(dir, ctx.now(), out);
     return { healthy: out.issues.length === 0, issues: out.issues, warnings: out.warnings };
   },

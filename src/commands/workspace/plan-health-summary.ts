@@ -3,13 +3,20 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { lifecycle } from "../../lib/lifecycle.js";
-import { readJson, readJsonl, readText } from "../../store.js";
+import { readConfined, readJson, readJsonl, readText } from "../../store.js";
 
 export default defineCommand({
-  positionals: [{ name: "design_dir", help: "design directory", default: ".design" }],
+  positionals: [{ name: "design_dir", help: "design directory", default: ".design", path: "read" }],
   flags: {},
   run(ctx, args) {
     const dir = resolve(ctx.cwd, args.design_dir as string);
-    return { ...lifecycle(readText(join(dir, "handoff.md")), readJsonl(join(dir, "reflection.jsonl")), readJson(join(dir, "plan.json"))) };
+    const at = (name: string) => join(dir, name);
+    return {
+      ...lifecycle(
+        readConfined(ctx.cwd, at("handoff.md"), readText),
+        readConfined(ctx.cwd, at("reflection.jsonl"), readJsonl),
+        readConfined(ctx.cwd, at("plan.json"), readJson),
+      ),
+    };
   },
 });

@@ -9,7 +9,10 @@ import { attemptsOf, statusOf } from "../../lib/plan.js";
 import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
 import { isEmpty, isObject, pyStr } from "../../lib/values.js";
-import { pathKind, readJson, readJsonl, readText, type JsonRead, type JsonlFile, type TextRead } from "../../store.js";
+import {
+  isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, type JsonRead,
+  type JsonlFile, type TextRead,
+} from "../../store.js";
 
 export const PREFLIGHT_SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 const MAX_ATTEMPTS = 3;
@@ -168,16 +171,21 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
     problems.push(`skill: unknown '${skillArg}' (expected one of ${PREFLIGHT_SKILLS.join(", ")})`);
   } else skill = skillArg;
 
+  // preflight must exit 0, so a design_dir outside the project is a problem in the digest, not an E_PATH failure.
   const dir = resolve(cwd, designDir);
-  const kind = pathKind(dir);
+  const real = realPath(dir);
+  const inside = isInside(projectRoots(cwd).project, real);
+  if (!inside) problems.push(outsideMessage(`design_dir '${designDir}'`, real, "read"));
+  const kind = inside ? pathKind(dir) : "missing";
   const usable = kind === "directory";
   if (kind !== "missing" && !usable) problems.push(`${designDir}: not a directory`);
   const missing = { kind: "missing" } as const;
-  const planRead: JsonRead = usable ? readJson(join(dir, "plan.json")) : missing;
-  const handoffRead: TextRead = usable ? readText(join(dir, "handoff.md")) : missing;
-  const memoryRead: JsonlFile = usable ? readJsonl(join(dir, "memory.jsonl")) : missing;
-  const reflectionRead: JsonlFile = usable ? readJsonl(join(dir, "reflection.jsonl")) : missing;
-  const reconRead: JsonRead = usable ? readJson(join(dir, "recon.json")) : missing;
+  const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(dir, name), reader);
+  const planRead: JsonRead = usable ? read("plan.json", readJson) : missing;
+  const handoffRead: TextRead = usable ? read("handoff.md", readText) : missing;
+  const memoryRead: JsonlFile = usable ? read("memory.jsonl", readJsonl) : missing;
+  const reflectionRead: JsonlFile = usable ? read("reflection.jsonl", readJsonl) : missing;
+  const reconRead: JsonRead = usable ? read("recon.json", readJson) : missing;
 
   const plan = digestPlan(planRead);
   if (plan.state === "invalid") problems.push(`plan.json: ${plan.error}`);
@@ -188,7 +196,10 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   const recon = reconFacts(reconRead, problems);
   let run: RunFacts | null = null;
   if (usable && skill) {
-    const r = readRun(join(dir, runFileName(skill)));
+    const runPath = realPath(join(dir, runFileName(skill)));
+    const r: ReturnType<typeof readRun> = isInside(projectRoots(cwd).project, runPath)
+      ? readRun(runPath)
+      : { kind: "broken", error: outsideMessage(runFileName(skill), runPath, "read") };
     if (r.kind === "broken") problems.push(`${runFileName(skill)}: ${r.error}`);
     else if (r.kind === "ok" && r.run.completedAt === null) {
       const d = describeRun(r.run, cwd, nowMs);

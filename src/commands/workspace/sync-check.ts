@@ -77,7 +77,7 @@ function isDirectory(p: string): boolean {
 }
 
 export default defineCommand({
-  positionals: [{ name: "skills_dir", help: "skills directory", default: "skills/" }],
+  positionals: [{ name: "skills_dir", help: "skills directory", default: "skills/", path: "read" }],
   flags: {},
   run(ctx, args) {
     const given = args.skills_dir as string;
