@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { planWith, project } from "../helpers/design-dir.ts";
+import { planWith, project, writeFiles } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
 type T = Parameters<typeof project>[0];
@@ -151,11 +151,12 @@ describe("add-constraints", () => {
   });
 
   it("reports plan errors before stdin errors", async (t) => {
-    const p = project(t, { "arr.json": [] });
+    const p = project(t);
     assert.equal((await p.run("add-constraints", [], stdin("nope"))).error, "Plan file not found: .design/plan.json");
     assert.equal(p.exists(".design"), false);
+    writeFiles(p.dir, { ".design/arr.json": [] });
     assert.equal(
-      (await p.run("add-constraints", ["arr.json"], stdin("nope"))).error,
+      (await p.run("add-constraints", [".design/arr.json"], stdin("nope"))).error,
       "Invalid plan structure: top-level value must be an object",
     );
   });

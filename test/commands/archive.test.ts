@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { project } from "../helpers/design-dir.ts";
+import { project, writeFiles } from "../helpers/design-dir.ts";
 
 const NOW = Date.UTC(2026, 1, 18, 9, 4, 5); // 20260218T090405Z
 const STAMP = "20260218T090405Z";
@@ -76,18 +76,19 @@ describe("archive", () => {
     assert.equal(p.exists(".design"), false);
   });
 
-  it("removes trailing slashes and keeps an absolute path absolute", async (t) => {
-    const p = project(t, { ".design/plan.json": "{}", "abs/plan.json": "{}" });
+  it("removes trailing slashes and accepts the project's .design/ given as an absolute path", async (t) => {
+    const p = project(t, { ".design/plan.json": "{}", ".design/x.json": "{}" });
     assert.equal((await p.run("archive", [".design//"], run)).archivedTo, `.design/history/${STAMP}`);
-    const abs = join(p.dir, "abs");
-    assert.equal((await p.run("archive", [`${abs}/`], run)).archivedTo, `${abs}/history/${STAMP}`);
+    writeFiles(p.dir, { ".design/plan.json": "{}" });
+    const abs = join(p.dir, ".design");
+    assert.equal((await p.run("archive", [`${abs}/`], run)).archivedTo, `${abs}/history/${STAMP}-2`);
   });
 
-  it("refuses a path that is not a directory", async (t) => {
-    const p = project(t, { "f.txt": "x" });
-    const out = await p.run("archive", ["f.txt"], run);
+  it("refuses a .design that is not a directory", async (t) => {
+    const p = project(t, { ".design": "x" });
+    const out = await p.run("archive", [".design"], run);
     assert.equal(out.ok, false);
-    assert.equal(out.error, "f.txt is not a directory");
+    assert.equal(out.error, ".design is not a directory");
     assert.equal(out.exitCode, 1);
   });
 

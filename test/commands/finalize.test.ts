@@ -192,21 +192,21 @@ describe("finalize: validation messages", () => {
 
   it("refuses structurally wrong parts before validating", async (t) => {
     const p = project(t, {
-      "aux.json": planWith(["a"], { auxiliaryRoles: "x" }),
-      "spec.json": planWith(["a"], { verificationSpecs: [5] }),
-      "prog.json": planWith(["a"], { progress: [] }),
-      "top.json": [planWith(["a"])],
+      ".design/aux.json": planWith(["a"], { auxiliaryRoles: "x" }),
+      ".design/spec.json": planWith(["a"], { verificationSpecs: [5] }),
+      ".design/prog.json": planWith(["a"], { progress: [] }),
+      ".design/top.json": [planWith(["a"])],
     });
-    assert.equal((await p.run("finalize", ["aux.json"])).error, "Invalid plan structure: 'auxiliaryRoles' must be an array");
-    assert.equal((await p.run("finalize", ["spec.json"])).error, "Invalid plan structure: verificationSpecs[0] must be an object");
-    assert.equal((await p.run("finalize", ["prog.json"])).error, "Invalid plan structure: 'progress' must be an object");
-    assert.equal((await p.run("finalize", ["top.json"])).error, "Invalid plan structure: top-level value must be an object");
+    assert.equal((await p.run("finalize", [".design/aux.json"])).error, "Invalid plan structure: 'auxiliaryRoles' must be an array");
+    assert.equal((await p.run("finalize", [".design/spec.json"])).error, "Invalid plan structure: verificationSpecs[0] must be an object");
+    assert.equal((await p.run("finalize", [".design/prog.json"])).error, "Invalid plan structure: 'progress' must be an object");
+    assert.equal((await p.run("finalize", [".design/top.json"])).error, "Invalid plan structure: top-level value must be an object");
   });
 
   it("reports plan file errors", async (t) => {
-    const p = project(t, { "bad.json": "{" });
+    const p = project(t, { ".design/bad.json": "{" });
     assert.equal((await p.run("finalize")).error, "Plan file not found: .design/plan.json");
-    assert.match((await p.run("finalize", ["bad.json"])).error as string, /^Invalid JSON in plan file: /);
+    assert.match((await p.run("finalize", [".design/bad.json"])).error as string, /^Invalid JSON in plan file: /);
     assert.equal((await p.run("finalize", ["--validate-only"])).error, "Plan file not found: .design/plan.json");
   });
 });
@@ -295,7 +295,7 @@ describe("finalize: enrichment", () => {
 
   it("records the SHA-256 of each spec file, read as bytes, relative to the working directory", async (t) => {
     const p = project(t, {
-      "plans/plan.json": planWith(["a", "b"], {
+      ".design/plans/plan.json": planWith(["a", "b"], {
         verificationSpecs: [
           { role: "a", path: ".design/specs/spec-a.test.ts", runCommand: "npx tsx .design/specs/spec-a.test.ts" },
           { role: "b", path: "bin.dat", runCommand: "true", sha256: "stale" },
@@ -304,10 +304,10 @@ describe("finalize: enrichment", () => {
       ".design/specs/spec-a.test.ts": "hello\n",
     });
     writeFileSync(join(p.dir, "bin.dat"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
-    const out = await p.run("finalize", ["plans/plan.json"]);
+    const out = await p.run("finalize", [".design/plans/plan.json"]);
     assert.equal(out.ok, true);
     assert.equal("specWarnings" in out, false);
-    const specs = p.json("plans/plan.json").verificationSpecs;
+    const specs = p.json(".design/plans/plan.json").verificationSpecs;
     assert.equal(specs[0].sha256, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
     assert.equal(specs[1].sha256, "5a741968f40e57485ed6e1a1af381adeb2714223c35acedf1ad0670e42df2eb5");
   });

@@ -46,9 +46,9 @@ describe("memory-add: new entries", () => {
 
   it("creates the parent directories of a custom path", async (t) => {
     const p = project(t);
-    const out = await p.run("memory-add", ["deep/er/m.jsonl", ...add()]);
+    const out = await p.run("memory-add", [".design/deep/er/m.jsonl", ...add()]);
     assert.equal(out.ok, true);
-    assert.equal(lines(p.read("deep/er/m.jsonl")).length, 1);
+    assert.equal(lines(p.read(".design/deep/er/m.jsonl")).length, 1);
   });
 
   it("repairs a missing final newline instead of gluing two entries together (Fix D6)", async (t) => {

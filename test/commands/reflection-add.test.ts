@@ -58,9 +58,9 @@ describe("reflection-add", () => {
 
   it("creates the parent directories of a custom path", async (t) => {
     const p = project(t);
-    const out = await p.run("reflection-add", ["x/y/r.jsonl", ...flags()], { stdin: "{}" });
+    const out = await p.run("reflection-add", [".design/x/y/r.jsonl", ...flags()], { stdin: "{}" });
     assert.equal(out.ok, true);
-    assert.equal(lines(p.read("x/y/r.jsonl")).length, 1);
+    assert.equal(lines(p.read(".design/x/y/r.jsonl")).length, 1);
   });
 
   const refusals: Array<[string, string[], string, string]> = [

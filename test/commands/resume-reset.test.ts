@@ -80,9 +80,9 @@ describe("resume-reset", () => {
   });
 
   it("reports plan errors with the contract's messages", async (t) => {
-    const p = project(t, { "bad.json": "[", "arr.json": [1] });
+    const p = project(t, { ".design/bad.json": "[", ".design/arr.json": [1] });
     assert.equal((await p.run("resume-reset")).error, "Plan file not found: .design/plan.json");
-    assert.match((await p.run("resume-reset", ["bad.json"])).error as string, /^Invalid JSON in plan file: /);
-    assert.equal((await p.run("resume-reset", ["arr.json"])).error, "Invalid plan structure: top-level value must be an object");
+    assert.match((await p.run("resume-reset", [".design/bad.json"])).error as string, /^Invalid JSON in plan file: /);
+    assert.equal((await p.run("resume-reset", [".design/arr.json"])).error, "Invalid plan structure: top-level value must be an object");
   });
 });

@@ -430,8 +430,8 @@ describe("update-status: plan errors come first", () => {
   });
 
   it("reports a plan path that is a directory", async (t) => {
-    const p = project(t, { "d/x.txt": "x" });
-    const out = await p.run("update-status", ["d"], { stdin: "[]" });
+    const p = project(t, { ".design/d/x.txt": "x" });
+    const out = await p.run("update-status", [".design/d"], { stdin: "[]" });
     assert.match(out.error as string, /^Error reading plan file: /);
   });
 });
@@ -448,9 +448,9 @@ describe("update-status: the written file", () => {
   });
 
   it("writes to the plan path given as an argument", async (t) => {
-    const p = project(t, { "plans/x.json": roles("a") });
-    const out = await p.run("update-status", ["plans/x.json"], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
+    const p = project(t, { ".design/plans/x.json": roles("a") });
+    const out = await p.run("update-status", [".design/plans/x.json"], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
     assert.equal(out.ok, true);
-    assert.equal(p.json("plans/x.json").roles[0].status, "in_progress");
+    assert.equal(p.json(".design/plans/x.json").roles[0].status, "in_progress");
   });
 });
