@@ -87,7 +87,7 @@ const TABLE: Bad[] = [
   { name: "recon-validate with schemaVersion 2", args: ["recon-validate", "r.json"], files: { "r.json": { ...recon({}), schemaVersion: 2 } }, error: /^Invalid schemaVersion: expected 1, got 2$/ },
   { name: "recon-validate with six interventions", args: ["recon-validate", "r.json"], files: { "r.json": { ...recon({}), interventions: Array(6).fill(recon({}).interventions[0]) } }, error: /^Too many interventions: 6 > 5$/ },
   { name: "plan-diff without its second plan", args: ["plan-diff", "a.json"], files: { "a.json": plan }, error: /plan-diff: missing required argument plan_b/ },
-  { name: "archive of a file", args: ["archive", "f.txt"], files: { "f.txt": "x" }, error: /^f\.txt is not a directory$/ },
+  { name: "archive of a .design that is a file", args: ["archive", ".design"], files: { ".design": "x" }, error: /^\.design is not a directory$/ },
   { name: "health-check of a missing folder", args: ["health-check", "nope"], error: /^Design directory not found: nope$/ },
   { name: "team-name without its skill", args: ["team-name"], error: /team-name: missing required argument skill/ },
   { name: "add-constraints for an unknown role", args: ["add-constraints"], stdin: '[{"role":"ghost","constraints":["x"]}]', files: { [P]: plan }, error: /ghost/ },
