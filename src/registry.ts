@@ -36,7 +36,7 @@ export const registry: Record<string, CommandEntry> = {
   "add-constraints": { kind: "mutation", summary: "Append findings to roles' constraints (scout, challenger)", load: () => import("./commands/plan/add-constraints.js") },
   "memory-add": { kind: "mutation", summary: "Append a memory, or boost / decay one", load: () => import("./commands/memory/add.js") },
   "reflection-add": { kind: "mutation", summary: "Append a run's self-evaluation", load: () => import("./commands/reflection/add.js") },
-  "archive": { kind: "mutation", summary: "Move a finished run's artifacts into .design/history/", load: () => import("./commands/workspace/archive.js") },
+  "archive": { kind: "mutation", summary: "Move a finished run's artifacts of the project's .design/ into .design/history/", load: () => import("./commands/workspace/archive.js") },
   "run-start": { kind: "mutation", summary: "Begin a skill run with its phase list and input hashes", load: () => import("./commands/run/start.js") },
   "run-checkpoint": { kind: "mutation", summary: "Record a finished phase (outputs verified) before the next one starts", load: () => import("./commands/run/checkpoint.js") },
   "run-complete": { kind: "mutation", summary: "Mark a skill run finished", load: () => import("./commands/run/complete.js") },
@@ -51,7 +51,7 @@ export const registry: Record<string, CommandEntry> = {
   "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
   "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },
   // build and test
-  "finalize": { kind: "build", summary: "Validate role briefs, compute overlaps and checksums, initialise statuses", load: () => import("./commands/plan/finalize.js") },
+  "finalize": { kind: "build", summary: "Validate role briefs, compute overlaps and checksums, initialise statuses; install a draft plan", load: () => import("./commands/plan/finalize.js") },
   "self-test": { kind: "test", summary: "Run every command against synthetic fixtures", load: () => import("./commands/workspace/self-test.js") },
 };
 

@@ -1,7 +1,8 @@
 // finalize: validate the role briefs (contract 4.29, then the zod PlanSchema) and enrich the plan in one locked,
 // atomic write: directory overlaps (3.4 j > i rule), SHA-256 of spec files, status initialisation. Warnings
 // (inline Python that does not compile, `|| true` masking, missing spec files) never block. D7, D9, D10, D19,
-// D20.
+// D20. Given the draft, .design/draft/plan.json, it installs the validated plan as .design/plan.json with its spec
+// files (see `install`). Spec paths are hashed only inside the project (E_PATH otherwise).
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
