@@ -1,6 +1,8 @@
 // Benchmarks for the helper (run with `npm run bench`; not part of the test suite).
 //  1. startup: `node dist/plan.js status` on a 40-role plan vs bare `node -e 0` (target: at most 1.3x).
 //  2. memory-search over 2k / 20k / 200k entries (target: under 250 ms at 20k, linear growth).
+//  3. hook: dist/permit.js (the PreToolUse hook, run on every Bash/Read/Write/Edit call of a session with the plugin
+//     enabled) on a typical approved helper call, a Write, and an unrelated command, vs bare `node -e 0`.
 // Wall-clock medians over interleaved runs, plus the child's peak RSS where /usr/bin/time exists.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -118,6 +120,37 @@ try {
     }
     const [a, , c] = rows;
     console.log(`  per 1k entries: ${((c.ms - a.ms) / ((c.n - a.n) / 1000)).toFixed(2)} ms (2k→200k slope); 20k target < 250 ms`);
+  }
+  if (!args.size || args.has("hook")) {
+    const PERMIT_JS = resolve("dist/permit.js");
+    const root = resolve(".");
+    mkdirSync(join(dir, ".design", "tmp"), { recursive: true });
+    const event = (tool_name, tool_input) => JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", cwd: dir, tool_name, tool_input });
+    const cases = {
+      "helper call (approved)": event("Bash", { command: `node "${root}/skills/design/scripts/plan.js" run-checkpoint design --phase experts --outputs ".design/expert-a.json,.design/expert-b.json" --decisions "experts: a, b"`, description: "checkpoint" }),
+      "Write .design/tmp (approved)": event("Write", { file_path: join(dir, ".design/tmp/eval.json"), content: "{}" }),
+      "ls -la (no decision)": event("Bash", { command: "ls -la", description: "list" }),
+    };
+    const timedInput = (argv, input) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, argv, { cwd: dir, input, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`permit.js exited ${r.status}: ${r.stderr}`);
+      return { wall: Number(process.hrtime.bigint() - t0) / 1e6, cpu: NaN, out: r.stdout };
+    };
+    for (let i = 0; i < 5; i++) timedInput(["-e", "0"], "");
+    const bare = [];
+    const per = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+    for (let i = 0; i < runs; i++) {
+      bare.push(timedInput(["-e", "0"], ""));
+      for (const [k, input] of Object.entries(cases)) per[k].push(timedInput([PERMIT_JS], input));
+    }
+    const b = median(bare.map((r) => r.wall));
+    console.log(`hook (median of ${runs}, wall): node -e 0 ${b.toFixed(1)} ms`);
+    for (const [k, rs] of Object.entries(per)) {
+      const m = median(rs.map((r) => r.wall));
+      const allowed = rs[0].out.includes('"allow"');
+      console.log(`  permit.js ${k}: ${m.toFixed(1)} ms (+${(m - b).toFixed(1)} ms over bare node)${allowed ? ", allowed" : ""}`);
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
