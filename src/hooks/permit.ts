@@ -34,16 +34,16 @@ export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 
 /**
  * What each argument of the allowed subcommands holds, by name (positional or flag). `path` and `paths` (a comma
- * list) must resolve inside `.design/`; `skill` is one of the five; `name`/`names` are kebab-case words (they end up
+ * list) must resolve inside `.design/`, `dir` inside or to `.design/` itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up
  * in file names); `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts
  * fails first).
  */
-export const ARG_KINDS: Record<string, "path" | "paths" | "skill" | "name" | "names" | "text"> = {
+export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "name" | "names" | "text"> = {
   plan_path: "path",
   plan_a: "path",
   plan_b: "path",
-  design_dir: "path",
-  "design-dir": "path",
+  design_dir: "dir",
+  "design-dir": "dir",
   memory_path: "path",
   reflection_path: "path",
   recon_path: "path",
@@ -127,15 +127,29 @@ export function projectOf(cwd: unknown): Project | null {
   return { design: join(real, ".design") };
 }
 
-/** A helper path argument: relative or absolute, no `..` segment, real path inside (or equal to) `.design/`. */
-function pathInDesign(value: string, project: Project, cwd: string): boolean {
+/**
+ * A helper path argument: relative or absolute, no `..` segment, real path inside `.design/` (or `.design/` itself
+ * when `orSame`), and not a file with other hard links (one may be a file outside under another name).
+ */
+function pathInDesign(value: string, project: Project, cwd: string, orSame = false): boolean {
   if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
   const real = realPath(resolve(cwd, value));
-  return real !== null && within(project.design, real, true);
+  return real !== null && within(project.design, real, orSame) && !hardLinked(real);
+}
+
+function hardLinked(real: string): boolean {
+  try {
+    const st = lstatSync(real);
+    return st.isFile() && st.nlink > 1;
+  } catch {
+    return false; // not there yet
+  }
 }
 
 function argOk(name: string, value: string, project: Project, cwd: string): boolean {
   switch (ARG_KINDS[name]) {
+    case "dir":
+      return pathInDesign(value, project, cwd, true);
     case "path":
       return pathInDesign(value, project, cwd);
     case "paths":
@@ -300,17 +314,11 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
   const project = projectOf(cwd);
   if (!project || !normalAbsolute(file)) return false;
   const real = realPath(file);
-  if (real === null || !within(project.design, real)) return false;
+  if (real === null || !within(project.design, real) || hardLinked(real)) return false;
   // Compared without case and in NFC: on a case-insensitive file system PLAN.JSON is plan.json.
   const rel = relative(project.design, real).normalize("NFC").toLowerCase().split(sep);
   if (rel[0] === "plan.json" || rel[0] === "specs") return false;
-  if (rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill)) return false;
-  try {
-    if (lstatSync(real).nlink > 1) return false; // a hard link may be plan.json under another name
-  } catch {
-    /* a new file */
-  }
-  return true;
+  return !(rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill));
 }
 
 export interface HookInput {

@@ -57,7 +57,8 @@ before(() => {
   symlinkSync(join(outside, "missing"), join(dir, ".design/dangling.json")); // a dangling link out
   symlinkSync(join(dir, ".design/plan.json"), join(dir, ".design/alias.json")); // plan.json under another name
   symlinkSync(join(dir, ".design/specs"), join(dir, ".design/tmp/specs-link"));
-  linkSync(join(dir, ".design/plan.json"), join(dir, ".design/hard.json")); // a hard link to plan.json
+  writeFileSync(join(outside, "profile"), "# sourced\n");
+  linkSync(join(outside, "profile"), join(dir, ".design/profile.jsonl")); // a hard link to a file outside
   symlinkSync(dir, join(base, "project-link"));
 });
 
@@ -122,6 +123,8 @@ describe("the hook refuses what was once approved", () => {
       ["through a folder link", `${helper("execute")} memory-add .design/out/x.jsonl ${content}`],
       ["through a file link", `${helper("execute")} memory-add .design/secret.json ${content}`],
       ["through a dangling link", `${helper("execute")} memory-add .design/dangling.json ${content}`],
+      ["through a hard link", `${helper("execute")} memory-add .design/profile.jsonl ${content}`],
+      [".design itself", `${helper("execute")} memory-add .design ${content}`],
       ["reflection-add", `${helper()} reflection-add Makefile --skill design --goal g --outcome completed < .design/tmp/eval.json`],
       ["reflection-add abs", `${helper()} reflection-add /tmp/x.jsonl --skill design --goal g --outcome completed < .design/tmp/eval.json`],
     ]);
@@ -150,6 +153,7 @@ describe("the hook refuses what was once approved", () => {
       ["outputs", `${helper()} run-checkpoint design --phase a --outputs ${home}/.ssh`],
       ["fresh", `${helper()} run-start design --phases a --fresh --design-dir=${home}`],
       ["outputs list", `${helper()} run-checkpoint design --phase a --outputs ".design/a.json,${home}/.ssh"`],
+      ["outputs .design", `${helper()} run-checkpoint design --phase a --outputs .design`],
     ]);
   });
 
@@ -197,6 +201,8 @@ describe("the hook refuses what was once approved", () => {
   });
 
   it("Write/Edit of .design/plan.json and .design/specs/, under any name", () => {
+    linkSync(join(dir, ".design/plan.json"), join(dir, ".design/hard.json")); // a hard link to plan.json
+    after(() => rmSync(join(dir, ".design/hard.json")));
     for (const tool of ["Write", "Edit"]) {
       for (const p of [".design/plan.json", ".design/PLAN.json", ".design/Plan.JSON", ".design/specs/role-0.test.ts", ".design/specs", ".design/SPECS/x", ".design/alias.json", ".design/hard.json", ".design/tmp/specs-link/x.ts"]) {
         assert.ok(!file(tool, join(dir, p)), `${tool} ${p}`);
