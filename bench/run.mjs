@@ -131,11 +131,15 @@ try {
       "Write .design/tmp (approved)": event("Write", { file_path: join(dir, ".design/tmp/eval.json"), content: "{}" }),
       "ls -la (no decision)": event("Bash", { command: "ls -la", description: "list" }),
     };
+    const timed = existsSync("/usr/bin/time");
     const timedInput = (argv, input) => {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, argv, { cwd: dir, input, encoding: "utf8" });
+      const r = timed
+        ? spawnSync("/usr/bin/time", ["-f", "%U %S", process.execPath, ...argv], { cwd: dir, input, encoding: "utf8" })
+        : spawnSync(process.execPath, argv, { cwd: dir, input, encoding: "utf8" });
       if (r.status !== 0) throw new Error(`permit.js exited ${r.status}: ${r.stderr}`);
-      return { wall: Number(process.hrtime.bigint() - t0) / 1e6, cpu: NaN, out: r.stdout };
+      const [u, s] = timed ? r.stderr.trim().split("\n").pop().split(" ").map(Number) : [NaN, NaN];
+      return { wall: Number(process.hrtime.bigint() - t0) / 1e6, cpu: (u + s) * 1000, out: r.stdout };
     };
     for (let i = 0; i < 5; i++) timedInput(["-e", "0"], "");
     const bare = [];
@@ -144,12 +148,13 @@ try {
       bare.push(timedInput(["-e", "0"], ""));
       for (const [k, input] of Object.entries(cases)) per[k].push(timedInput([PERMIT_JS], input));
     }
-    const b = median(bare.map((r) => r.wall));
-    console.log(`hook (median of ${runs}, wall): node -e 0 ${b.toFixed(1)} ms`);
+    const b = stats(bare);
+    console.log(`hook (median of ${runs}): node -e 0 ${fmt(b)}`);
     for (const [k, rs] of Object.entries(per)) {
-      const m = median(rs.map((r) => r.wall));
+      const m = stats(rs);
       const allowed = rs[0].out.includes('"allow"');
-      console.log(`  permit.js ${k}: ${m.toFixed(1)} ms (+${(m - b).toFixed(1)} ms over bare node)${allowed ? ", allowed" : ""}`);
+      const cpu = Number.isNaN(m.cpu) ? "" : `, +${(m.cpu - b.cpu).toFixed(0)} ms cpu`;
+      console.log(`  permit.js ${k}: ${fmt(m)} (+${(m.wall - b.wall).toFixed(1)} ms wall${cpu} over bare node)${allowed ? ", allowed" : ""}`);
     }
   }
 } finally {

@@ -654,7 +654,8 @@ describe("golden path through claude -p", () => {
           for (const r of ROLES) assert.ok(doc.markdown.includes(r), `${r} not in the graph`);
         },
       ],
-      ["runs", "execute", (doc) => assert.deepEqual(doc.reflections.map((r: any) => [r.skill, r.outcome]), [["execute", "partial"]])],
+      // The view injects the latest runs of every skill; the argument reaches the model as text to filter by.
+      ["runs", "execute", (doc) => assert.deepEqual(doc.reflections.map((r: any) => [r.skill, r.outcome]), [["execute", "partial"], ["design", "completed"], ["recon", "completed"]])],
       ["memories", "", (doc) => assert.equal(doc.count, 2)],
     ];
     for (const [name, args, verify] of cases) {
@@ -664,6 +665,7 @@ describe("golden path through claude -p", () => {
       const d = delivery(p, PLUGIN_DIR, args, s.received);
       assert.deepEqual(d.missing, [], `${name}: body did not arrive`);
       assert.ok(!d.text.includes("${") && !d.text.includes("$ARGUMENTS"), substitute("", p, PLUGIN_DIR, args));
+      if (args) assert.ok(d.text.includes(`>${args}</`), `${name}: the arguments are not in the body as text`);
       verify(JSON.parse(d.injected[0]));
     }
   });
