@@ -1,6 +1,8 @@
 // Benchmarks for the helper (run with `npm run bench`; not part of the test suite).
 //  1. startup: `node dist/plan.js status` on a 40-role plan vs bare `node -e 0` (target: at most 1.3x).
 //  2. memory-search over 2k / 20k / 200k entries (target: under 250 ms at 20k, linear growth).
+//  3. hook: dist/permit.js (the PreToolUse hook, run on every Bash/Read/Write/Edit call of a session with the plugin
+//     enabled) on a typical approved helper call, a Write, and an unrelated command, vs bare `node -e 0`.
 // Wall-clock medians over interleaved runs, plus the child's peak RSS where /usr/bin/time exists.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -118,6 +120,42 @@ try {
     }
     const [a, , c] = rows;
     console.log(`  per 1k entries: ${((c.ms - a.ms) / ((c.n - a.n) / 1000)).toFixed(2)} ms (2k→200k slope); 20k target < 250 ms`);
+  }
+  if (!args.size || args.has("hook")) {
+    const PERMIT_JS = resolve("dist/permit.js");
+    const root = resolve(".");
+    mkdirSync(join(dir, ".design", "tmp"), { recursive: true });
+    const event = (tool_name, tool_input) => JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", cwd: dir, tool_name, tool_input });
+    const cases = {
+      "helper call (approved)": event("Bash", { command: `node "${root}/skills/design/scripts/plan.js" run-checkpoint design --phase experts --outputs ".design/expert-a.json,.design/expert-b.json" --decisions "experts: a, b"`, description: "checkpoint" }),
+      "Write .design/tmp (approved)": event("Write", { file_path: join(dir, ".design/tmp/eval.json"), content: "{}" }),
+      "ls -la (no decision)": event("Bash", { command: "ls -la", description: "list" }),
+    };
+    const timed = existsSync("/usr/bin/time");
+    const timedInput = (argv, input) => {
+      const t0 = process.hrtime.bigint();
+      const r = timed
+        ? spawnSync("/usr/bin/time", ["-f", "%U %S", process.execPath, ...argv], { cwd: dir, input, encoding: "utf8" })
+        : spawnSync(process.execPath, argv, { cwd: dir, input, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`permit.js exited ${r.status}: ${r.stderr}`);
+      const [u, s] = timed ? r.stderr.trim().split("\n").pop().split(" ").map(Number) : [NaN, NaN];
+      return { wall: Number(process.hrtime.bigint() - t0) / 1e6, cpu: (u + s) * 1000, out: r.stdout };
+    };
+    for (let i = 0; i < 5; i++) timedInput(["-e", "0"], "");
+    const bare = [];
+    const per = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+    for (let i = 0; i < runs; i++) {
+      bare.push(timedInput(["-e", "0"], ""));
+      for (const [k, input] of Object.entries(cases)) per[k].push(timedInput([PERMIT_JS], input));
+    }
+    const b = stats(bare);
+    console.log(`hook (median of ${runs}): node -e 0 ${fmt(b)}`);
+    for (const [k, rs] of Object.entries(per)) {
+      const m = stats(rs);
+      const allowed = rs[0].out.includes('"allow"');
+      const cpu = Number.isNaN(m.cpu) ? "" : `, +${(m.cpu - b.cpu).toFixed(0)} ms cpu`;
+      console.log(`  permit.js ${k}: ${fmt(m)} (+${(m.wall - b.wall).toFixed(1)} ms wall${cpu} over bare node)${allowed ? ", allowed" : ""}`);
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,96 +1,347 @@
-// The plugin's PreToolUse hook logic. A skill's `allowed-tools` cover only the turn in which the skill was
-// invoked: once the lead ends its turn to wait for agents, every helper call would ask the user again. The hook
-// allows, and only allows, what the skills' allowed-tools already grant; it never denies (anything else goes
-// through the normal permission rules):
-//   Bash        one call of this plugin's helper, `node "<plugin>/skills/<skill>/scripts/plan.js" <args>`,
-//               optionally fed by `echo '<text>' |` or `< .design/<file>`, with no other shell syntax outside
-//               quotes, and no argument that points outside the project;
-//   Write/Edit  a file under <project>/.design/;
-//   Read        a file of this plugin.
-import { isAbsolute, posix, relative, resolve, sep } from "node:path";
+// The plugin's PreToolUse hook logic: an exact allow-list. A skill's `allowed-tools` cover only the turn in which
+// the skill was invoked; once the lead ends its turn to wait for agents, this hook keeps the skill's own calls
+// approved. It approves nothing else and never denies (anything it does not approve goes through the normal
+// permission rules, i.e. the user is asked):
+//   Bash        `node "<plugin root>/skills/<skill>/scripts/plan.js" <subcommand> <args>`, the subcommand one the
+//               skill calls, the arguments passing that subcommand's own argument spec (src/hooks/specs.ts, built
+//               from the helper's defineCommand specs), every path argument resolving (symlinks followed) inside
+//               the event cwd's `.design/`; optionally fed by `echo '<literal>' |` or `< .design/<file>`. Never
+//               with the sandbox turned off.
+//   Write/Edit  a file whose real path is inside `<cwd>/.design/`, never `.design/plan.json` or `.design/specs/`
+//               (the plan's acceptance checks and specs are commands the project later runs); `.design/draft/`
+//               only for the plan-writing skills.
+//   Read        a file whose real path is inside the plugin.
+import { lstatSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { SPECS } from "./specs.js";
 
-function inside(dir: string, file: string): boolean {
-  const rel = relative(dir, file);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-}
+export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
+export type Skill = (typeof SKILLS)[number];
 
-/** A shell word the helper may take as a path without leaving the project: relative, no `..` escape, no `~`. */
-function staysInProject(word: string): boolean {
-  if (word.startsWith("/") || word.startsWith("~")) return false;
-  const n = posix.normalize(word);
-  return n !== ".." && !n.startsWith("../");
+/** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
+export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
+  design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
+  execute: ["add-constraints", "circuit-breaker", "health-check", "memory-add", "memory-search", "overlap-matrix", "preflight", "reflection-add", "resume-reset", "retry-candidates", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "tasklist-data", "update-status", "validate-auxiliary-report", "worker-completion-validate", "worker-pool"],
+  recon: ["expert-validate", "health-check", "memory-search", "preflight", "recon-summary", "recon-validate", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
+  improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
+  reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflection-add", "reflection-search", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "validate-checks"],
+};
+
+const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
+
+/** Skills that write a plan draft under `.design/draft/` and install it with `finalize`. */
+export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
+
+/**
+ * What each argument of the allowed subcommands holds, by name (positional or flag). `path` and `paths` (a comma
+ * list) must resolve inside `.design/`, `dir` inside or to `.design/` itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up
+ * in file names); `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts
+ * fails first).
+ */
+export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "name" | "names" | "text"> = {
+  plan_path: "path",
+  plan_a: "path",
+  plan_b: "path",
+  design_dir: "dir",
+  "design-dir": "dir",
+  memory_path: "path",
+  reflection_path: "path",
+  recon_path: "path",
+  artifact_path: "path",
+  outputs: "paths",
+  inputs: "paths",
+  skill: "skill",
+  phase: "name",
+  phases: "names",
+  name: "name",
+  type: "name",
+  outcome: "name",
+  category: "name",
+  goal: "text",
+  stack: "text",
+  keywords: "text",
+  content: "text",
+  source: "text",
+  "goal-context": "text",
+  id: "text",
+  decisions: "text",
+  "goal-achieved": "text",
+};
+
+const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const MAX_COMMAND = 16_384;
+
+/** The hook's view of a project: the real cwd and its `.design/`. */
+interface Project {
+  design: string;
 }
 
 /**
- * Whether the arguments are plain shell words: unquoted letters, digits and . , : / = @ % + - _, 'single-quoted'
- * text (with the '\'' escape), and "double-quoted" text without $, ` or \ (nothing the shell would expand or run).
- * Every whole word, quoted parts included, must stay in the project.
+ * The real path of `p` (absolute, lexically normal): the nearest existing ancestor through realpath, the missing
+ * rest appended. Null when a component is a dangling symlink, not a directory, or unreadable.
  */
-export function plainWords(args: string): boolean {
-  let word = "";
-  let i = 0;
-  while (i < args.length) {
-    const c = args[i];
-    if (c === " ") {
-      if (!staysInProject(word)) return false;
-      word = "";
-      i++;
-    } else if (c === "'") {
-      const end = args.indexOf("'", i + 1);
-      if (end < 0) return false;
-      word += args.slice(i + 1, end);
-      i = end + 1;
-    } else if (c === '"') {
-      const end = args.indexOf('"', i + 1);
-      if (end < 0 || /[$`\\]/.test(args.slice(i + 1, end))) return false;
-      word += args.slice(i + 1, end);
-      i = end + 1;
-    } else if (c === "\\" && args[i + 1] === "'") {
-      word += "'";
-      i += 2;
-    } else if (/[\w.,:/=@%+-]/.test(c)) {
-      word += c;
-      i++;
-    } else return false;
+export function realPath(p: string): string | null {
+  const rest: string[] = [];
+  let cur = p;
+  for (;;) {
+    try {
+      const r = realpathSync(cur);
+      return rest.length ? join(r, ...rest.reverse()) : r;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return null;
+      try {
+        lstatSync(cur);
+        return null; // it exists as a link to nothing: a write would follow it
+      } catch {
+        /* truly missing: look at the parent */
+      }
+      const parent = dirname(cur);
+      if (parent === cur) return null;
+      rest.push(basename(cur));
+      cur = parent;
+    }
   }
-  return staysInProject(word);
 }
 
-/** `[echo '<text>' | ]node "<plugin>/skills/<name>/scripts/plan.js" <plain words>[ < .design/<file>]`. */
-export function isHelperCall(command: string, pluginRoot: string): boolean {
-  let rest = command.trim();
-  if (rest.includes("\n")) return false;
-  const echo = /^echo '[^']*' \| /.exec(rest);
-  if (echo) rest = rest.slice(echo[0].length);
-  const stdin = / < (\.design\/[\w./-]+)$/.exec(rest);
-  if (stdin) {
-    if (!staysInProject(stdin[1])) return false;
-    rest = rest.slice(0, stdin.index);
+function within(dir: string, file: string, orSame = false): boolean {
+  if (orSame && file === dir) return true;
+  const rel = relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel);
+}
+
+/** A path that is absolute, free of NUL, and already in normal form (no `.`/`..` segments, no `//`). */
+function normalAbsolute(p: string): boolean {
+  return isAbsolute(p) && !p.includes("\0") && normalize(p) === p && !p.endsWith(sep) && !/^\/proc(\/|$)/.test(p);
+}
+
+/** The project of an event: its cwd must be absolute, not `/`, and exist. */
+export function projectOf(cwd: unknown): Project | null {
+  if (typeof cwd !== "string" || cwd.length > 4096 || !isAbsolute(cwd) || cwd.includes("\0")) return null;
+  let real: string;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    return null;
   }
-  const head = /^node "([^"$`\\]+)"(?: |$)/.exec(rest);
-  if (!head) return false;
-  const script = resolve(head[1]);
-  const rel = relative(pluginRoot, script).split(sep).join("/");
-  if (!inside(pluginRoot, script) || !/^skills\/[a-z-]+\/scripts\/plan\.js$/.test(rel)) return false;
-  return plainWords(rest.slice(head[0].length));
+  if (real === sep || resolve(cwd) === sep) return null;
+  return { design: join(real, ".design") };
+}
+
+/**
+ * A helper path argument: relative or absolute, no `..` segment, real path inside `.design/` (or `.design/` itself
+ * when `orSame`), and not a file with other hard links (one may be a file outside under another name).
+ */
+function pathInDesign(value: string, project: Project, cwd: string, orSame = false): boolean {
+  if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
+  const real = realPath(resolve(cwd, value));
+  return real !== null && within(project.design, real, orSame) && !hardLinked(real);
+}
+
+function hardLinked(real: string): boolean {
+  try {
+    const st = lstatSync(real);
+    return st.isFile() && st.nlink > 1;
+  } catch {
+    return false; // not there yet
+  }
+}
+
+function argOk(name: string, value: string, project: Project, cwd: string): boolean {
+  switch (ARG_KINDS[name]) {
+    case "dir":
+      return pathInDesign(value, project, cwd, true);
+    case "path":
+      return pathInDesign(value, project, cwd);
+    case "paths":
+      return value.split(",").every((v) => v.trim() === v && pathInDesign(v, project, cwd));
+    case "skill":
+      return (SKILLS as readonly string[]).includes(value);
+    case "name":
+      return NAME.test(value);
+    case "names":
+      return value.split(",").every((v) => NAME.test(v));
+    case "text":
+      return !value.includes("\0");
+    default:
+      return false;
+  }
+}
+
+/**
+ * Split the argument text of a helper call into words, or null when it holds anything the shell would interpret:
+ * words are unquoted [A-Za-z0-9._,:/=@%+-], 'single-quoted' text, "double-quoted" text without $ ` \ !, or the
+ * `'\''` escape, separated by spaces. A final unquoted `< word` is returned as the redirect.
+ */
+export function shellWords(text: string): { words: string[]; redirect?: string } | null {
+  const words: string[] = [];
+  let redirect: string | undefined;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === " ") {
+      i++;
+      continue;
+    }
+    if (redirect !== undefined) return null; // nothing may follow the redirect's word
+    let isRedirect = false;
+    if (text[i] === "<") {
+      if (text[i + 1] !== " ") return null;
+      isRedirect = true;
+      i += 2;
+      while (text[i] === " ") i++;
+    }
+    let word = "";
+    let any = false;
+    while (i < text.length && text[i] !== " ") {
+      const c = text[i];
+      if (c === "'") {
+        const end = text.indexOf("'", i + 1);
+        if (end < 0) return null;
+        word += text.slice(i + 1, end);
+        i = end + 1;
+      } else if (c === '"') {
+        const end = text.indexOf('"', i + 1);
+        if (end < 0) return null;
+        const inner = text.slice(i + 1, end);
+        if (/[$`\\!]/.test(inner)) return null;
+        word += inner;
+        i = end + 1;
+      } else if (c === "\\" && text[i + 1] === "'") {
+        word += "'";
+        i += 2;
+      } else if (/[A-Za-z0-9._,:/=@%+-]/.test(c)) {
+        word += c;
+        i++;
+      } else return null;
+      any = true;
+    }
+    if (!any) return null;
+    if (isRedirect) redirect = word;
+    else words.push(word);
+  }
+  return { words, redirect };
+}
+
+/** Whether the words (subcommand first) pass that subcommand's argument spec and every path stays in `.design/`. */
+export function argsOk(words: readonly string[], project: Project, cwd: string, stdin: boolean, commands: readonly string[]): boolean {
+  const [command, ...argv] = words;
+  if (command === undefined || !Object.prototype.hasOwnProperty.call(SPECS, command)) return false;
+  // `<subcommand> --help` only prints the spec: any skill may ask about any of the skills' subcommands.
+  if (argv.length === 1 && argv[0] === "--help") return !stdin && ALL_COMMANDS.includes(command);
+  if (!commands.includes(command)) return false;
+  const spec = SPECS[command];
+  if (stdin !== (spec.s === 1)) return false;
+  const positionals: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("-")) {
+      positionals.push(a);
+      continue;
+    }
+    if (!a.startsWith("--") || a === "--") return false;
+    const eq = a.indexOf("=");
+    const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
+    if (!Object.prototype.hasOwnProperty.call(spec.f, name) || seen.has(name)) return false;
+    seen.add(name);
+    const [type, , ...choices] = spec.f[name];
+    if (type === "b") {
+      if (eq >= 0) return false;
+      continue;
+    }
+    let value: string;
+    if (eq >= 0) value = a.slice(eq + 1);
+    else {
+      if (i + 1 >= argv.length) return false;
+      value = argv[++i];
+    }
+    if (type === "i") {
+      if (!/^\d{1,9}$/.test(value)) return false;
+    } else if ((choices.length > 0 && !choices.includes(value)) || !argOk(name, value, project, cwd)) return false;
+  }
+  for (const [name, [, required]] of Object.entries(spec.f)) if (required && !seen.has(name)) return false;
+  if (positionals.length > spec.p.length) return false;
+  for (let i = 0; i < spec.p.length; i++) {
+    const [name, required] = spec.p[i];
+    if (i >= positionals.length) {
+      if (required) return false;
+    } else if (!argOk(name, positionals[i], project, cwd)) return false;
+  }
+  return true;
+}
+
+/**
+ * The plugin roots a helper path may start with: where this hook runs from, its real path, and the CLI's
+ * CLAUDE_PLUGIN_ROOT when that is the same folder under another name (the path the CLI substitutes in SKILL.md).
+ */
+export function pluginRoots(pluginRoot: string): string[] {
+  const roots = [pluginRoot];
+  try {
+    const real = realpathSync(pluginRoot);
+    if (!roots.includes(real)) roots.push(real);
+    const alias = process.env.CLAUDE_PLUGIN_ROOT;
+    if (alias && normalAbsolute(alias) && !roots.includes(alias) && realpathSync(alias) === real) roots.push(alias);
+  } catch {
+    /* keep what resolved */
+  }
+  return roots;
+}
+
+/**
+ * `[echo '<literal>' | ]node "<root>/skills/<skill>/scripts/plan.js" <subcommand> <args>[ < .design/<file>]`
+ * with everything above true. `skill` limits it to that skill's own helper and subcommands.
+ */
+export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): boolean {
+  if (command.length > MAX_COMMAND || /[\n\r\0]/.test(command)) return false;
+  const project = projectOf(cwd);
+  if (!project) return false;
+  const m = /^(echo '[^']*' \| )?node "([^"$`\\!]+)" (.+)$/.exec(command);
+  if (!m) return false;
+  const [, echo, script, rest] = m;
+  if (!normalAbsolute(script)) return false;
+  const skills: readonly Skill[] = skill ? [skill] : SKILLS;
+  const roots = pluginRoots(pluginRoot);
+  const owner = skills.find((s) => roots.some((r) => script === join(r, "skills", s, "scripts", "plan.js")));
+  if (!owner) return false;
+  const parsed = shellWords(rest);
+  if (!parsed) return false;
+  if (parsed.redirect !== undefined && (echo || !pathInDesign(parsed.redirect, project, cwd as string))) return false;
+  const commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
+  return argsOk(parsed.words, project, cwd as string, !!echo || parsed.redirect !== undefined, commands);
+}
+
+/** Write/Edit: real path inside `.design/`, never plan.json or specs/, `draft/` only for plan-writing skills. */
+export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
+  const project = projectOf(cwd);
+  if (!project || !normalAbsolute(file)) return false;
+  const real = realPath(file);
+  if (real === null || !within(project.design, real) || hardLinked(real)) return false;
+  // Compared without case and in NFC: on a case-insensitive file system PLAN.JSON is plan.json.
+  const rel = relative(project.design, real).normalize("NFC").toLowerCase().split(sep);
+  if (rel[0] === "plan.json" || rel[0] === "specs") return false;
+  return !(rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill));
 }
 
 export interface HookInput {
   tool_name?: unknown;
-  tool_input?: { command?: unknown; file_path?: unknown };
+  tool_input?: { command?: unknown; file_path?: unknown; dangerouslyDisableSandbox?: unknown };
   cwd?: unknown;
 }
 
-/** Whether the hook allows this tool call without asking. */
-export function permits(input: HookInput, pluginRoot: string): boolean {
+/** Whether the hook approves this tool call without asking. */
+export function permits(input: HookInput, pluginRoot: string, skill?: Skill): boolean {
   const tool = input.tool_name;
-  const t = input.tool_input ?? {};
-  if (tool === "Bash") return typeof t.command === "string" && isHelperCall(t.command, pluginRoot);
-  if (typeof t.file_path !== "string" || !isAbsolute(t.file_path)) return false;
-  const file = resolve(t.file_path);
-  if (tool === "Read") return inside(pluginRoot, file);
-  if (tool === "Write" || tool === "Edit") {
-    return typeof input.cwd === "string" && inside(resolve(input.cwd, ".design"), file);
+  const t = input.tool_input;
+  if (typeof t !== "object" || t === null) return false;
+  if (tool === "Bash") {
+    if (t.dangerouslyDisableSandbox !== undefined && t.dangerouslyDisableSandbox !== false) return false;
+    return typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill);
+  }
+  if (typeof t.file_path !== "string") return false;
+  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill);
+  if (tool === "Read") {
+    if (!normalAbsolute(t.file_path)) return false;
+    const real = realPath(t.file_path);
+    return real !== null && pluginRoots(pluginRoot).some((r) => within(r, real));
   }
   return false;
 }

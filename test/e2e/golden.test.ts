@@ -282,12 +282,12 @@ describe("golden path through claude -p", () => {
 
         ctx = yield* calls("Phase 4/6 Plan.", lead.ref("plan-template.md"));
         check(done(ctx.results[0]).includes("schemaVersion"), "refs/plan-template.md did not arrive");
-        yield* put(lead, "Writing the draft plan.", ".design/plan.json", designPlan());
+        yield* put(lead, "Writing the draft plan.", ".design/draft/plan.json", designPlan());
         yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], { fill: { n: "4", "yes|no": "no", "approved|not reviewed": "not reviewed" } });
 
         const checks = yield* helper(lead, "Phase 5/6 Finalize.", "validate-checks");
         check(checks.results.every((r: any) => r.valid), JSON.stringify(checks));
-        const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/plan.json"]);
+        const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/draft/plan.json"]);
         check(fin.validated === true && fin.roleCount === 4, JSON.stringify(fin));
         yield* helper(lead, "Finalized.", "run-checkpoint", ["--phase finalize"], { fill: { n: "0" } });
 
@@ -654,7 +654,8 @@ describe("golden path through claude -p", () => {
           for (const r of ROLES) assert.ok(doc.markdown.includes(r), `${r} not in the graph`);
         },
       ],
-      ["runs", "execute", (doc) => assert.deepEqual(doc.reflections.map((r: any) => [r.skill, r.outcome]), [["execute", "partial"]])],
+      // The view injects the latest runs of every skill; the argument reaches the model as text to filter by.
+      ["runs", "execute", (doc) => assert.deepEqual(doc.reflections.map((r: any) => [r.skill, r.outcome]), [["execute", "partial"], ["design", "completed"], ["recon", "completed"]])],
       ["memories", "", (doc) => assert.equal(doc.count, 2)],
     ];
     for (const [name, args, verify] of cases) {
@@ -664,6 +665,7 @@ describe("golden path through claude -p", () => {
       const d = delivery(p, PLUGIN_DIR, args, s.received);
       assert.deepEqual(d.missing, [], `${name}: body did not arrive`);
       assert.ok(!d.text.includes("${") && !d.text.includes("$ARGUMENTS"), substitute("", p, PLUGIN_DIR, args));
+      if (args) assert.ok(d.text.includes(`>${args}</`), `${name}: the arguments are not in the body as text`);
       verify(JSON.parse(d.injected[0]));
     }
   });
@@ -699,9 +701,9 @@ describe("golden path through claude -p", () => {
             },
           ],
         };
-        yield* put(lead, "Writing the fix plan.", ".design/plan.json", fix);
+        yield* put(lead, "Writing the fix plan.", ".design/draft/plan.json", fix);
         yield* helper(lead, "Checks.", "validate-checks");
-        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/plan.json"]);
+        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/draft/plan.json"]);
         check(fin.validated === true, JSON.stringify(fin));
         yield* put(lead, "Phase 6/6.", ".design/tmp/eval.json", {
               whatWorked: ["The execute reflection named the failing check"],
@@ -788,7 +790,7 @@ describe("golden path through claude -p", () => {
             },
           ],
         };
-        yield* put(lead, "Writing the plan.", ".design/plan.json", plan);
+        yield* put(lead, "Writing the plan.", ".design/draft/plan.json", plan);
         done((yield* calls("Phase 6/8 Guards.", lead.ref("guards.md"))).results[0]);
         // The newest archived plan (Glob in the skill's words; ls through Bash here).
         ctx = yield* calls("Finding the archived plan.", { name: "Bash", input: { command: "ls -d .design/history/*/plan.json", description: "List archived plans" } });
@@ -796,7 +798,7 @@ describe("golden path through claude -p", () => {
         const diff = yield* helper(lead, "Circular-improvement guard.", "plan-diff", [], { fill: { "archived-plan": archived } });
         debug(diff);
         yield* helper(lead, "Phase 7/8 Finalize.", "validate-checks");
-        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/plan.json"]);
+        const fin = yield* helper(lead, "Finalize.", "finalize", [".design/draft/plan.json"]);
         check(fin.validated === true, JSON.stringify(fin));
         yield* put(lead, "Phase 8/8.", ".design/tmp/eval.json", {
               whatWorked: ["The analyst found the missing fallback"],

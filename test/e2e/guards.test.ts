@@ -74,9 +74,11 @@ describe("the checks catch a broken plugin", { concurrency: 2 }, () => {
     assert.throws(() => assertClean(s), /approval/);
   });
 
-  it("after the lead ends its turn, other commands, other node scripts and project writes still need approval", { timeout: 120_000 }, async () => {
+  it("after the lead ends its turn, other commands, other node scripts, project writes, plan.json and a helper call leaving .design/ still need approval", { timeout: 120_000 }, async () => {
     let results: ToolResult[] = [];
     const evil = `node -e "require('fs').writeFileSync('owned.txt', '')"`;
+    // The skill's own helper, but appending to a project file (it would run at the next make).
+    const escape = `node "${PLUGIN_DIR}/skills/execute/scripts/plan.js" memory-add Makefile --category pattern --keywords a --content x`;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
@@ -86,16 +88,16 @@ describe("the checks catch a broken plugin", { concurrency: 2 }, () => {
         const spawned = yield turn("Spawning an agent.", agent("probe", "probe", "haiku", "Agent: probe\nReply with one line."));
         done(spawned.results[0]);
         yield* waitFor(latest(), [spawned.results[0].id], "Waiting for the agent.");
-        results = (yield turn("Trying what no skill allows.", bash("touch owned.txt"), bash(evil), write(project.path("src/owned.js"), "x"))).results;
+        results = (yield turn("Trying what no skill allows.", bash("touch owned.txt"), bash(evil), write(project.path("src/owned.js"), "x"), write(project.path(".design/plan.json"), "{}"), bash(escape))).results;
         yield turn("Done.");
       }),
     });
     assert.equal(s.run.timedOut, false);
-    assert.equal(results.length, 3);
+    assert.equal(results.length, 5);
     assert.deepEqual(
       s.denials.map((d: any) => d.tool_input.command ?? d.tool_input.file_path),
-      ["touch owned.txt", evil, project.path("src/owned.js")],
+      ["touch owned.txt", evil, project.path("src/owned.js"), project.path(".design/plan.json"), escape],
     );
-    assert.ok(!project.exists("owned.txt") && !project.exists("src/owned.js"));
+    assert.ok(!project.exists("owned.txt") && !project.exists("src/owned.js") && !project.exists(".design/plan.json") && !project.exists("Makefile"));
   });
 });

@@ -104,3 +104,11 @@ describe("helper invocations in commands", () => {
     });
   }
 });
+
+describe("arguments reach commands as data", () => {
+  for (const f of commandFiles()) {
+    it(`${f.rel} puts no $ARGUMENTS (or $0, $1…) on its !-line, where the shell would parse them`, () => {
+      for (const line of injectedCommands(f.raw)) assert.doesNotMatch(line, /\$(ARGUMENTS|\d)/, line);
+    });
+  }
+});

@@ -66,18 +66,33 @@ describe("skill bodies", () => {
     }
   });
 
-  it("execute and recon cannot write plan.json without asking", () => {
-    for (const name of ["execute", "recon"]) {
-      const f = files.find((x) => x.name === name)!;
-      assert.equal(editAllowed(allowedTools(f.data), ".design/plan.json"), false, name);
+  it("no skill can write plan.json or a spec without asking (plans go through a draft and finalize)", () => {
+    for (const f of files) {
+      const rules = allowedTools(f.data);
+      for (const path of [".design/plan.json", ".design/specs/spec-api.test.ts", ".design/specs"]) {
+        assert.equal(editAllowed(rules, path), false, `${f.name} may write ${path}`);
+      }
     }
     assert.match(files.find((f) => f.name === "execute")!.body, /Never write or edit plan\.json/);
+  });
+
+  it("the plan-writing skills write a draft and install it with finalize, never plan.json itself", () => {
+    for (const name of ["design", "improve", "reflect"]) {
+      const f = files.find((x) => x.name === name)!;
+      assert.ok(editAllowed(allowedTools(f.data), ".design/draft/plan.json"), name);
+      assert.ok(f.body.includes('scripts/plan.js" finalize .design/draft/plan.json`'), `${name} finalizes its draft`);
+      const told = [...f.body.matchAll(/(\S+ )?\bwrite\b[^`\n]{0,40}`\.design\/(plan\.json|specs)/gi)].filter((m) => !/^never $/i.test(m[1] ?? ""));
+      assert.deepEqual(told.map((m) => m[0]), [], `${name} tells the lead to write plan.json or specs`);
+    }
   });
 
   for (const f of files) {
     it(`${f.rel} may write every .design file its flow tells the lead to write`, () => {
       const rules = allowedTools(f.data);
-      const written = [...f.body.matchAll(/\bwrite\b[^`\n]{0,40}`(\.design\/[^`]+)`/gi)].map((m) => m[1]);
+      // "Never write X" and "Only experts write X" name files the lead does not write.
+      const written = [...f.body.matchAll(/(\S+ )?\bwrite\b[^`\n]{0,40}`(\.design\/[^`]+)`/gi)]
+        .filter((m) => !/^(never|experts|analysts) $/i.test(m[1] ?? ""))
+        .map((m) => m[2]);
       assert.ok(written.length > 0);
       for (const path of written) assert.ok(editAllowed(rules, path), `${path} is not covered by ${rules.join(", ")}`);
     });

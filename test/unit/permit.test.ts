@@ -1,76 +1,457 @@
-import { describe, it } from "node:test";
+// The permission hook as an attacker would test it: crafted events of every class that was once approved, and the
+// classes that already held, each asserting "no allow"; and every helper call exactly as a SKILL.md spells it
+// (substituted, placeholders filled) asserting "allow".
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
-import { isHelperCall, permits } from "../../src/hooks/permit.ts";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 
-const ROOT = "/opt/plugins/do";
-const HELPER = `node "${ROOT}/skills/execute/scripts/plan.js"`;
-const bash = (command: string) => permits({ tool_name: "Bash", tool_input: { command } }, ROOT);
+const ROOT = resolve(__dirname, "../..");
+const helper = (skill = "design", root = ROOT) => `node "${root}/skills/${skill}/scripts/plan.js"`;
 
-describe("the PreToolUse hook", () => {
-  it("allows the skills' helper calls as SKILL.md spells them", () => {
-    assert.ok(bash(`${HELPER} status .design/plan.json`));
-    assert.ok(bash(`${HELPER} memory-search .design/memory.jsonl --goal "add rate limiting" --limit 5`));
-    assert.ok(bash(`echo '[{"roleIndex": 0, "status": "in_progress"}]' | ${HELPER} update-status .design/plan.json`));
-    assert.ok(bash(`${HELPER} add-constraints .design/plan.json < .design/tmp/constraints.json`));
-    assert.ok(bash(`${HELPER} run-checkpoint design --phase experts --outputs ".design/expert-a.json,.design/expert-b.json" --decisions 'two experts, REST'`));
-    assert.ok(bash(`${HELPER} memory-add --content 'it'\\''s fine' --category pattern --keywords a`));
+/** Every helper call in a SKILL.md (inline code spans and the Script Setup block), with the text around it. */
+export function writtenCalls(skill: string): string[] {
+  const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
+  const out: string[] = [];
+  for (const line of raw.split("\n")) {
+    if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
+    for (const m of line.matchAll(/`([^`]*\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js"[^`]*)`/g)) out.push(m[1]);
+  }
+  return out;
+}
+
+/** A written call as the lead would run it: ${CLAUDE_SKILL_DIR} substituted, {placeholders} filled with plausible values. */
+export function filled(call: string, skill: string, root = ROOT): string {
+  return call
+    .replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", skill))
+    .replaceAll("{skill}", "execute")
+    .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
+    .replaceAll("{target path}", ".design/skill-snapshot.md")
+    .replaceAll("{k1,k2}", "api,auth")
+    .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
+    .replace(/\{[^{}]*\}/g, "api");
+}
+
+let dir: string;
+let outside: string;
+let home: string;
+
+before(() => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-")));
+  dir = join(base, "project");
+  outside = join(base, "outside");
+  home = join(base, "home");
+  for (const d of [".design/tmp", ".design/specs", ".design/draft/specs", ".design/history/20260101T000000Z", ".git/hooks", ".claude", "scripts"]) {
+    mkdirSync(join(dir, d), { recursive: true });
+  }
+  mkdirSync(outside, { recursive: true });
+  mkdirSync(join(home, ".ssh"), { recursive: true });
+  writeFileSync(join(dir, ".design/plan.json"), "{}");
+  writeFileSync(join(dir, ".design/tmp/eval.json"), "{}");
+  writeFileSync(join(outside, "secret"), "x");
+  symlinkSync(outside, join(dir, ".design/out")); // a folder link out of the project
+  symlinkSync(join(outside, "secret"), join(dir, ".design/secret.json")); // a file link out
+  symlinkSync(join(outside, "missing"), join(dir, ".design/dangling.json")); // a dangling link out
+  symlinkSync(join(dir, ".design/plan.json"), join(dir, ".design/alias.json")); // plan.json under another name
+  symlinkSync(join(dir, ".design/specs"), join(dir, ".design/tmp/specs-link"));
+  writeFileSync(join(outside, "profile"), "# sourced\n");
+  linkSync(join(outside, "profile"), join(dir, ".design/profile.jsonl")); // a hard link to a file outside
+  symlinkSync(dir, join(base, "project-link"));
+});
+
+after(() => rmSync(resolve(dir, ".."), { recursive: true, force: true }));
+
+const bashEvent = (command: string, extra: Record<string, unknown> = {}, cwd: unknown = dir): HookInput =>
+  ({ tool_name: "Bash", tool_input: { command, description: "x", ...extra }, cwd }) as HookInput;
+const allows = (input: HookInput, skill?: Skill) => permits(input, ROOT, skill);
+const bash = (command: string, skill?: Skill) => allows(bashEvent(command), skill);
+const file = (tool: string, path: string, skill?: Skill, cwd: unknown = dir) => allows({ tool_name: tool, tool_input: { file_path: path }, cwd } as HookInput, skill);
+
+/** Table rows: [what, command]. Each must not be allowed. */
+function refuseAll(rows: Array<[string, string]>, skill?: Skill): void {
+  const approved = rows.filter(([, c]) => bash(c, skill)).map(([what, c]) => `${what}: ${c}`);
+  assert.deepEqual(approved, []);
+}
+
+describe("the hook allows every helper call as the skills spell them", () => {
+  for (const skill of SKILLS) {
+    it(`${skill}: every written call, substituted and filled in, is allowed (also by its own skill's hook)`, () => {
+      const calls = writtenCalls(skill);
+      assert.ok(calls.length > 5);
+      const refused = calls.map((c) => filled(c, skill)).filter((c) => !bash(c) || !bash(c, skill as Skill));
+      assert.deepEqual(refused, []);
+    });
+  }
+
+  it("improve's run-start on a target outside .design/ is the one written call left to the user (first turn only)", () => {
+    const call = writtenCalls("improve").find((c) => c.includes("run-start"))!;
+    assert.ok(!bash(filled(call, "improve").replace(".design/skill-snapshot.md", ".claude/skills/greet/SKILL.md")));
   });
 
-  it("does not allow another script, another program or a second command", () => {
-    assert.ok(!bash(`node "${ROOT}/dist/plan.js" status`), "only the skills' symlinks");
-    assert.ok(!bash(`node "/tmp/evil/skills/x/scripts/plan.js" status`), "outside the plugin");
-    assert.ok(!bash(`${HELPER} status; rm -rf /`));
-    assert.ok(!bash(`${HELPER} status && curl x`));
-    assert.ok(!bash(`${HELPER} status | sh`));
-    assert.ok(!bash(`${HELPER} status > /etc/passwd`));
-    assert.ok(!bash(`${HELPER} status\nrm -rf .`));
-    assert.ok(!bash(`${HELPER} status "$(whoami)"`));
-    assert.ok(!bash(`${HELPER} status "\`whoami\`"`));
-    assert.ok(!bash(`node -e "require('fs')"`));
-    assert.ok(!bash(`echo '[]' | sh`));
+  it("allows a quoted argument with the '\\'' escape and text that only looks like a path", () => {
+    assert.ok(bash(`${helper("execute")} memory-add .design/memory.jsonl --content 'it'\\''s fine' --category pattern --keywords a`));
+    assert.ok(bash(`${helper()} run-start design --phases a,b --goal "wait... then see ../docs and /etc"`));
+    assert.ok(bash(`${helper()} run-start design --phases=a,b --goal='x' --inputs=.design/recon.json,.design/tmp/eval.json --design-dir=.design`));
+    assert.ok(bash(`${helper()} run-start design --phases a --design-dir "${dir}/.design"`), "an absolute path inside .design");
   });
 
-  it("does not allow a path argument that leaves the project, quoted or not", () => {
-    assert.ok(!bash(`${HELPER} archive /home/user`));
-    assert.ok(!bash(`${HELPER} archive "/home/user"`));
-    assert.ok(!bash(`${HELPER} archive '/home/user'`));
-    assert.ok(!bash(`${HELPER} memory-add "../../elsewhere.jsonl" --content x --category pattern --keywords a`));
-    assert.ok(!bash(`${HELPER} run-start design --phases a --design-dir ~/x`));
-    assert.ok(!bash(`${HELPER} update-status .design/plan.json < .design/../../etc/x`));
-    assert.ok(bash(`${HELPER} run-start design --phases a --goal "wait... then see ../docs"`), "text that only looks like a path stays fine");
+  it("allows writes under .design/ and reads of the plugin's own files", () => {
+    assert.ok(file("Write", join(dir, ".design/tmp/eval.json")));
+    assert.ok(file("Edit", join(dir, ".design/handoff.md")));
+    assert.ok(file("Write", join(dir, ".design/new/deep/file.json")));
+    assert.ok(file("Write", join(dir, ".design/draft/plan.json")));
+    assert.ok(file("Write", join(dir, ".design/draft/specs/role-0.test.ts")));
+    assert.ok(file("Write", join(dir, ".design/draft/plan.json"), "design"));
+    assert.ok(file("Read", join(ROOT, "skills/design/refs/expert-briefs.md")));
+  });
+});
+
+describe("the hook refuses what was once approved", () => {
+  it("memory-add and reflection-add to files outside .design/", () => {
+    const content = `--content '$(touch ${outside}/pwned)' --category pattern --keywords a`;
+    refuseAll([
+      ["git hook", `${helper("execute")} memory-add .git/hooks/pre-commit ${content}`],
+      ["script", `${helper("execute")} memory-add scripts/deploy.sh ${content}`],
+      ["Makefile", `${helper("execute")} memory-add Makefile ${content}`],
+      ["settings", `${helper("execute")} memory-add .claude/settings.json ${content}`],
+      ["absolute", `${helper("execute")} memory-add /etc/profile ${content}`],
+      ["home", `${helper("execute")} memory-add ~/.bashrc ${content}`],
+      ["dotdot in .design", `${helper("execute")} memory-add .design/../Makefile ${content}`],
+      ["through a folder link", `${helper("execute")} memory-add .design/out/x.jsonl ${content}`],
+      ["through a file link", `${helper("execute")} memory-add .design/secret.json ${content}`],
+      ["through a dangling link", `${helper("execute")} memory-add .design/dangling.json ${content}`],
+      ["through a hard link", `${helper("execute")} memory-add .design/profile.jsonl ${content}`],
+      [".design itself", `${helper("execute")} memory-add .design ${content}`],
+      ["reflection-add", `${helper()} reflection-add Makefile --skill design --goal g --outcome completed < .design/tmp/eval.json`],
+      ["reflection-add abs", `${helper()} reflection-add /tmp/x.jsonl --skill design --goal g --outcome completed < .design/tmp/eval.json`],
+    ]);
   });
 
-  it("allows writes under the project's .design only, and reads of the plugin's own files", () => {
-    const cwd = "/work/project";
-    assert.ok(permits({ tool_name: "Write", tool_input: { file_path: "/work/project/.design/tmp/eval.json" }, cwd }, ROOT));
-    assert.ok(permits({ tool_name: "Edit", tool_input: { file_path: "/work/project/.design/handoff.md" }, cwd }, ROOT));
-    assert.ok(!permits({ tool_name: "Write", tool_input: { file_path: "/work/project/src/app.ts" }, cwd }, ROOT));
-    assert.ok(!permits({ tool_name: "Write", tool_input: { file_path: "/work/project/.design/../src/app.ts" }, cwd }, ROOT));
-    assert.ok(!permits({ tool_name: "Write", tool_input: { file_path: ".design/x" }, cwd }, ROOT), "relative paths are not judged");
-    assert.ok(permits({ tool_name: "Read", tool_input: { file_path: `${ROOT}/skills/design/refs/expert-briefs.md` } }, ROOT));
-    assert.ok(!permits({ tool_name: "Read", tool_input: { file_path: "/etc/shadow" } }, ROOT));
-    assert.ok(!permits({ tool_name: "Glob", tool_input: {} }, ROOT));
+  it("--design-dir anywhere, spaced or with =, and preflight reading anywhere", () => {
+    refuseAll([
+      ["abs", `${helper()} run-start design --phases a --design-dir /home/u/.bashrc.d`],
+      ["abs =", `${helper()} run-start design --phases a --design-dir=/home/u/.bashrc.d`],
+      ["up", `${helper()} run-start design --phases a --design-dir ../..`],
+      ["up =", `${helper()} run-start design --phases a --design-dir=../..`],
+      ["project", `${helper()} run-start design --phases a --design-dir=.`],
+      ["quoted", `${helper()} run-start design --phases a --design-dir "/tmp/x"`],
+      ["single-quoted", `${helper()} run-start design --phases a --design-dir '../x'`],
+      ["status", `${helper()} run-status design --design-dir=${home}`],
+      ["complete", `${helper()} run-complete design --design-dir ${outside}`],
+      ["preflight", `${helper()} preflight design /x`],
+      ["preflight up", `${helper()} preflight design ..`],
+      ["health-check", `${helper()} health-check /etc`],
+    ]);
   });
 
-  it("judges the helper path by where it resolves", () => {
-    assert.ok(isHelperCall(`node "${ROOT}/skills/recon/../design/scripts/plan.js" status`, ROOT));
-    assert.ok(!isHelperCall(`node "${ROOT}/skills/../../other/skills/x/scripts/plan.js" status`, ROOT));
+  it("run-checkpoint --outputs and run-start --fresh pointed at $HOME", () => {
+    refuseAll([
+      ["outputs =", `${helper()} run-checkpoint design --phase a --outputs=${home}/.ssh --design-dir=${home}`],
+      ["outputs", `${helper()} run-checkpoint design --phase a --outputs ${home}/.ssh`],
+      ["fresh", `${helper()} run-start design --phases a --fresh --design-dir=${home}`],
+      ["outputs list", `${helper()} run-checkpoint design --phase a --outputs ".design/a.json,${home}/.ssh"`],
+      ["outputs .design", `${helper()} run-checkpoint design --phase a --outputs .design`],
+    ]);
   });
 
-  it("prints the allow decision as a process, and nothing for what it does not allow", () => {
-    const permitJs = resolve(__dirname, "../../dist/permit.js");
-    const root = resolve(__dirname, "../..");
-    const run = (input: unknown) => spawnSync(process.execPath, [permitJs], { input: JSON.stringify(input), encoding: "utf8" });
-    const yes = run({ tool_name: "Bash", tool_input: { command: `node "${root}/skills/design/scripts/plan.js" status` } });
+  it("archive of .git, the project or .claude", () => {
+    refuseAll([
+      [".git", `${helper()} archive .git`],
+      [".", `${helper()} archive .`],
+      [".claude", `${helper()} archive .claude`],
+      ["abs", `${helper()} archive ${dir}`],
+      ["via .design", `${helper()} archive .design/..`],
+      ["./", `${helper()} archive ./.design/../.git`],
+      ["link", `${helper()} archive .design/out`],
+      ["empty", `${helper()} archive ''`],
+    ]);
+  });
+
+  it("--inputs comma lists and = forms with an entry outside", () => {
+    refuseAll([
+      ["shadow", `${helper()} run-start design --phases a --inputs ".design/plan.json,/etc/shadow"`],
+      ["= up", `${helper()} run-start design --phases a --inputs=.design/a,../x`],
+      ["space", `${helper()} run-start design --phases a --inputs ".design/a, /etc/x"`],
+      ["empty entry", `${helper()} run-start design --phases a --inputs ".design/a,,.design/b"`],
+      ["link", `${helper()} run-start design --phases a --inputs .design/plan.json,.design/secret.json`],
+    ]);
+  });
+
+  it("finalize, plan readers and stdin files outside .design/", () => {
+    refuseAll([
+      ["finalize abs", `${helper()} finalize /etc/passwd`],
+      ["finalize up", `${helper()} finalize ../../../etc/hostname`],
+      ["finalize link", `${helper()} finalize .design/secret.json`],
+      ["plan-diff", `${helper("improve")} plan-diff /etc/passwd .design/plan.json`],
+      ["redirect abs", `${helper()} reflection-add .design/reflection.jsonl --skill design --goal g --outcome completed < /etc/passwd`],
+      ["redirect up", `${helper()} reflection-add .design/reflection.jsonl --skill design --goal g --outcome completed < .design/../../etc/x`],
+      ["redirect link", `${helper()} reflection-add .design/reflection.jsonl --skill design --goal g --outcome completed < .design/secret.json`],
+    ]);
+  });
+
+  it("Write/Edit through a symlinked .design/ folder or file", () => {
+    for (const tool of ["Write", "Edit"]) {
+      assert.ok(!file(tool, join(dir, ".design/out/x")), `${tool} through a folder link`);
+      assert.ok(!file(tool, join(dir, ".design/secret.json")), `${tool} through a file link`);
+      assert.ok(!file(tool, join(dir, ".design/dangling.json")), `${tool} through a dangling link`);
+    }
+  });
+
+  it("Write/Edit of .design/plan.json and .design/specs/, under any name", () => {
+    linkSync(join(dir, ".design/plan.json"), join(dir, ".design/hard.json")); // a hard link to plan.json
+    after(() => rmSync(join(dir, ".design/hard.json")));
+    for (const tool of ["Write", "Edit"]) {
+      for (const p of [".design/plan.json", ".design/PLAN.json", ".design/Plan.JSON", ".design/specs/role-0.test.ts", ".design/specs", ".design/SPECS/x", ".design/alias.json", ".design/hard.json", ".design/tmp/specs-link/x.ts"]) {
+        assert.ok(!file(tool, join(dir, p)), `${tool} ${p}`);
+      }
+      assert.ok(!file(tool, `${dir}/.design/./plan.json`), "a non-normal path");
+      assert.ok(!file(tool, `${dir}/.design/tmp/../plan.json`), "a non-normal path");
+      assert.ok(!file(tool, `${dir}//.design/x`), "a double slash");
+    }
+  });
+
+  it("relative helper paths, whatever the hook's own cwd", () => {
+    const rel = realpathSync(ROOT).split("/").length;
+    refuseAll([
+      ["relative", `node "skills/design/scripts/plan.js" status`],
+      ["dot", `node "./skills/design/scripts/plan.js" status`],
+      ["up", `node "${"../".repeat(rel)}${ROOT.slice(1)}/skills/design/scripts/plan.js" status`],
+      ["unquoted", `node ${ROOT}/skills/design/scripts/plan.js status`],
+    ]);
+  });
+
+  it("other skills/<x>/ folders, other plan.js files and non-normal helper paths", () => {
+    refuseAll([
+      ["sixth skill", `${helper("evil")} status`],
+      ["dist", `node "${ROOT}/dist/plan.js" status`],
+      ["other script", `node "${ROOT}/skills/design/scripts/other.js" status`],
+      ["another plugin", `node "/tmp/evil/skills/design/scripts/plan.js" status`],
+      ["dotdot", `node "${ROOT}/skills/recon/../design/scripts/plan.js" status`],
+      ["escape", `node "${ROOT}/skills/../../other/skills/design/scripts/plan.js" status`],
+      ["double slash", `node "${ROOT}//skills/design/scripts/plan.js" status`],
+      ["dot segment", `node "${ROOT}/./skills/design/scripts/plan.js" status`],
+      ["proc", `node "/proc/self/cwd/skills/design/scripts/plan.js" status`],
+      ["a project's copy", `node "${dir}/skills/design/scripts/plan.js" status`],
+    ]);
+  });
+
+  it("a call with the sandbox turned off", () => {
+    const call = `${helper("execute")} status .design/plan.json`;
+    assert.ok(allows(bashEvent(call)));
+    for (const v of [true, "true", 1, {}, null]) assert.ok(!allows(bashEvent(call, { dangerouslyDisableSandbox: v })), String(v));
+    assert.ok(allows(bashEvent(call, { dangerouslyDisableSandbox: false })));
+  });
+
+  it("a subcommand no skill calls, an unknown flag, or arguments the spec refuses", () => {
+    refuseAll([
+      ["self-test", `${helper()} self-test`],
+      ["sync-check", `${helper()} sync-check skills`],
+      ["memory-review", `${helper()} memory-review .design/memory.jsonl`],
+      ["no subcommand", `${helper()} `],
+      ["unknown flag", `${helper("execute")} status .design/plan.json --evil x`],
+      ["another command's flag", `${helper("execute")} status --design-dir .design`],
+      ["short flag", `${helper("execute")} status -x`],
+      ["help mixed", `${helper()} finalize .design/plan.json --help`],
+      ["end of flags", `${helper()} archive -- .design`],
+      ["dash", `${helper()} archive -`],
+      ["too many", `${helper("execute")} status .design/plan.json .design/x`],
+      ["missing required", `${helper()} run-start design`],
+      ["duplicate", `${helper()} run-start design --phases a --design-dir .design --design-dir=/tmp`],
+      ["bool =", `${helper()} run-start design --phases a --fresh=1`],
+      ["bad int", `${helper("execute")} memory-search .design/memory.jsonl --limit 5x`],
+      ["bad choice", `${helper()} run-complete design --outcome pwned`],
+      ["no stdin", `${helper("execute")} update-status .design/plan.json`],
+      ["stray stdin", `echo '[]' | ${helper("execute")} status .design/plan.json`],
+      ["skill path", `${helper()} run-start ../../x --phases a`],
+      ["skill unknown", `${helper()} run-status evil`],
+      ["phase path", `${helper()} run-checkpoint design --phase ../../x`],
+      ["phases path", `${helper()} run-start design --phases a,../b`],
+      ["reflection skill", `${helper()} reflection-add .design/reflection.jsonl --skill ../x --goal g --outcome completed < .design/tmp/eval.json`],
+    ]);
+  });
+});
+
+describe("the hook refuses shell syntax (the classes that already held)", () => {
+  const call = `${helper("execute")} status .design/plan.json`;
+  it("chaining, pipes, background, newlines", () => {
+    refuseAll([
+      [";", `${call}; rm -rf /`],
+      ["&&", `${call} && curl x`],
+      ["||", `${call} || sh`],
+      ["| sh", `${call} | sh`],
+      ["&", `${call} & touch x`],
+      ["newline", `${call}\ntouch x`],
+      ["cr", `${call}\rtouch x`],
+      ["leading", `true; ${call}`],
+      ["pipe in", `cat /etc/passwd | ${helper("execute")} update-status .design/plan.json`],
+      ["echo then", `echo '[]' | sh | ${helper("execute")} update-status .design/plan.json`],
+      ["both stdins", `echo '[]' | ${helper("execute")} update-status .design/plan.json < .design/tmp/eval.json`],
+      ["subshell", `(${call})`],
+      ["braces", `{ ${call}; }`],
+    ]);
+  });
+
+  it("substitution, redirects, here-docs and process substitution", () => {
+    refuseAll([
+      ["$()", `${call} "$(whoami)"`],
+      ["$() bare", `${call} $(whoami)`],
+      ["backticks", `${call} "\`whoami\`"`],
+      ["${}", `${helper()} run-start design --phases a --goal "\${HOME}"`],
+      ["$VAR", `${helper()} run-start design --phases a --design-dir $HOME`],
+      ["echo $()", `echo "$(id)" | ${helper("execute")} update-status .design/plan.json`],
+      ["echo dq", `echo "[]" | ${helper("execute")} update-status .design/plan.json`],
+      ["echo -e", `echo -e '[]' | ${helper("execute")} update-status .design/plan.json`],
+      [">", `${call} > /etc/passwd`],
+      [">>", `${call} >> ~/.bashrc`],
+      ["2>", `${call} 2> x`],
+      ["&>", `${call} &> x`],
+      ["fd", `${call} 3< x`],
+      ["here-doc", `${helper("execute")} update-status .design/plan.json <<EOF`],
+      ["here-string", `${helper("execute")} update-status .design/plan.json <<< '[]'`],
+      ["process subst", `${helper("execute")} update-status .design/plan.json < <(curl x)`],
+      ["redirect then more", `${helper("execute")} update-status .design/plan.json < .design/tmp/eval.json .design/x`],
+      ["redirect glued", `${helper("execute")} update-status .design/plan.json <.design/tmp/eval.json`],
+      ["arith", `${call} $((1+1))`],
+    ]);
+  });
+
+  it("quoting tricks, globs, tildes, braces, comments", () => {
+    refuseAll([
+      ["escaped dq", `${call} "a\\"; touch x; \\""`],
+      ["backslash", `${call} a\\ b`],
+      ["unterminated '", `${call} 'abc`],
+      ["unterminated \"", `${call} "abc`],
+      ["ANSI-C", `${helper()} archive $'\\x2e\\x2e'`],
+      ["locale", `${helper()} archive $".."`],
+      ["history", `${helper()} run-start design --phases a --goal "!!"`],
+      ["glob *", `${helper()} archive .design/*`],
+      ["glob ?", `${helper()} archive .desig?`],
+      ["glob []", `${helper()} archive .[d]esign`],
+      ["brace", `${helper()} archive {.git,.design}`],
+      ["tilde", `${helper()} archive ~`],
+      ["tilde user", `${helper()} archive ~root`],
+      ["comment", `${call} # x`],
+      ["tab", `${call}\t.design/x`],
+      ["quoted node path with $", `node "$HOME/skills/design/scripts/plan.js" status`],
+    ]);
+  });
+
+  it("environment assignments, other launchers and node flags", () => {
+    refuseAll([
+      ["env", `NODE_OPTIONS=--require=/tmp/x.js ${call}`],
+      ["env cmd", `env ${call}`],
+      ["exec", `exec ${call}`],
+      ["command", `command ${call}`],
+      ["require", `node --require /tmp/x.js "${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["-e", `node -e "require('fs')"`],
+      ["inspect", `node --inspect "${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["space before", ` ${call}`],
+      ["double space", `node  "${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["other node", `/tmp/node "${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["nodejs", `nodejs "${ROOT}/skills/execute/scripts/plan.js" status`],
+    ]);
+  });
+
+  it("lookalike characters", () => {
+    refuseAll([
+      ["cyrillic o", `n\u043ede "${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["fullwidth quote", `node \uff02${ROOT}/skills/execute/scripts/plan.js\uff02 status`],
+      ["curly quotes", `node \u201c${ROOT}/skills/execute/scripts/plan.js\u201d status`],
+      ["nbsp", `node\u00a0"${ROOT}/skills/execute/scripts/plan.js" status`],
+      ["nbsp arg", `${call}\u00a0.design/x`],
+      ["unicode hyphen", `${helper()} run-start design \u2010\u2010phases a`],
+      ["fullwidth slash", `${helper()} archive \uff0fetc`],
+      ["cyrillic in subcommand", `${helper("execute")} st\u0430tus`],
+      ["zero width", `${helper("execute")} status\u200b .design/plan.json`],
+    ]);
+  });
+});
+
+describe("the hook refuses malformed and huge events", () => {
+  it("returns no allow for anything it cannot read", () => {
+    const call = `${helper("execute")} status .design/plan.json`;
+    const bad: unknown[] = [
+      {},
+      { tool_name: "Bash" },
+      { tool_name: "Bash", tool_input: null, cwd: dir },
+      { tool_name: "Bash", tool_input: { command: 42 }, cwd: dir },
+      { tool_name: "Bash", tool_input: { command: [call] }, cwd: dir },
+      { tool_name: "Bash", tool_input: { command: call } },
+      { tool_name: "Bash", tool_input: { command: call }, cwd: "project" },
+      { tool_name: "Bash", tool_input: { command: call }, cwd: "/" },
+      { tool_name: "Bash", tool_input: { command: call }, cwd: "/nonexistent/project" },
+      { tool_name: "Bash", tool_input: { command: call }, cwd: 7 },
+      { tool_name: "Bash", tool_input: { command: `${call} ${"a".repeat(20_000)}` }, cwd: dir },
+      { tool_name: "Write", tool_input: { file_path: ".design/x" }, cwd: dir },
+      { tool_name: "Write", tool_input: { file_path: join(dir, ".design/x") } },
+      { tool_name: "Write", tool_input: { file_path: join(dir, ".design/x") }, cwd: "/" },
+      { tool_name: "Write", tool_input: { file_path: join(dir, ".design/x\0") }, cwd: dir },
+      { tool_name: "Read", tool_input: { file_path: "skills/design/SKILL.md" }, cwd: ROOT },
+      { tool_name: "Read", tool_input: { file_path: "/etc/shadow" }, cwd: dir },
+      { tool_name: "Read", tool_input: { file_path: `${ROOT}/../x` }, cwd: dir },
+      { tool_name: "Glob", tool_input: { pattern: "**" }, cwd: dir },
+      { tool_name: "bash", tool_input: { command: call }, cwd: dir },
+      { tool_name: "MultiEdit", tool_input: { file_path: join(dir, ".design/x") }, cwd: dir },
+    ];
+    const approved = bad.filter((e) => allows(e as HookInput)).map((e) => JSON.stringify(e).slice(0, 160));
+    assert.deepEqual(approved, []);
+  });
+
+  it("a cwd given through a symlink still confines to the real project's .design/", () => {
+    const linked = join(resolve(dir, ".."), "project-link");
+    assert.ok(allows(bashEvent(`${helper("execute")} status .design/plan.json`, {}, linked)));
+    assert.ok(!allows(bashEvent(`${helper("execute")} status ../project/.design/plan.json`, {}, linked)));
+    assert.ok(file("Write", join(linked, ".design/tmp/x.json"), undefined, linked));
+  });
+});
+
+describe("a skill's own hook approves only that skill's calls", () => {
+  it("its own helper path and subcommands", () => {
+    assert.ok(bash(`${helper("execute")} status .design/plan.json`, "execute"));
+    assert.ok(!bash(`${helper("design")} status .design/plan.json`, "execute"), "another skill's helper");
+    assert.ok(!bash(`${helper("execute")} finalize .design/draft/plan.json`, "execute"), "execute never finalizes");
+    assert.ok(!bash(`${helper("recon")} archive .design`, "recon"), "recon never archives");
+    assert.ok(bash(`${helper("design")} finalize .design/draft/plan.json`, "design"));
+    assert.ok(bash(`${helper("execute")} finalize --help`, "execute"), "--help of any allowed subcommand is read-only");
+  });
+
+  it("plan drafts only in the plan-writing skills", () => {
+    for (const s of ["design", "improve", "reflect"] as const) assert.ok(file("Write", join(dir, ".design/draft/plan.json"), s), s);
+    for (const s of ["execute", "recon"] as const) {
+      assert.ok(!file("Write", join(dir, ".design/draft/plan.json"), s), s);
+      assert.ok(!file("Edit", join(dir, ".design/Draft/specs/x.ts"), s), s);
+      assert.ok(file("Write", join(dir, ".design/tmp/eval.json"), s), s);
+    }
+  });
+});
+
+describe("dist/permit.js as a process", () => {
+  const permitJs = join(ROOT, "dist/permit.js");
+  const run = (input: string, args: string[] = []) => spawnSync(process.execPath, [permitJs, ...args], { input, encoding: "utf8" });
+
+  it("prints the allow decision for a skill's call and nothing otherwise, always exiting 0", () => {
+    const yes = run(JSON.stringify(bashEvent(`${helper("design")} status .design/plan.json`.replace("design/scripts", "execute/scripts"))));
     assert.equal(yes.status, 0);
     assert.equal(JSON.parse(yes.stdout).hookSpecificOutput.permissionDecision, "allow");
-    const no = run({ tool_name: "Bash", tool_input: { command: "rm -rf /" } });
-    assert.equal(no.status, 0);
-    assert.equal(no.stdout, "");
-    const junk = spawnSync(process.execPath, [permitJs], { input: "not json", encoding: "utf8" });
-    assert.equal(junk.status, 0);
-    assert.equal(junk.stdout, "");
+    for (const input of [JSON.stringify(bashEvent("rm -rf /")), "not json", "", "null", "[]", JSON.stringify({ tool_name: "Bash", tool_input: { command: "x".repeat(2_000_000) }, cwd: dir })]) {
+      const no = run(input);
+      assert.equal(no.status, 0);
+      assert.equal(no.stdout, "", input.slice(0, 80));
+    }
+  });
+
+  it("with a skill argument approves only that skill's calls; with an unknown one, nothing", () => {
+    const ev = JSON.stringify(bashEvent(`${helper("execute")} status .design/plan.json`));
+    assert.notEqual(run(ev, ["execute"]).stdout, "");
+    assert.equal(run(ev, ["design"]).stdout, "");
+    assert.equal(run(ev, ["evil"]).stdout, "");
+  });
+
+  it("takes the plugin root from its own location, not from the event", () => {
+    const ev = { ...bashEvent(`node "/tmp/fake/skills/execute/scripts/plan.js" status .design/plan.json`), plugin_root: "/tmp/fake" };
+    assert.equal(run(JSON.stringify(ev)).stdout, "");
   });
 });

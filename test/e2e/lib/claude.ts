@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(__dirname, "../../..");
 /** The Claude Code version the suite runs. Change it here only. */
-export const CLAUDE_CODE_VERSION = "2.1.197";
+export const CLAUDE_CODE_VERSION = process.env.DO_E2E_CLAUDE_VERSION?.trim() || "2.1.197";
 /** The plugin the --plugin-dir sessions load: this checkout, or DO_E2E_PLUGIN_DIR (e.g. a patched copy). */
 export const PLUGIN_DIR = process.env.DO_E2E_PLUGIN_DIR ? resolve(process.env.DO_E2E_PLUGIN_DIR) : ROOT;
 export const CACHE_DIR = process.env.DO_E2E_CLAUDE_DIR ?? join(ROOT, ".cache", "claude-code", CLAUDE_CODE_VERSION);

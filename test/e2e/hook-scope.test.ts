@@ -1,0 +1,160 @@
+// Where the plugin's permission hook can live, proved on the real CLI (run with DO_E2E_CLAUDE_VERSION=2.1.197 and
+// 2.1.330) with a throwaway plugin whose hook logs every event it sees and approves the probe commands:
+// - a `hooks:` PreToolUse entry in SKILL.md frontmatter runs for the lead's calls in the invoking turn AND after the
+//   lead ended its turn to wait for an agent; its command gets the skill's own argument, `${CLAUDE_PLUGIN_ROOT}`
+//   substituted, `${CLAUDE_SKILL_DIR}` replaced by an empty string;
+// - it does NOT run for the skill's subagents' calls: a background agent's call that needs approval is refused;
+// - a session that never invokes the skill runs no hook at all;
+// - the plugin-wide hook (hooks/hooks.json) does run for subagents' calls.
+// The skills' agents write their reports under .design/ with the Write tool, so the plugin keeps its hook global.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureClaude } from "./lib/claude.ts";
+import { agent, bash, DENIAL, flowScript, turn, waitFor } from "./lib/lead.ts";
+import { sampleProject, cleanup, type Sample } from "./lib/project.ts";
+import { session } from "./lib/session.ts";
+import type { ToolResult } from "./lib/stub.ts";
+
+const LOGGER = `// Appends what the hook saw, approves Bash commands that contain "approve-me".
+const fs = require("fs");
+let raw = "";
+process.stdin.on("data", (c) => (raw += c));
+process.stdin.on("end", () => {
+  const ev = JSON.parse(raw);
+  fs.appendFileSync(process.env.HOOK_LOG || require("path").join(__dirname, "hook-log.jsonl"), JSON.stringify({ argv: process.argv.slice(2), pluginRootEnv: process.env.CLAUDE_PLUGIN_ROOT ?? null, tool: ev.tool_name, command: ev.tool_input && ev.tool_input.command, agent: ev.agent_id ?? null, cwd: ev.cwd }) + "\\n");
+  if (ev.tool_name === "Bash" && String(ev.tool_input.command).includes("approve-me")) {
+    process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "probe" } }));
+  }
+});
+`;
+
+function probePlugin(global = false): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "do-e2e-hookprobe-")));
+  mkdirSync(join(dir, ".claude-plugin"), { recursive: true });
+  writeFileSync(join(dir, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "probe", version: "0.0.1", description: "hook scope probe" }) + "\n");
+  writeFileSync(join(dir, "log.js"), LOGGER);
+  mkdirSync(join(dir, "skills", "scoped"), { recursive: true });
+  const hook = 'node "${CLAUDE_PLUGIN_ROOT}/log.js" scoped "${CLAUDE_SKILL_DIR}"';
+  if (global) {
+    mkdirSync(join(dir, "hooks"), { recursive: true });
+    const entry = { matcher: "Bash|Write|Edit|Read", hooks: [{ type: "command", command: hook.replace(" scoped ", " global ") }] };
+    writeFileSync(join(dir, "hooks", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [entry] } }, null, 2) + "\n");
+  }
+  writeFileSync(
+    join(dir, "skills", "scoped", "SKILL.md"),
+    [
+      "---",
+      "name: scoped",
+      "description: Use when probing skill-scoped hooks.",
+      "allowed-tools: Read",
+      ...(global ? [] : ["hooks:", "  PreToolUse:", '    - matcher: "Bash|Write|Edit|Read"', "      hooks:", "        - type: command", `          command: ${hook}`]),
+      "---",
+      "",
+      "# Scoped",
+      "",
+      "Probe the hook.",
+      "",
+    ].join("\n"),
+  );
+  return dir;
+}
+
+interface Logged {
+  argv: string[];
+  pluginRootEnv: string | null;
+  tool: string;
+  command?: string;
+  agent: string | null;
+}
+
+function log(dir: string): Logged[] {
+  const f = join(dir, "hook-log.jsonl");
+  return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+}
+
+// `touch` is not a read-only command: without a hook's allow it needs approval, which -p refuses.
+const approved = (r: ToolResult | undefined) => !!r && !r.isError && !DENIAL.test(r.text);
+const probe = (tag: string) => `touch .probe-approve-me-${tag}`;
+
+describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, () => {
+  let project: Sample;
+  let plugin: string;
+  let globalPlugin: string;
+  before(() => {
+    ensureClaude();
+    project = sampleProject();
+    plugin = probePlugin();
+    globalPlugin = probePlugin(true);
+  });
+  after(() => cleanup(project?.dir, plugin, globalPlugin));
+
+  async function leadAgentLead(plugin: string) {
+    rmSync(join(plugin, "hook-log.jsonl"), { force: true });
+    let first: ToolResult | undefined;
+    let later: ToolResult | undefined;
+    let agentResult: ToolResult | undefined;
+    const s = await session({
+      prompt: "/probe:scoped go",
+      cwd: project.dir,
+      pluginDir: plugin,
+      maxTurns: 10,
+      agents: () =>
+        flowScript(function* () {
+          agentResult = (yield turn("Probing.", bash(probe("agent"), "probe"))).results[0];
+          yield turn("Agent done.");
+        }),
+      script: flowScript(function* (_first, latest) {
+        first = (yield turn("First.", bash(probe("first"), "probe"))).results[0];
+        const spawned = yield turn("Spawning.", agent("probe", "probe", "haiku", "Agent: probe\nRun one command."));
+        yield* waitFor(latest(), [spawned.results[0].id], "Waiting.");
+        later = (yield turn("After the wait.", bash(probe("later"), "probe"))).results[0];
+        yield turn("Done.");
+      }),
+    });
+    const seen = log(plugin);
+    return { s, first, later, agentResult, seen, byCommand: (c: string) => seen.filter((e) => e.command === c) };
+  }
+
+  it("skill-scoped: runs for the lead before and after it waits for an agent, not for the agent", { timeout: 180_000 }, async () => {
+    const { first, later, agentResult, byCommand } = await leadAgentLead(plugin);
+    assert.ok(approved(first), `first call not approved: ${first?.text}`);
+    assert.equal(byCommand(probe("first")).length, 1);
+    // The skill's own argument arrives; ${CLAUDE_SKILL_DIR} is not substituted in a hook command (it comes out
+    // empty on 2.1.197 and 2.1.330), ${CLAUDE_PLUGIN_ROOT} is (the log went to the plugin's folder).
+    assert.equal(byCommand(probe("first"))[0].argv[0], "scoped");
+    assert.equal(byCommand(probe("first"))[0].argv[1], "");
+    assert.equal(byCommand(probe("later")).length, 1, "the hook did not run after the lead waited");
+    assert.ok(approved(later), `later call not approved: ${later?.text}`);
+    // What keeps the hook global: the agent's call never reaches the skill's hook and is refused.
+    assert.equal(byCommand(probe("agent")).length, 0, "the skill's hook saw the agent's call: skill-scoped hooks may now cover agents");
+    assert.ok(!approved(agentResult), "the agent's call was approved without a hook");
+  });
+
+  it("plugin-wide: runs for the lead and for the skill's agent", { timeout: 180_000 }, async () => {
+    const { first, later, agentResult, byCommand } = await leadAgentLead(globalPlugin);
+    assert.ok(approved(first) && approved(later), `${first?.text} / ${later?.text}`);
+    assert.equal(byCommand(probe("agent")).length, 1, "the plugin-wide hook did not see the agent's call");
+    assert.equal(byCommand(probe("agent"))[0].argv[0], "global");
+    assert.ok(approved(agentResult), `agent call not approved: ${agentResult?.text}`);
+  });
+
+  it("runs no hook in a session that never invokes the skill", { timeout: 120_000 }, async () => {
+    rmSync(join(plugin, "hook-log.jsonl"), { force: true });
+    let r: ToolResult | undefined;
+    await session({
+      prompt: "hello",
+      cwd: project.dir,
+      pluginDir: plugin,
+      maxTurns: 3,
+      script: flowScript(function* () {
+        r = (yield turn("Trying.", bash(probe("unscoped"), "probe"))).results[0];
+        yield turn("Done.");
+      }),
+    });
+    assert.deepEqual(log(plugin), []);
+    assert.ok(!approved(r), "approved without any hook");
+  });
+});
