@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { CLAUDE_CODE_VERSION, ensureClaude, ROOT, runClaude, scratchHome } from "./lib/claude.ts";
+import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, ROOT, runClaude, scratchHome } from "./lib/claude.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { commandNames, commandPrompt, delivery, SKILLS, skillPrompt } from "./lib/prompts.ts";
 import { assertClean, session } from "./lib/session.ts";
@@ -97,7 +97,9 @@ describe(`install from a git archive of ${REF}`, () => {
   it("claude plugin validate: no error, and no warning or finding but the root CLAUDE.md note", { timeout: 120_000 }, async (t) => {
     const plugin = JSON.parse(readFileSync(join(source, ".claude-plugin", "plugin.json"), "utf8"));
     assert.deepEqual(plugin.network, { hosts: [] }, "plugin.json declares that the plugin reaches no host");
-    if (await validateHasJson(cli)) {
+    const json = await validateHasJson(cli);
+    if (BEHAVIOUR) assert.equal(json, BEHAVIOUR.validateJson, `Claude Code ${CLAUDE_CODE_VERSION}: validate --json offered`);
+    if (json) {
       t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION}: validate --json`);
       for (const target of [source, join(source, ".claude-plugin", "plugin.json")]) {
         const r = await cli(["plugin", "validate", "--json", target]);
@@ -203,7 +205,7 @@ describe(`install from a git archive of ${REF}`, () => {
     assert.ok(installPath, "not installed");
     const design = await session({ prompt: "/do:design add due dates", cwd: project.dir, home, pluginDir: null, script: [{ text: "ok" }] });
     assertClean(design);
-    // 2.1.197 loads a plugin of a local-directory marketplace from that directory; 2.1.330 from the installed copy.
+    // Both 2.1.197 and 2.1.330 load a plugin of a local-directory marketplace from that directory, not the cache copy.
     const base = /Base directory for this skill: (.*)/.exec(design.received)?.[1];
     const root = [installPath, source].find((r) => base === join(r, "skills", "design"));
     assert.ok(root, `unexpected base directory ${base} (installed ${installPath}, marketplace ${source})`);

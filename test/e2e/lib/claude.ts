@@ -15,13 +15,19 @@ export const OLDEST_CLAUDE_CODE = "2.1.197";
 export const CLAUDE_CODE_VERSION = process.env.DO_E2E_CLAUDE_VERSION?.trim() || NEWEST_CLAUDE_CODE;
 if (!/^\d+\.\d+\.\d+$/.test(CLAUDE_CODE_VERSION)) throw new Error(`DO_E2E_CLAUDE_VERSION must be a release like 2.1.330, not "${CLAUDE_CODE_VERSION}"`);
 
-/** True when the CLI under test is this release or a newer one. */
-export function cliAtLeast(version: string): boolean {
-  const a = CLAUDE_CODE_VERSION.split(".").map(Number);
-  const b = version.split(".").map(Number);
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] > b[i];
-  return true;
-}
+/**
+ * What the releases the suite was run on do differently, as measured (the tests assert it for a release listed here
+ * and only report it for any other). `taskTools`: TaskCreate/TaskUpdate/TaskList offered to the lead by default
+ * (off since 2.1.233 for current models unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1). `deferredSendMessage`: SendMessage
+ * is listed as a deferred tool that the model loads through ToolSearch. `validateJson`: `plugin validate --json`.
+ */
+export const KNOWN_BEHAVIOUR: Record<string, { taskTools: boolean; deferredSendMessage: boolean; validateJson: boolean }> = {
+  "2.1.197": { taskTools: true, deferredSendMessage: false, validateJson: false },
+  "2.1.330": { taskTools: false, deferredSendMessage: true, validateJson: true },
+};
+/** The measured behaviour of the release under test, or undefined for a release the suite was not run on. */
+export const BEHAVIOUR = KNOWN_BEHAVIOUR[CLAUDE_CODE_VERSION];
+
 /** The plugin the --plugin-dir sessions load: this checkout, or DO_E2E_PLUGIN_DIR (e.g. a patched copy). */
 export const PLUGIN_DIR = process.env.DO_E2E_PLUGIN_DIR ? resolve(process.env.DO_E2E_PLUGIN_DIR) : ROOT;
 export const CACHE_DIR = process.env.DO_E2E_CLAUDE_DIR ?? join(ROOT, ".cache", "claude-code", CLAUDE_CODE_VERSION);
@@ -61,7 +67,7 @@ let cached: Cli | null = null;
 
 /** Say once per test process which CLI runs (on stderr, so the suite's log shows it next to the results). */
 function announce(cli: Cli): Cli {
-  process.stderr.write(`# e2e: Claude Code ${cli.version} (${cli.command === process.execPath ? cli.prefix[0] : cli.command})\n`);
+  process.stderr.write(`# e2e: Claude Code ${cli.version.split(" ")[0]} (${cli.command === process.execPath ? cli.prefix[0] : cli.command})\n`);
   return cli;
 }
 
