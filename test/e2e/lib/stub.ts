@@ -181,8 +181,9 @@ export function offeredTools(body: any): OfferedTools {
   const callable = new Set<string>();
   for (const t of body?.tools ?? []) if (t?.name && t.name !== "DeferredToolPlaceholder") callable.add(String(t.name));
   const deferred = new Set<string>();
+  // The list arrives in a message of role "system" (2.1.330); read every non-assistant message to be safe.
   for (const m of body?.messages ?? []) {
-    if (m.role !== "user") continue;
+    if (m.role === "assistant") continue;
     for (const b of blocks(m.content)) {
       if (b.type !== "text") continue;
       const list = /deferred tools are now available via ToolSearch[^\n]*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(String(b.text));
