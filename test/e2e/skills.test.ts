@@ -33,7 +33,7 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
   let project: Sample;
 
   before(() => {
-    ensureClaude(); // installs the pinned CLI on first use (bounded by its own timeouts)
+    ensureClaude(); // installs the CLI under test on first use (bounded by its own timeouts)
     project = sampleProject();
     // Something for the digests and the views to report: one memory, one design reflection.
     const mem = cliSync(

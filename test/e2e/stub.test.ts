@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { flowScript, notifications, turn } from "./lib/lead.ts";
-import { lastResults, startStub, type Stub } from "./lib/stub.ts";
+import { lastResults, offeredTools, startStub, type Stub } from "./lib/stub.ts";
 
 const TOOLS = [{ name: "Bash", description: "run", input_schema: { type: "object" } }];
 
@@ -105,5 +105,33 @@ describe("the Messages API stub", () => {
         ["b", "r b"],
       ],
     );
+  });
+
+  it("reads the offered tools: `tools` entries are callable, the reminder's list is deferred (2.1.330's shape)", () => {
+    const body = {
+      tools: [...TOOLS, { name: "ToolSearch" }, { name: "DeferredToolPlaceholder", defer_loading: true }],
+      messages: [
+        { role: "system", content: "The following deferred tools are now available via ToolSearch. Load them first:\nSendMessage\nTaskStop\n\nMore text" },
+        { role: "user", content: "/do:design goal" },
+      ],
+    };
+    const o = offeredTools(body);
+    assert.deepEqual([...o.callable], ["Bash", "ToolSearch"]);
+    assert.deepEqual([...o.deferred], ["SendMessage", "TaskStop"]);
+  });
+
+  it("ends a conversation whose script calls a tool the request does not offer, and says when it is deferred", async () => {
+    const strict = await startStub([{ text: "messaging", tools: [{ name: "SendMessage", input: { to: "a", summary: "s", message: "m" } }] }]);
+    try {
+      const messages = [
+        { role: "system", content: "The following deferred tools are now available via ToolSearch:\nSendMessage\n" },
+        { role: "user", content: "go" },
+      ];
+      const msg = JSON.parse((await post(strict, { model: "m", tools: TOOLS, messages })).text);
+      assert.equal(msg.content.some((b: any) => b.type === "tool_use"), false, "the unoffered call was sent");
+      assert.match(strict.scriptErrors[0], /calls SendMessage, which is deferred: load it with ToolSearch first/);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { OLDEST_CLAUDE_CODE } from "../e2e/lib/claude.ts";
 import { ROOT } from "./plugin-files.ts";
 
 const plugin = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/plugin.json"), "utf8"));
@@ -37,5 +39,28 @@ describe("manifests", () => {
   it("keep package.json at the plugin's version", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     assert.equal(pkg.version, plugin.version);
+  });
+});
+
+describe("what the CLI reads from the manifest and the root", () => {
+  it("declares the oldest supported Claude Code in engines, the one the e2e suite and README name", () => {
+    assert.deepEqual(plugin.engines, { "claude-code": `>=${OLDEST_CLAUDE_CODE}` });
+    assert.match(readFileSync(join(ROOT, "README.md"), "utf8"), new RegExp(`Claude Code ${OLDEST_CLAUDE_CODE.replaceAll(".", "\\.")} or newer`));
+  });
+
+  it("declares that the plugin reaches no network host", () => {
+    assert.deepEqual(plugin.network, { hosts: [] });
+  });
+
+  it("tracks no lockfile at the root (claude plugin install would run npm ci), and pins the dev install in dev/", () => {
+    const roots = ["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "bun.lockb"];
+    const git = spawnSync("git", ["ls-files", "--", ...roots], { cwd: ROOT, encoding: "utf8" });
+    if (git.status === 0) assert.equal(git.stdout.trim(), "", "a lockfile is tracked at the root");
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    assert.equal(pkg.dependencies, undefined, "the plugin has no runtime dependencies: dist/ is self-contained");
+    const lock = JSON.parse(readFileSync(join(ROOT, "dev", "package-lock.json"), "utf8"));
+    assert.equal(lock.name, pkg.name);
+    assert.deepEqual(lock.packages[""].devDependencies, pkg.devDependencies, "dev/package-lock.json is out of date: node scripts/setup.mjs install");
+    for (const [name, spec] of Object.entries(pkg.devDependencies)) assert.ok(lock.packages[`node_modules/${name}`]?.version, `${name}@${spec} is not pinned`);
   });
 });

@@ -1,4 +1,4 @@
-// The pinned Claude Code CLI: installed on demand into <repo>/.cache/claude-code/<version>, run with a scratch HOME
+// The Claude Code CLI under test: installed on demand into <repo>/.cache/claude-code/<version>, run with a scratch HOME
 // and an environment that keeps it offline (every request goes to the stub on 127.0.0.1; anything else is sent to
 // the stub as a proxy request and refused there).
 import { spawn, spawnSync } from "node:child_process";
@@ -7,8 +7,27 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(__dirname, "../../..");
-/** The Claude Code version the suite runs. Change it here only. */
-export const CLAUDE_CODE_VERSION = process.env.DO_E2E_CLAUDE_VERSION?.trim() || "2.1.197";
+/** The newest Claude Code release: what the suite runs by default. Change it here only. */
+export const NEWEST_CLAUDE_CODE = "2.1.330";
+/** The oldest release the plugin supports (README, plugin.json `engines`): CI runs the suite on it too. */
+export const OLDEST_CLAUDE_CODE = "2.1.197";
+/** The Claude Code version the suite runs: DO_E2E_CLAUDE_VERSION, or the newest release. */
+export const CLAUDE_CODE_VERSION = process.env.DO_E2E_CLAUDE_VERSION?.trim() || NEWEST_CLAUDE_CODE;
+if (!/^\d+\.\d+\.\d+$/.test(CLAUDE_CODE_VERSION)) throw new Error(`DO_E2E_CLAUDE_VERSION must be a release like 2.1.330, not "${CLAUDE_CODE_VERSION}"`);
+
+/**
+ * What the releases the suite was run on do differently, as measured (the tests assert it for a release listed here
+ * and only report it for any other). `taskTools`: TaskCreate/TaskUpdate/TaskList offered to the lead by default
+ * (off since 2.1.233 for current models unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1). `deferredSendMessage`: SendMessage
+ * is listed as a deferred tool that the model loads through ToolSearch. `validateJson`: `plugin validate --json`.
+ */
+export const KNOWN_BEHAVIOUR: Record<string, { taskTools: boolean; deferredSendMessage: boolean; validateJson: boolean }> = {
+  "2.1.197": { taskTools: true, deferredSendMessage: false, validateJson: false },
+  "2.1.330": { taskTools: false, deferredSendMessage: true, validateJson: true },
+};
+/** The measured behaviour of the release under test, or undefined for a release the suite was not run on. */
+export const BEHAVIOUR = KNOWN_BEHAVIOUR[CLAUDE_CODE_VERSION];
+
 /** The plugin the --plugin-dir sessions load: this checkout, or DO_E2E_PLUGIN_DIR (e.g. a patched copy). */
 export const PLUGIN_DIR = process.env.DO_E2E_PLUGIN_DIR ? resolve(process.env.DO_E2E_PLUGIN_DIR) : ROOT;
 export const CACHE_DIR = process.env.DO_E2E_CLAUDE_DIR ?? join(ROOT, ".cache", "claude-code", CLAUDE_CODE_VERSION);
@@ -29,13 +48,13 @@ function locate(dir: string): Cli | null {
   const bin = join(dir, "node_modules", ".bin", "claude");
   if (existsSync(bin)) {
     const v = probe(bin, []);
-    if (v?.startsWith(CLAUDE_CODE_VERSION)) return { command: bin, prefix: [], version: v };
+    if (v?.split(" ")[0] === CLAUDE_CODE_VERSION) return { command: bin, prefix: [], version: v };
   }
   // Installed with scripts off: the package's bin is a placeholder, its launcher still finds the native binary.
   const wrapper = join(dir, "node_modules", "@anthropic-ai", "claude-code", "cli-wrapper.cjs");
   if (existsSync(wrapper)) {
     const v = probe(process.execPath, [wrapper]);
-    if (v?.startsWith(CLAUDE_CODE_VERSION)) return { command: process.execPath, prefix: [wrapper], version: v };
+    if (v?.split(" ")[0] === CLAUDE_CODE_VERSION) return { command: process.execPath, prefix: [wrapper], version: v };
   }
   return null;
 }
@@ -46,11 +65,17 @@ function sleep(ms: number): void {
 
 let cached: Cli | null = null;
 
-/** The pinned CLI, installed first when the cache folder does not hold it. Safe to call from parallel test files. */
+/** Say once per test process which CLI runs (on stderr, so the suite's log shows it next to the results). */
+function announce(cli: Cli): Cli {
+  process.stderr.write(`# e2e: Claude Code ${cli.version.split(" ")[0]} (${cli.command === process.execPath ? cli.prefix[0] : cli.command})\n`);
+  return cli;
+}
+
+/** The CLI under test, installed first when the cache folder does not hold it. Safe to call from parallel test files. */
 export function ensureClaude(): Cli {
   if (cached) return cached;
   const found = locate(CACHE_DIR);
-  if (found) return (cached = found);
+  if (found) return (cached = announce(found));
   mkdirSync(CACHE_DIR, { recursive: true });
   const lock = `${CACHE_DIR}.lock`;
   const deadline = Date.now() + 240_000;
@@ -68,12 +93,12 @@ export function ensureClaude(): Cli {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
       sleep(500);
       const other = locate(CACHE_DIR);
-      if (other) return (cached = other);
+      if (other) return (cached = announce(other));
     }
   }
   try {
     const again = locate(CACHE_DIR);
-    if (again) return (cached = again);
+    if (again) return (cached = announce(again));
     writeFileSync(join(CACHE_DIR, "package.json"), JSON.stringify({ name: "claude-code-cache", private: true }) + "\n");
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
     const r = spawnSync(npm, ["install", "--prefix", CACHE_DIR, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, "--no-audit", "--no-fund", "--no-save"], {
@@ -83,7 +108,7 @@ export function ensureClaude(): Cli {
     if (r.status !== 0) throw new Error(`npm install of @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} failed:\n${r.stderr}\n${r.stdout}`);
     const cli = locate(CACHE_DIR);
     if (!cli) throw new Error(`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} installed into ${CACHE_DIR} but does not run`);
-    return (cached = cli);
+    return (cached = announce(cli));
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 // Scripting the lead (the model) of a session: a generator yields one turn at a time (text, tool calls) and gets
 // back the next request's context, whose `results` are the tool_result blocks the CLI sent for those calls.
-import type { ToolCall, ToolResult, Turn, TurnContext } from "./stub.ts";
+import { offeredTools, type ToolCall, type ToolResult, type Turn, type TurnContext } from "./stub.ts";
 
 export type Flow = Generator<Turn, void, TurnContext>;
 
@@ -139,4 +139,28 @@ export function agent(description: string, name: string, model: string, prompt: 
 
 export function sendMessage(to: string, summary: string, message: string): ToolCall {
   return { name: "SendMessage", input: { to, summary, message } };
+}
+
+/** Whether the CLI offers a tool in this session at all: callable now, or deferred behind ToolSearch. */
+export function hasTool(ctx: TurnContext, name: string): boolean {
+  const o = offeredTools(ctx.body);
+  return o.callable.has(name) || o.deferred.has(name);
+}
+
+/**
+ * Make tools callable the way a model does: the ones the request lists as deferred are loaded with one ToolSearch
+ * "select:" call (2.1.330 defers SendMessage and TaskStop); tools already in `tools` need nothing (2.1.197 sends all).
+ * Returns the context to continue from (unchanged when no turn was needed).
+ */
+export function* loadTools(ctx: TurnContext, names: string[]): Generator<Turn, TurnContext, TurnContext> {
+  const o = offeredTools(ctx.body);
+  const missing = names.filter((n) => !o.callable.has(n));
+  if (missing.length === 0) return ctx;
+  const absent = missing.filter((n) => !o.deferred.has(n));
+  if (absent.length) throw new Error(`this CLI offers no ${absent.join(", ")}`);
+  const next: TurnContext = yield turn(`Loading ${missing.join(", ")}.`, { name: "ToolSearch", input: { query: `select:${missing.join(",")}` } });
+  const now = offeredTools(next.body).callable;
+  const still = missing.filter((n) => !now.has(n));
+  if (still.length) throw new Error(`ToolSearch did not load ${still.join(", ")}: ${next.results[0]?.text}`);
+  return next;
 }

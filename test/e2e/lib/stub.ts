@@ -165,6 +165,34 @@ function sendMessage(res: http.ServerResponse, body: any, content: any[], id: st
   res.end();
 }
 
+export interface OfferedTools {
+  /** Tools the model can call in this request: every entry of `tools` (a deferred one only once it is loaded). */
+  callable: Set<string>;
+  /** Tools the CLI names as deferred: the model loads them with ToolSearch ("select:<name>,…") before calling them. */
+  deferred: Set<string>;
+}
+
+/**
+ * The tools a request offers the model. 2.1.197 sends every tool in `tools`. 2.1.330 sends the core tools there and
+ * lists the deferred ones (SendMessage, TaskStop, Monitor, WebFetch…) in a reminder; a ToolSearch "select:" call
+ * answers with tool_reference blocks and adds the loaded tools to `tools` of the following requests.
+ */
+export function offeredTools(body: any): OfferedTools {
+  const callable = new Set<string>();
+  for (const t of body?.tools ?? []) if (t?.name && t.name !== "DeferredToolPlaceholder") callable.add(String(t.name));
+  const deferred = new Set<string>();
+  // The list arrives in a message of role "system" (2.1.330); read every non-assistant message to be safe.
+  for (const m of body?.messages ?? []) {
+    if (m.role === "assistant") continue;
+    for (const b of blocks(m.content)) {
+      if (b.type !== "text") continue;
+      const list = /deferred tools are now available via ToolSearch[^\n]*\n([\s\S]*?)(?:\n\s*\n|$)/.exec(String(b.text));
+      for (const name of list?.[1].split("\n") ?? []) if (/^\w+$/.test(name.trim())) deferred.add(name.trim());
+    }
+  }
+  return { callable, deferred };
+}
+
 /** Text of the first user message without system reminders: what identifies a conversation (a subagent's brief). */
 export function firstUserText(body: any): string {
   const first = (body?.messages ?? []).find((m: any) => m.role === "user");
@@ -220,6 +248,13 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
       else {
         const step = c.script[index];
         turn = step === undefined ? { text: FINAL_TEXT } : typeof step === "function" ? step(ctx) : step;
+      }
+      // A model calls only the tools the request shows it: a deferred tool needs its ToolSearch first.
+      const offered = offeredTools(body);
+      for (const t of turn.tools ?? []) {
+        if (offered.callable.has(t.name)) continue;
+        const why = offered.deferred.has(t.name) ? "is deferred: load it with ToolSearch first" : "is not offered by this CLI";
+        throw new Error(`the script calls ${t.name}, which ${why} (tools: ${[...offered.callable].join(", ")})`);
       }
     } catch (err) {
       // End the conversation at once (an API error would make the CLI retry with back-off) and keep the reason.
