@@ -47,8 +47,17 @@ const lazyZod = {
   },
 };
 
+// proper-lockfile (kept as the lock library) requires graceful-fs, which patches and clones node:fs on load. The
+// helper uses only the synchronous API (lockSync), where graceful-fs adds nothing, so it gets node:fs itself.
+const plainFs = {
+  name: "plain-fs",
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: "node:fs", external: true }));
+  },
+};
+
 const outputs = [
-  { entry: "src/cli.ts", file: "plan.js", plugins: [lazyZod] },
+  { entry: "src/cli.ts", file: "plan.js", plugins: [lazyZod, plainFs] },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [] },
 ];
 for (const o of outputs) {

@@ -1,11 +1,24 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
+import { readSync } from "node:fs";
 import { execute, fail, ok, type Context, type Outcome } from "./lib/command.js";
 import { usage } from "./lib/errors.js";
 import { commandNames, registry } from "./registry.js";
 
+/**
+ * All of standard input. Read synchronously from fd 0 (process.stdin builds a stream and loads net/tty on first
+ * touch, ~5 ms); a non-blocking or otherwise unreadable fd 0 falls back to the stream.
+ */
 function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  try {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0; ) chunks.push(Buffer.from(buf.subarray(0, n)));
+    return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EOF") return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
+    if (chunks.length > 0 && (err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+  }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     process.stdin.on("data", (c: Buffer) => chunks.push(c));
     process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     process.stdin.on("error", reject);

@@ -1,10 +1,13 @@
 // The store: the only module that reads or writes .design files. Readers never lock; every writer locks the
 // target, reads it, writes a complete new copy to a unique temp file in the same directory, fsyncs, renames it
-// over the target and releases the lock (contract 1.7). JSONL appends use the same copy-and-rename protocol.
-import { randomBytes } from "node:crypto";
+// over the target and releases the lock (contract 1.7). JSONL appends write the new line with O_APPEND under the
+// same lock (appendJsonl); a rewrite of existing lines uses the copy-and-rename protocol.
+//
+// Startup is a hot path: everything here is synchronous (no libuv thread pool), the lock library is loaded only by
+// writers, and node:crypto is not loaded at all.
 import {
-  chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync,
-  renameSync, statSync, unlinkSync, writeSync, type Stats,
+  chmodSync, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readFileSync, readdirSync,
+  readlinkSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { HelperError, detail } from "./lib/errors.js";
@@ -18,10 +21,44 @@ const LOCK_UPDATE_MS = 1_000;
 
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
+const CHUNK = 64 * 1024;
+let chunk: Buffer | undefined;
+
+/**
+ * The whole file as UTF-8 text, the same string readFileSync(path, "utf8") gives (a BOM kept, invalid bytes as
+ * U+FFFD), read through one reused 64 KB buffer: Node 20 reads "utf8" files 8 KB at a time, and one buffer the
+ * size of a large file costs a page fault per 4 KB.
+ */
+function readUtf8(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size < CHUNK) {
+      // One read of the known size (plus one byte, to notice a file that grew since fstat).
+      const buf = Buffer.allocUnsafe(size + 1);
+      let n = 0;
+      for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+      if (n <= size) return buf.toString("utf8", 0, n);
+      return readRest(fd, buf.subarray(0, n));
+    }
+    return readRest(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readRest(fd: number, head?: Buffer): string {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  let text = head ? decoder.decode(head, { stream: true }) : "";
+  for (let n; (n = readSync(fd, chunk, 0, CHUNK, null)) > 0; ) text += decoder.decode(chunk.subarray(0, n), { stream: true });
+  return text + decoder.decode();
+}
+
 /** Read a UTF-8 file. A missing file is a value, not an exception. */
 export function readText(path: string): TextRead {
   try {
-    return { kind: "ok", text: readFileSync(path, "utf8") };
+    return { kind: "ok", text: readUtf8(path) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
     return { kind: "error", detail: detail(err) };
@@ -226,10 +263,15 @@ function sweepOrphans(target: string): void {
   }
 }
 
+/** 12 random hex digits for a temp name: uniqueness, not secrecy (the name is opened with O_EXCL anyway). */
+function hex12(): string {
+  return (Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0") + Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0"));
+}
+
 /** Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. */
 export function writeAtomic(target: string, data: string | Buffer): void {
   const dir = dirname(target);
-  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${hex12()}.tmp`);
   let mode: number | undefined;
   try {
     mode = statSync(target).mode & 0o7777;
@@ -268,31 +310,26 @@ export function writeAtomic(target: string, data: string | Buffer): void {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Block the thread for `ms` (the lock's retry back-off; the helper has nothing else to do meanwhile). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+type Release = () => void;
 
 /**
- * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
- * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
- * LOCK_STALE_MS. The lock is always released.
+ * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
+ * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
+ * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
  */
-export async function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
-  const lockfile = await import("proper-lockfile");
+function acquire(target: string, onCompromised: () => void): Release {
+  // Loaded here, not at the top: only writers pay for it. (The build gives it plain node:fs for graceful-fs.)
+  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
   let delay = 10;
-  let compromised = false;
-  let release: () => Promise<void>;
   for (;;) {
     try {
-      release = await lockfile.lock(target, {
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        update: LOCK_UPDATE_MS,
-        retries: 0,
-        onCompromised: () => {
-          compromised = true;
-        },
-      });
-      break;
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
         throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
@@ -300,15 +337,31 @@ export async function withLock<T>(target: string, fn: (lost: () => boolean) => T
       if (Date.now() >= deadline) {
         throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
       }
-      await sleep(delay * (0.5 + Math.random()));
+      sleepSync(delay * (0.5 + Math.random()));
       delay = Math.min(200, delay * 2);
     }
   }
+}
+
+/**
+ * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
+ * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
+ * LOCK_STALE_MS. The lock is always released.
+ */
+export async function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
+  let compromised = false;
+  const release = acquire(target, () => {
+    compromised = true;
+  });
   try {
     sweepOrphans(target);
     return await fn(() => compromised);
   } finally {
-    await release().catch(() => undefined);
+    try {
+      release();
+    } catch {
+      /* already released or compromised: nothing left to undo */
+    }
   }
 }
 
