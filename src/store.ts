@@ -242,7 +242,7 @@ function alive(pid: number): boolean {
 }
 
 /** Remove temp files of `target` left by writers that died mid-write. Call only while holding its lock. */
-function sweepOrphans(target: string): void {
+export function sweepOrphans(target: string): void {
   const dir = dirname(target);
   const base = basename(target);
   let names: string[];
@@ -268,8 +268,11 @@ function hex12(): string {
   return (Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0") + Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0"));
 }
 
-/** Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. */
-export function writeAtomic(target: string, data: string | Buffer): void {
+/**
+ * Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. A cache that is
+ * checked on every read (`durable: false`) skips both fsyncs: after a crash it is either whole or detected as bad.
+ */
+export function writeAtomic(target: string, data: string | Buffer, durable = true): void {
   const dir = dirname(target);
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${hex12()}.tmp`);
   let mode: number | undefined;
@@ -284,7 +287,7 @@ export function writeAtomic(target: string, data: string | Buffer): void {
     const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     if (mode !== undefined) chmodSync(tmp, mode);
@@ -298,6 +301,7 @@ export function writeAtomic(target: string, data: string | Buffer): void {
     }
     throw err;
   }
+  if (!durable) return;
   try {
     const dfd = openSync(dir, "r");
     try {
@@ -348,21 +352,36 @@ function acquire(target: string, onCompromised: () => void): Release {
  * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
  * LOCK_STALE_MS. The lock is always released.
  */
-export async function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
+export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
   let compromised = false;
-  const release = acquire(target, () => {
-    compromised = true;
-  });
+  let release: Release;
   try {
-    sweepOrphans(target);
-    return await fn(() => compromised);
-  } finally {
+    release = acquire(target, () => {
+      compromised = true;
+    });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const done = () => {
     try {
       release();
     } catch {
       /* already released or compromised: nothing left to undo */
     }
+  };
+  let result: T | Promise<T>;
+  try {
+    sweepOrphans(target);
+    result = fn(() => compromised);
+  } catch (err) {
+    done();
+    return Promise.reject(err);
   }
+  // A synchronous critical section releases before returning, so a second in-process caller never waits on a
+  // release that only a later microtask would run.
+  if (result instanceof Promise) return result.finally(done);
+  done();
+  return Promise.resolve(result);
 }
 
 /**
@@ -409,6 +428,56 @@ export async function appendJsonl(target: string, entry: unknown, writeError = "
   await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError);
 }
 
+export interface Appended {
+  /** Byte offset of the new line in the file, and its length in bytes (without the newline). */
+  start: number;
+  length: number;
+  /** The file after the append (bigint stat: nanosecond times). */
+  stat: import("node:fs").BigIntStats;
+}
+
+/**
+ * Append one line to a text file with O_APPEND, creating it if needed; call only while holding its lock. Every
+ * old byte stays; a missing final newline is repaired first (Fix D6). The line goes out in one write(2), so a
+ * writer killed mid-append leaves the file as it was or with the whole line; file and (for a new file) directory
+ * are fsynced. A reader (readers never lock) that races the write sees the file without the line or, rarely, with
+ * its first part only: a line that does not parse, which readers skip.
+ */
+export function appendLine(target: string, line: string): Appended {
+  const fd = openSync(target, "a+", 0o644);
+  try {
+    const before = fstatSync(fd).size;
+    let sep = "";
+    if (before > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, before - 1);
+      if (last[0] !== 10 && last[0] !== 13) sep = "\n";
+    }
+    const buf = Buffer.from(`${sep}${line}\n`, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
+    if (before === 0) fsyncDir(dirname(target));
+    return { start: Number(stat.size) - buf.length + sep.length, length: buf.length - sep.length - 1, stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* best effort: some file systems refuse to fsync a directory */
+  }
+}
+
 /** Replace physical line `line` (0-based) of `text`, keeping every other byte, line ends included. */
 export function replaceLine(text: string, line: number, replacement: string): string {
   const parts = text.split(/(\r\n|\r|\n)/);
@@ -438,7 +507,9 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
 }
 
 /** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
-export const PERSISTENT: ReadonlySet<string> = new Set(["memory.jsonl", "reflection.jsonl", "handoff.md", "recon.json", "history"]);
+export const PERSISTENT: ReadonlySet<string> = new Set([
+  "memory.jsonl", ".memory.jsonl.index", "reflection.jsonl", "handoff.md", "recon.json", "history",
+]);
 
 /** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
 const MAX_SUFFIX = 10_000;
