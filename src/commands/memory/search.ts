@@ -6,8 +6,11 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
 import { readText, scanJsonl } from "../../store.js";
-import { parseMemoryLine } from "./fast-line.js";
-import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore } from "./scoring.js";
+import { fromCaptures, matchMemoryLine } from "./fast-line.js";
+import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore, searchScoreOfCaptures } from "./scoring.js";
+
+const CAPTURES = Symbol("captures");
+type Captured = { [CAPTURES]?: RegExpExecArray };
 
 export default defineCommand({
   positionals: [MEMORY_PATH],
@@ -27,7 +30,23 @@ export default defineCommand({
     if (file.kind === "missing") return { memories: [], skippedLines: 0 };
     if (file.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${file.detail}`);
     const ranking = new Ranking(limit);
-    const scan = scanJsonl(file.text, (entry) => ranking.offer(entry, searchScore(entry, query, nowSec)), parseMemoryLine);
+    // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
+    // the few that make the ranking. Other lines go through JSON.parse.
+    const scan = scanJsonl(
+      file.text,
+      (entry) => {
+        const m = (entry as Captured)[CAPTURES];
+        if (m === undefined) ranking.offer(entry, searchScore(entry, query, nowSec));
+        else {
+          const score = searchScoreOfCaptures(m, query, nowSec);
+          if (ranking.wants(score)) ranking.offer(fromCaptures(m), score);
+        }
+      },
+      (line) => {
+        const m = matchMemoryLine(line);
+        return m ? { [CAPTURES]: m } : undefined;
+      },
+    );
     const ranked = ranking.result();
     const memories = ranked.map(({ entry, score }) => ({
       id: entry.id ?? "",
