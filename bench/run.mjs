@@ -5,6 +5,7 @@
 //   node bench/run.mjs cheap heavy     only some groups: cheap, heavy, curve, selftest, hook
 //   BENCH_RUNS=21                      rounds per call (default 15; medians)
 //   DO_BENCH_ORIGINAL=/path/plan.py    the original helper (python3), timed live on the same fixtures
+//   BENCH_KEEP=1                       keep the fixture projects (for --cpu-prof and strace -c by hand)
 //
 // Wall-clock medians over interleaved rounds (node -e 0 runs in every round, so the ratios compare like with like),
 // plus the child's CPU time (user + sys, from /usr/bin/time) which other load on the machine disturbs far less.
@@ -37,9 +38,16 @@ const ISSUE_ORIGINAL_MS = {
 
 // ---------------------------------------------------------------- timing
 
+// A node child reports its own CPU time (process.cpuUsage at exit: bootstrap included, microseconds) through a
+// preload, far finer than /usr/bin/time's 10 ms ticks; the preload costs the same in every node child.
+const CPU_PRELOAD = join(mkdtempSync(join(tmpdir(), "do-bench-cpu-")), "cpu.cjs");
+writeFileSync(CPU_PRELOAD, 'process.on("exit", () => { const u = process.cpuUsage(); require("fs").writeSync(2, `\\n@cpu ${u.user + u.system}\\n`); });\n');
+
 function once(argv, { cwd, input } = {}) {
-  const cmd = TIMED ? "/usr/bin/time" : argv[0];
-  const args = TIMED ? ["-f", "\n%U %S %M", ...argv] : argv.slice(1);
+  const node = argv[0] === process.execPath;
+  const full = node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv;
+  const cmd = TIMED ? "/usr/bin/time" : full[0];
+  const args = TIMED ? ["-f", "\n%U %S %M", ...full] : full.slice(1);
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { cwd, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -50,6 +58,8 @@ function once(argv, { cwd, input } = {}) {
     cpu = (u + s) * 1000;
     rss = m / 1024;
   }
+  const own = /@cpu (\d+)/.exec(r.stderr);
+  if (own) cpu = Number(own[1]) / 1000;
   return { wall, cpu, rss, status: r.status, stdout: r.stdout };
 }
 
@@ -300,5 +310,6 @@ try {
     console.log(`\nhook: dist/permit.js on a typical Bash event: ${ms(r.wall)} wall, ${ms(r.cpu)} cpu per call (${ratio(r.wall, res.bare.wall)}x bare node; cost over node ${ms(r.wall - res.bare.wall)}), decision: ${once([process.execPath, PERMIT_JS], { cwd: tmp, input }).stdout ? "allow" : "no opinion"}`);
   }
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`fixtures kept in ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
 import { readSync } from "node:fs";
-import { execute, fail, ok, type Context, type Outcome } from "./lib/command.js";
+import { execute, fail, ok, type CommandDef, type Context, type Outcome } from "./lib/command.js";
 import { usage } from "./lib/errors.js";
 import { commandNames, registry } from "./registry.js";
 
@@ -25,12 +25,21 @@ function readStdin(): Promise<string> {
   });
 }
 
+/**
+ * The command definition of a loaded module. In-process (tests) `default` is the definition; in dist/ each command
+ * is its own CommonJS file (scripts/build.mjs) and Node-style interop puts that file's exports under `default`.
+ */
+function commandOf(mod: { default: CommandDef }): CommandDef {
+  const d = mod.default as CommandDef | { default: CommandDef };
+  return "run" in d ? d : d.default;
+}
+
 /** Run a command with a given context (the CLI, self-test and tests all come through here). */
 export async function invoke(name: string, argv: readonly string[], ctx: Context): Promise<Outcome> {
   const entry = Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
   if (!entry) return fail(usage(`Unknown command: ${name}`, { commands: commandNames }));
   try {
-    return await execute(name, (await entry.load()).default, argv, ctx);
+    return await execute(name, commandOf(await entry.load()), argv, ctx);
   } catch (err) {
     return fail(err);
   }

@@ -46,8 +46,16 @@ export function ok(result: Result): Outcome {
   return { exitCode: 0, output: { ok: true, ...rest } };
 }
 
+/**
+ * A HelperError, recognised by name and shape rather than class: each command is bundled into its own file
+ * (scripts/build.mjs) with its own copy of the class.
+ */
+function isHelperError(err: unknown): err is HelperError {
+  return err instanceof Error && err.name === "HelperError" && typeof (err as HelperError).code === "string";
+}
+
 export function fail(err: unknown): Outcome {
-  if (err instanceof HelperError) {
+  if (isHelperError(err)) {
     return { exitCode: 1, output: { ok: false, error: err.message, code: err.code, ...err.extra } };
   }
   if (process.env.DO_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
