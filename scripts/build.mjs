@@ -74,12 +74,24 @@ const externalCommands = {
       args.importer.endsWith(join("src", "registry.ts")) ? { path: args.path, external: true } : undefined);
   },
 };
+// A command file that imports the registry (self-test: for the command names) never loads commands through it.
+const noCommands = {
+  name: "no-commands",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\// }, (args) =>
+      args.importer.endsWith(join("src", "registry.ts")) ? { path: args.path, namespace: "no-commands" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "no-commands" }, () => ({
+      loader: "js",
+      contents: 'throw new Error("commands are loaded by dist/plan.js only");',
+    }));
+  },
+};
 
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod, plainFs], banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [externalCommands, lazyZod, plainFs], banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod, plainFs], banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);
