@@ -16,6 +16,8 @@ export type Result = Record<string, unknown>;
 export interface CommandDef extends ArgSpec {
   /** Describes stdin when the command reads it (e.g. "updates.json"). */
   stdin?: string;
+  /** A one-line summary for a person, printed by the CLI on stderr beside the JSON (undefined: none). */
+  note?(output: Result, elapsedMs: number): string | undefined;
   run(ctx: Context, args: Args): Promise<Result> | Result;
 }
 
@@ -26,6 +28,8 @@ export function defineCommand(def: CommandDef): CommandDef {
 export interface Outcome {
   exitCode: number;
   output: Result;
+  /** The command's note for stderr (CommandDef.note), given the time since the process started. */
+  note?: (elapsedMs: number) => string | undefined;
 }
 
 /** Run one command on already-split arguments and shape its one JSON document. Never throws. */
@@ -35,10 +39,15 @@ export async function execute(name: string, def: CommandDef, argv: readonly stri
       return ok({ command: name, usage: synopsis(name, def, def.stdin), arguments: describeArgs(def) });
     }
     const args = parseArgs(name, argv, def);
-    return ok(await def.run(ctx, args));
+    return withNote(ok(await def.run(ctx, args)), def);
   } catch (err) {
-    return fail(err);
+    return withNote(fail(err), def);
   }
+}
+
+function withNote(outcome: Outcome, def: CommandDef): Outcome {
+  const note = def.note;
+  return note ? { ...outcome, note: (ms) => note(outcome.output, ms) } : outcome;
 }
 
 export function ok(result: Result): Outcome {
