@@ -49,10 +49,39 @@ function readUtf8(path: string): string {
 
 function readRest(fd: number, head?: Buffer): string {
   chunk ??= Buffer.allocUnsafe(CHUNK);
-  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-  let text = head ? decoder.decode(head, { stream: true }) : "";
-  for (let n; (n = readSync(fd, chunk, 0, CHUNK, null)) > 0; ) text += decoder.decode(chunk.subarray(0, n), { stream: true });
-  return text + decoder.decode();
+  let text = "";
+  let carry = 0; // bytes of an unfinished UTF-8 sequence kept at the start of the buffer for the next read
+  if (head) {
+    const cut = utf8Cut(head, head.length);
+    text = head.toString("utf8", 0, cut);
+    carry = head.length - cut;
+    head.copy(chunk, 0, cut);
+  }
+  for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+    const end = carry + n;
+    const cut = utf8Cut(chunk, end);
+    text += chunk.toString("utf8", 0, cut);
+    chunk.copy(chunk, 0, cut, end);
+    carry = end - cut;
+  }
+  return carry ? text + chunk.toString("utf8", 0, carry) : text;
+}
+
+/**
+ * Where to cut `buf[0, end)` so no UTF-8 sequence that the next bytes could still complete is split: before a
+ * lead byte in the last three bytes whose sequence needs more bytes than are there. Decoding the pieces then gives
+ * what decoding the whole would (invalid bytes become U+FFFD the same way).
+ */
+function utf8Cut(buf: Buffer, end: number): number {
+  for (let i = end - 1; i >= 0 && i >= end - 3; i--) {
+    const b = buf[i];
+    if (b < 0x80) return end; // ASCII: nothing pending
+    if (b >= 0xc0) {
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return end - i < need ? i : end;
+    }
+  }
+  return end;
 }
 
 /** Read a UTF-8 file. A missing file is a value, not an exception. */
