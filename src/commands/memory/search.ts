@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
-import { readText, scanJsonl } from "../../store.js";
+import { scanJsonlFile } from "../../store.js";
 import { fromCaptures, matchMemoryLine } from "./fast-line.js";
 import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore, searchScoreOfCaptures } from "./scoring.js";
 
@@ -26,14 +26,11 @@ export default defineCommand({
     const nowSec = ctx.now() / 1000;
     const query = searchQuery([args.goal, args.stack, args.keywords]);
     if (query.size === 0) return { memories: [], skippedLines: 0 };
-    const file = readText(resolve(ctx.cwd, args.memory_path as string));
-    if (file.kind === "missing") return { memories: [], skippedLines: 0 };
-    if (file.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${file.detail}`);
     const ranking = new Ranking(limit);
     // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
     // the few that make the ranking. Other lines go through JSON.parse.
-    const scan = scanJsonl(
-      file.text,
+    const scan = scanJsonlFile(
+      resolve(ctx.cwd, args.memory_path as string),
       (entry) => {
         const m = (entry as Captured)[CAPTURES];
         if (m === undefined) ranking.offer(entry, searchScore(entry, query, nowSec));
@@ -47,6 +44,8 @@ export default defineCommand({
         return m ? { [CAPTURES]: m } : undefined;
       },
     );
+    if (scan.kind === "missing") return { memories: [], skippedLines: 0 };
+    if (scan.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${scan.detail}`);
     const ranked = ranking.result();
     const memories = ranked.map(({ entry, score }) => ({
       id: entry.id ?? "",
