@@ -55,6 +55,9 @@ interface CompiledQuery {
   /** Any query token standing as a whole [a-z0-9] run (tokens are [a-z0-9] only: nothing to escape). */
   pattern: RegExp;
   bits: boolean;
+  /** Each query token in quotes ("tok"), with its bit or index. */
+  quoted: string[];
+  slots: number[];
 }
 
 const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
@@ -65,6 +68,8 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
     const words = [...query];
     const bits = words.length <= 30;
     c = {
+      quoted: words.map((w) => `"${w}"`),
+      slots: words.map((_, i) => (bits ? 1 << i : i)),
       index: new Map(words.map((w, i) => [w, bits ? 1 << i : i])),
       pattern: new RegExp(`(?<![a-z0-9])(?:${[...words].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`, "g"),
       bits,
@@ -122,7 +127,7 @@ export function searchScoreOfCaptures(m: RegExpExecArray, query: ReadonlySet<str
     } else {
       // Without escapes a quote only delimits, and a query token holds no quote or comma: "tok" in the list is
       // exactly a keyword equal to tok.
-      for (const [word, i] of q.index) if (kw.includes(`"${word}"`)) seen ? seen.add(i) : (mask |= i);
+      for (let w = 0; w < q.quoted.length; w++) if (kw.includes(q.quoted[w])) seen ? seen.add(q.slots[w]) : (mask |= q.slots[w]);
     }
   }
   const content = literalText(m[5]);

@@ -9,8 +9,8 @@ import { scanJsonlFile } from "../../store.js";
 import { fromCaptures, matchMemoryLine } from "./fast-line.js";
 import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore, searchScoreOfCaptures } from "./scoring.js";
 
-const CAPTURES = Symbol("captures");
-type Captured = { [CAPTURES]?: RegExpExecArray };
+/** Stands for "the line matched; its captures are in `matched`". */
+const MATCHED: Record<string, unknown> = Object.freeze({});
 
 export default defineCommand({
   positionals: [MEMORY_PATH],
@@ -29,20 +29,21 @@ export default defineCommand({
     const ranking = new Ranking(limit);
     // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
     // the few that make the ranking. Other lines go through JSON.parse.
+    // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
+    // the few that make the ranking. Other lines go through JSON.parse. (The captures pass through `matched`
+    // rather than a wrapper object per line.)
+    let matched: RegExpExecArray | null = null;
     const scan = scanJsonlFile(
       resolve(ctx.cwd, args.memory_path as string),
       (entry) => {
-        const m = (entry as Captured)[CAPTURES];
-        if (m === undefined) ranking.offer(entry, searchScore(entry, query, nowSec));
+        if (entry !== MATCHED) ranking.offer(entry, searchScore(entry, query, nowSec));
         else {
+          const m = matched as RegExpExecArray;
           const score = searchScoreOfCaptures(m, query, nowSec);
           if (ranking.wants(score)) ranking.offer(fromCaptures(m), score);
         }
       },
-      (line) => {
-        const m = matchMemoryLine(line);
-        return m ? { [CAPTURES]: m } : undefined;
-      },
+      (line) => ((matched = matchMemoryLine(line)) ? MATCHED : undefined),
     );
     if (scan.kind === "missing") return { memories: [], skippedLines: 0 };
     if (scan.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${scan.detail}`);
