@@ -1,13 +1,16 @@
 // Fails when the committed dist/ bundles are not what a fresh build of src/ produces.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const dir = mkdtempSync(join(tmpdir(), "do-check-dist-"));
 try {
   execFileSync(process.execPath, ["scripts/build.mjs", dir], { stdio: "inherit" });
-  const stale = ["plan.js", "permit.js", "package.json"].filter((f) => {
+  const files = (d) => readdirSync(d, { recursive: true }).filter((f) => f.endsWith(".js") || f.endsWith(".json")).sort();
+  const built = files(dir);
+  const extra = files("dist").filter((f) => !built.includes(f));
+  const stale = [...built, ...extra].filter((f) => {
     try {
       return !readFileSync(join("dist", f)).equals(readFileSync(join(dir, f)));
     } catch {

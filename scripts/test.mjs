@@ -1,9 +1,14 @@
 // Runs every test/**/*.test.ts with node:test through tsx, and fails when there is none
 // (on Node 20 `tsx --test` with no matching files exits 0).
+//   node scripts/test.mjs [files or folders]    the suite (default: test/, without test/e2e)
+//   node scripts/test.mjs --soak                the process-level race tests with their soak counts (test:soak)
 import { readdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 
-const only = process.argv.slice(2);
+const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
+const soakRun = process.argv[2] === "--soak";
+const only = soakRun ? SOAK_FILES : process.argv.slice(2);
 const roots = only.length ? only : ["test"];
 const files = [];
 for (const root of roots) {
@@ -20,5 +25,8 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
+// Test files run as many at a time as the machine has cores; within a file, process-level tables set their own
+// concurrency (e.g. bad-inputs.test.ts).
+const env = soakRun ? { ...process.env, DO_SOAK: "1" } : process.env;
+const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${Math.max(2, availableParallelism())}`, ...files], { stdio: "inherit", env });
 process.exit(r.status ?? 1);

@@ -1,16 +1,17 @@
-// Entry point of dist/plan.js: prints one JSON document on stdout. The only place that sets the exit code
-// (process.exitCode, not process.exit, so stdout is flushed).
+// Entry point of dist/plan.js: prints one JSON document on stdout. The only place that sets the exit code.
+// It exits as soon as the document is flushed: nothing else is left to do, and waiting for the event loop to
+// drain (the lock library's refresh timer, closed handles) only adds latency. A command may add one line for a
+// person on stderr (self-test's summary); stdout stays one JSON document.
 import { fail } from "./lib/command.js";
 import { main } from "./main.js";
 
+function finish(output: unknown, exitCode: number, note?: string): void {
+  process.exitCode = exitCode;
+  if (note) process.stderr.write(`${note}\n`);
+  process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(exitCode));
+}
+
 main(process.argv.slice(2)).then(
-  ({ exitCode, output }) => {
-    process.stdout.write(`${JSON.stringify(output)}\n`);
-    process.exitCode = exitCode;
-  },
-  (err: unknown) => {
-    const { output } = fail(err);
-    process.stdout.write(`${JSON.stringify(output)}\n`);
-    process.exitCode = 1;
-  },
+  ({ exitCode, output, note }) => finish(output, exitCode, note?.(performance.now())),
+  (err: unknown) => finish(fail(err).output, 1),
 );

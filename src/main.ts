@@ -1,15 +1,37 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
-import { execute, fail, ok, type Context, type Outcome } from "./lib/command.js";
+import { readSync } from "node:fs";
+import { execute, fail, ok, type CommandDef, type Context, type Outcome } from "./lib/command.js";
 import { usage } from "./lib/errors.js";
 import { commandNames, registry } from "./registry.js";
 
+/**
+ * All of standard input. Read synchronously from fd 0 (process.stdin builds a stream and loads net/tty on first
+ * touch, ~5 ms); a non-blocking or otherwise unreadable fd 0 falls back to the stream.
+ */
 function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  try {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0; ) chunks.push(Buffer.from(buf.subarray(0, n)));
+    return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EOF") return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
+    if (chunks.length > 0 && (err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+  }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     process.stdin.on("data", (c: Buffer) => chunks.push(c));
     process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     process.stdin.on("error", reject);
   });
+}
+
+/**
+ * The command definition of a loaded module. In-process (tests) `default` is the definition; in dist/ each command
+ * is its own CommonJS file (scripts/build.mjs) and Node-style interop puts that file's exports under `default`.
+ */
+function commandOf(mod: { default: CommandDef }): CommandDef {
+  const d = mod.default as CommandDef | { default: CommandDef };
+  return "run" in d ? d : d.default;
 }
 
 /** Run a command with a given context (the CLI, self-test and tests all come through here). */
@@ -17,7 +39,7 @@ export async function invoke(name: string, argv: readonly string[], ctx: Context
   const entry = Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
   if (!entry) return fail(usage(`Unknown command: ${name}`, { commands: commandNames }));
   try {
-    return await execute(name, (await entry.load()).default, argv, ctx);
+    return await execute(name, commandOf(await entry.load()), argv, ctx);
   } catch (err) {
     return fail(err);
   }

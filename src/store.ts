@@ -1,10 +1,13 @@
 // The store: the only module that reads or writes .design files. Readers never lock; every writer locks the
 // target, reads it, writes a complete new copy to a unique temp file in the same directory, fsyncs, renames it
-// over the target and releases the lock (contract 1.7). JSONL appends use the same copy-and-rename protocol.
-import { randomBytes } from "node:crypto";
+// over the target and releases the lock (contract 1.7). JSONL appends write the new line with O_APPEND under the
+// same lock (appendJsonl); a rewrite of existing lines uses the copy-and-rename protocol.
+//
+// Startup is a hot path: everything here is synchronous (no libuv thread pool), the lock library is loaded only by
+// writers, and node:crypto is not loaded at all.
 import {
-  chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync,
-  realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
+  chmodSync, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readFileSync, readdirSync,
+  readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { ArgSpec, Args } from "./lib/args.js";
@@ -19,10 +22,73 @@ const LOCK_UPDATE_MS = 1_000;
 
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
+const CHUNK = 64 * 1024;
+let chunk: Buffer | undefined;
+
+/**
+ * The whole file as UTF-8 text, the same string readFileSync(path, "utf8") gives (a BOM kept, invalid bytes as
+ * U+FFFD), read through one reused 64 KB buffer: Node 20 reads "utf8" files 8 KB at a time, and one buffer the
+ * size of a large file costs a page fault per 4 KB.
+ */
+function readUtf8(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size < CHUNK) {
+      // One read of the known size (plus one byte, to notice a file that grew since fstat).
+      const buf = Buffer.allocUnsafe(size + 1);
+      let n = 0;
+      for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+      if (n <= size) return buf.toString("utf8", 0, n);
+      return readRest(fd, buf.subarray(0, n));
+    }
+    return readRest(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readRest(fd: number, head?: Buffer): string {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  let text = "";
+  let carry = 0; // bytes of an unfinished UTF-8 sequence kept at the start of the buffer for the next read
+  if (head) {
+    const cut = utf8Cut(head, head.length);
+    text = head.toString("utf8", 0, cut);
+    carry = head.length - cut;
+    head.copy(chunk, 0, cut);
+  }
+  for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+    const end = carry + n;
+    const cut = utf8Cut(chunk, end);
+    text += chunk.toString("utf8", 0, cut);
+    chunk.copy(chunk, 0, cut, end);
+    carry = end - cut;
+  }
+  return carry ? text + chunk.toString("utf8", 0, carry) : text;
+}
+
+/**
+ * Where to cut `buf[0, end)` so no UTF-8 sequence that the next bytes could still complete is split: before a
+ * lead byte in the last three bytes whose sequence needs more bytes than are there. Decoding the pieces then gives
+ * what decoding the whole would (invalid bytes become U+FFFD the same way).
+ */
+function utf8Cut(buf: Buffer, end: number): number {
+  for (let i = end - 1; i >= 0 && i >= end - 3; i--) {
+    const b = buf[i];
+    if (b < 0x80) return end; // ASCII: nothing pending
+    if (b >= 0xc0) {
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return end - i < need ? i : end;
+    }
+  }
+  return end;
+}
+
 /** Read a UTF-8 file. A missing file is a value, not an exception. */
 export function readText(path: string): TextRead {
   try {
-    return { kind: "ok", text: readFileSync(path, "utf8") };
+    return { kind: "ok", text: readUtf8(path) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
     return { kind: "error", detail: detail(err) };
@@ -93,11 +159,28 @@ export function scanJsonl(
   fastParse?: (line: string) => Record<string, unknown> | undefined,
 ): JsonlScan {
   const skippedLines: number[] = [];
+  scanLines(text, 0, true, visit, fastParse, skippedLines);
+  return { skipped: skippedLines.length, skippedLines };
+}
+
+/**
+ * The lines of `text`, numbered from `first`; with `last` false the segment after the final line end is left out
+ * (a caller that reads in chunks passes it on with the next one). Returns the number of the next line.
+ */
+function scanLines(
+  text: string,
+  first: number,
+  last: boolean,
+  visit: (value: Record<string, unknown>, line: number) => void,
+  fastParse: ((line: string) => Record<string, unknown> | undefined) | undefined,
+  skippedLines: number[],
+): number {
   // One pass with indexOf instead of a regex split: memory files are read whole on every search.
   let start = 0;
   let lf = -1;
   let cr = -1;
-  for (let i = 0; start <= text.length; i++) {
+  let i = first;
+  for (; last ? start <= text.length : start < text.length; i++) {
     if (lf < start) lf = text.indexOf("\n", start);
     if (cr !== Infinity && cr < start) cr = text.indexOf("\r", start);
     if (lf === -1) lf = Infinity;
@@ -122,7 +205,57 @@ export function scanJsonl(
     if (typeof v === "object" && v !== null && !Array.isArray(v)) visit(v as Record<string, unknown>, i);
     else skippedLines.push(i + 1);
   }
-  return { skipped: skippedLines.length, skippedLines };
+  return i;
+}
+
+export type JsonlFileScan = ({ kind: "ok" } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string };
+
+/**
+ * scanJsonl over a file read 64 KB at a time: the same visits, line numbers and skipped lines, without ever
+ * holding the whole text (on this machine every fresh MB costs ~3.5 ms of page faults, and a large file's text
+ * was read, joined and flattened into several).
+ */
+export function scanJsonlFile(
+  path: string,
+  visit: (value: Record<string, unknown>, line: number) => void,
+  fastParse?: (line: string) => Record<string, unknown> | undefined,
+): JsonlFileScan {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+  const skippedLines: number[] = [];
+  try {
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    let pending = "";
+    let line = 0;
+    let carry = 0;
+    for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+      const end = carry + n;
+      const cut = utf8Cut(chunk, end);
+      const text = pending + chunk.toString("utf8", 0, cut);
+      chunk.copy(chunk, 0, cut, end);
+      carry = end - cut;
+      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
+      const limit = text.endsWith("\r") ? text.length - 1 : text.length;
+      const p = Math.max(text.lastIndexOf("\n", limit - 1), text.lastIndexOf("\r", limit - 1));
+      if (p < 0 || limit === 0) {
+        pending = text;
+        continue;
+      }
+      line = scanLines(text.slice(0, p + 1), line, false, visit, fastParse, skippedLines);
+      pending = text.slice(p + 1);
+    }
+    scanLines(carry ? pending + chunk.toString("utf8", 0, carry) : pending, line, true, visit, fastParse, skippedLines);
+  } catch (err) {
+    return { kind: "error", detail: detail(err) };
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: "ok", skipped: skippedLines.length, skippedLines };
 }
 
 export function parseJsonl(text: string): JsonlRead {
@@ -206,7 +339,7 @@ function alive(pid: number): boolean {
 }
 
 /** Remove temp files of `target` left by writers that died mid-write. Call only while holding its lock. */
-function sweepOrphans(target: string): void {
+export function sweepOrphans(target: string): void {
   const dir = dirname(target);
   const base = basename(target);
   let names: string[];
@@ -227,10 +360,18 @@ function sweepOrphans(target: string): void {
   }
 }
 
-/** Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. */
-export function writeAtomic(target: string, data: string | Buffer): void {
+/** 12 random hex digits for a temp name: uniqueness, not secrecy (the name is opened with O_EXCL anyway). */
+function hex12(): string {
+  return (Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0") + Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0"));
+}
+
+/**
+ * Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. A cache that is
+ * checked on every read (`durable: false`) skips both fsyncs: after a crash it is either whole or detected as bad.
+ */
+export function writeAtomic(target: string, data: string | Buffer, durable = true): void {
   const dir = dirname(target);
-  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${hex12()}.tmp`);
   let mode: number | undefined;
   try {
     mode = statSync(target).mode & 0o7777;
@@ -243,7 +384,7 @@ export function writeAtomic(target: string, data: string | Buffer): void {
     const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     if (mode !== undefined) chmodSync(tmp, mode);
@@ -257,6 +398,7 @@ export function writeAtomic(target: string, data: string | Buffer): void {
     }
     throw err;
   }
+  if (!durable) return;
   try {
     const dfd = openSync(dir, "r");
     try {
@@ -269,31 +411,26 @@ export function writeAtomic(target: string, data: string | Buffer): void {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Block the thread for `ms` (the lock's retry back-off; the helper has nothing else to do meanwhile). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+type Release = () => void;
 
 /**
- * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
- * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
- * LOCK_STALE_MS. The lock is always released.
+ * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
+ * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
+ * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
  */
-export async function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
-  const lockfile = await import("proper-lockfile");
+function acquire(target: string, onCompromised: () => void): Release {
+  // Loaded here, not at the top: only writers pay for it. (The build gives it plain node:fs for graceful-fs.)
+  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
   let delay = 10;
-  let compromised = false;
-  let release: () => Promise<void>;
   for (;;) {
     try {
-      release = await lockfile.lock(target, {
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        update: LOCK_UPDATE_MS,
-        retries: 0,
-        onCompromised: () => {
-          compromised = true;
-        },
-      });
-      break;
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
         throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
@@ -301,16 +438,47 @@ export async function withLock<T>(target: string, fn: (lost: () => boolean) => T
       if (Date.now() >= deadline) {
         throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
       }
-      await sleep(delay * (0.5 + Math.random()));
+      sleepSync(delay * (0.5 + Math.random()));
       delay = Math.min(200, delay * 2);
     }
   }
+}
+
+/**
+ * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
+ * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
+ * LOCK_STALE_MS. The lock is always released.
+ */
+export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
+  let compromised = false;
+  let release: Release;
+  try {
+    release = acquire(target, () => {
+      compromised = true;
+    });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const done = () => {
+    try {
+      release();
+    } catch {
+      /* already released or compromised: nothing left to undo */
+    }
+  };
+  let result: T | Promise<T>;
   try {
     sweepOrphans(target);
-    return await fn(() => compromised);
-  } finally {
-    await release().catch(() => undefined);
+    result = fn(() => compromised);
+  } catch (err) {
+    done();
+    return Promise.reject(err);
   }
+  // A synchronous critical section releases before returning, so a second in-process caller never waits on a
+  // release that only a later microtask would run.
+  if (result instanceof Promise) return result.finally(done);
+  done();
+  return Promise.resolve(result);
 }
 
 /**
@@ -357,6 +525,56 @@ export async function appendJsonl(target: string, entry: unknown, writeError = "
   await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError);
 }
 
+export interface Appended {
+  /** Byte offset of the new line in the file, and its length in bytes (without the newline). */
+  start: number;
+  length: number;
+  /** The file after the append (bigint stat: nanosecond times). */
+  stat: import("node:fs").BigIntStats;
+}
+
+/**
+ * Append one line to a text file with O_APPEND, creating it if needed; call only while holding its lock. Every
+ * old byte stays; a missing final newline is repaired first (Fix D6). The line goes out in one write(2), so a
+ * writer killed mid-append leaves the file as it was or with the whole line; file and (for a new file) directory
+ * are fsynced. A reader (readers never lock) that races the write sees the file without the line or, rarely, with
+ * its first part only: a line that does not parse, which readers skip.
+ */
+export function appendLine(target: string, line: string): Appended {
+  const fd = openSync(target, "a+", 0o644);
+  try {
+    const before = fstatSync(fd).size;
+    let sep = "";
+    if (before > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, before - 1);
+      if (last[0] !== 10 && last[0] !== 13) sep = "\n";
+    }
+    const buf = Buffer.from(`${sep}${line}\n`, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
+    if (before === 0) fsyncDir(dirname(target));
+    return { start: Number(stat.size) - buf.length + sep.length, length: buf.length - sep.length - 1, stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* best effort: some file systems refuse to fsync a directory */
+  }
+}
+
 /** Replace physical line `line` (0-based) of `text`, keeping every other byte, line ends included. */
 export function replaceLine(text: string, line: number, replacement: string): string {
   const parts = text.split(/(\r\n|\r|\n)/);
@@ -386,7 +604,9 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
 }
 
 /** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
-export const PERSISTENT: ReadonlySet<string> = new Set(["memory.jsonl", "reflection.jsonl", "handoff.md", "recon.json", "history"]);
+export const PERSISTENT: ReadonlySet<string> = new Set([
+  "memory.jsonl", ".memory.jsonl.index", "reflection.jsonl", "handoff.md", "recon.json", "history",
+]);
 
 /** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
 const MAX_SUFFIX = 10_000;

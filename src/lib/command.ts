@@ -17,6 +17,8 @@ export type Result = Record<string, unknown>;
 export interface CommandDef extends ArgSpec {
   /** Describes stdin when the command reads it (e.g. "updates.json"). */
   stdin?: string;
+  /** A one-line summary for a person, printed by the CLI on stderr beside the JSON (undefined: none). */
+  note?(output: Result, elapsedMs: number): string | undefined;
   run(ctx: Context, args: Args): Promise<Result> | Result;
 }
 
@@ -27,6 +29,8 @@ export function defineCommand(def: CommandDef): CommandDef {
 export interface Outcome {
   exitCode: number;
   output: Result;
+  /** The command's note for stderr (CommandDef.note), given the time since the process started. */
+  note?: (elapsedMs: number) => string | undefined;
 }
 
 /** Run one command on already-split arguments and shape its one JSON document. Never throws. */
@@ -37,10 +41,15 @@ export async function execute(name: string, def: CommandDef, argv: readonly stri
     }
     const args = parseArgs(name, argv, def);
     confineArgs(ctx.cwd, def, args);
-    return ok(await def.run(ctx, args));
+    return withNote(ok(await def.run(ctx, args)), def);
   } catch (err) {
-    return fail(err);
+    return withNote(fail(err), def);
   }
+}
+
+function withNote(outcome: Outcome, def: CommandDef): Outcome {
+  const note = def.note;
+  return note ? { ...outcome, note: (ms) => note(outcome.output, ms) } : outcome;
 }
 
 export function ok(result: Result): Outcome {
@@ -48,8 +57,16 @@ export function ok(result: Result): Outcome {
   return { exitCode: 0, output: { ok: true, ...rest } };
 }
 
+/**
+ * A HelperError, recognised by name and shape rather than class: each command is bundled into its own file
+ * (scripts/build.mjs) with its own copy of the class.
+ */
+function isHelperError(err: unknown): err is HelperError {
+  return err instanceof Error && err.name === "HelperError" && typeof (err as HelperError).code === "string";
+}
+
 export function fail(err: unknown): Outcome {
-  if (err instanceof HelperError) {
+  if (isHelperError(err)) {
     return { exitCode: 1, output: { ok: false, error: err.message, code: err.code, ...err.extra } };
   }
   if (process.env.DO_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);

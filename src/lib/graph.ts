@@ -28,11 +28,11 @@ export function depths(deps: Deps): number[] {
 export function ancestors(deps: Deps, i: number): Set<number> {
   const seen = new Set<number>();
   const queue = [...deps[i]];
-  while (queue.length) {
-    const d = queue.shift() as number;
+  for (let head = 0; head < queue.length; head++) {
+    const d = queue[head];
     if (seen.has(d)) continue;
     seen.add(d);
-    queue.push(...deps[d]);
+    for (const x of deps[d]) if (!seen.has(x)) queue.push(x);
   }
   return seen;
 }
@@ -118,15 +118,62 @@ export function territoriesOverlap(a: readonly string[], b: readonly string[]): 
 /**
  * The j > i overlap rule: role j waits for role i when their territories overlap and no dependency path
  * already orders them. Returns, per i, the ascending list of such j.
+ *
+ * Same answer as comparing every pair of paths with pathsOverlap, in time linear in the paths' slashes plus the
+ * overlapping pairs: two paths overlap literally when one's slash-terminated form is a slash-terminated prefix of
+ * the other's, so each path looks up its own prefixes in a map; the `**` rule does the same on glob bases.
  */
 export function overlapWaits(territories: readonly string[][], deps: Deps): number[][] {
-  const anc = deps.map((_, i) => ancestors(deps, i));
-  const out: number[][] = territories.map(() => []);
-  for (let i = 0; i < territories.length; i++) {
-    for (let j = i + 1; j < territories.length; j++) {
-      if (anc[i].has(j) || anc[j].has(i)) continue;
-      if (territoriesOverlap(territories[i], territories[j])) out[i].push(j);
+  const n = territories.length;
+  const literal = new Map<string, number[]>();
+  const globAll = new Map<string, number[]>(); // every path's glob base (non-empty), slash-terminated
+  const globStar = new Map<string, number[]>(); // the same, for paths with "**" only
+  const add = (m: Map<string, number[]>, k: string, i: number) => {
+    const list = m.get(k);
+    if (!list) m.set(k, [i]);
+    else if (list[list.length - 1] !== i) list.push(i);
+  };
+  const keys: Array<Array<{ key: string; glob: string | null; star: boolean }>> = territories.map((paths, i) =>
+    paths.map((p) => {
+      const key = withSlash(p);
+      const base = globBase(p);
+      const glob = base === "" ? null : withSlash(base);
+      const star = p.includes("**");
+      add(literal, key, i);
+      if (glob !== null) {
+        add(globAll, glob, i);
+        if (star) add(globStar, glob, i);
+      }
+      return { key, glob, star };
+    }),
+  );
+
+  const pairs: Array<Set<number>> = territories.map(() => new Set());
+  const meet = (i: number, others: number[] | undefined) => {
+    if (!others) return;
+    for (const j of others) if (j !== i) pairs[Math.min(i, j)].add(Math.max(i, j));
+  };
+  /** The path's slash-terminated prefixes, itself included, each looked up in `m`. */
+  const prefixes = (k: string, m: Map<string, number[]>, i: number) => {
+    for (let at = k.indexOf("/"); at >= 0; at = k.indexOf("/", at + 1)) meet(i, m.get(k.slice(0, at + 1)));
+  };
+  keys.forEach((ks, i) => {
+    for (const { key, glob, star } of ks) {
+      prefixes(key, literal, i);
+      if (glob === null) continue;
+      if (star) prefixes(glob, globAll, i); // bases at or above a "**" path's base
+      prefixes(glob, globStar, i); // "**" paths whose base is at or above this one's
     }
-  }
+  });
+
+  const anc: Array<Set<number> | undefined> = new Array(n);
+  const ancestorsOf = (i: number) => (anc[i] ??= ancestors(deps, i));
+  const out: number[][] = territories.map(() => []);
+  pairs.forEach((js, i) => {
+    for (const j of [...js].sort((a, b) => a - b)) {
+      if (ancestorsOf(i).has(j) || ancestorsOf(j).has(i)) continue;
+      out[i].push(j);
+    }
+  });
   return out;
 }

@@ -3,9 +3,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { cliSync } from "../helpers/cli.ts";
+import { cli } from "../helpers/cli.ts";
 import { planWith, writeFiles, type Files } from "../helpers/design-dir.ts";
 import { snapshot } from "../helpers/snapshot.ts";
 
@@ -96,16 +96,18 @@ const TABLE: Bad[] = [
   { name: "schema of an unknown name", args: ["schema", "bogus"], error: /bogus/ },
 ];
 
-describe("bad inputs", () => {
+// Each case is a real process that mostly waits on Node's start-up: the cases run as many at a time as the
+// machine has cores (plus one), not one after another.
+describe("bad inputs", { concurrency: availableParallelism() + 1 }, () => {
   it("has at least forty cases", () => assert.ok(TABLE.length >= 40, `only ${TABLE.length}`));
 
   for (const bad of TABLE) {
-    it(`refuses ${bad.name}`, () => {
+    it(`refuses ${bad.name}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "do-bad-"));
       try {
         writeFiles(dir, bad.files ?? {});
         const before = snapshot(dir);
-        const r = cliSync(bad.args, { cwd: dir, stdin: bad.stdin });
+        const r = await cli(bad.args, { cwd: dir, stdin: bad.stdin });
         assert.equal(r.code, 1, `exit code (stdout: ${r.stdout})`);
         assert.equal(r.stderr, "", "nothing on stderr");
         assert.equal(r.stdout.trim().split("\n").length, 1, "one JSON document on one line");

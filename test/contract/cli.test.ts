@@ -3,9 +3,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { builtinModules } from "node:module";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { cli, cliSync, PLAN_JS } from "../helpers/cli.ts";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
 import { commandNames } from "../../src/registry.ts";
@@ -13,11 +13,18 @@ import { commandNames } from "../../src/registry.ts";
 const scratch = () => mkdtempSync(join(tmpdir(), "do-cli-"));
 
 describe("the bundle", () => {
-  it("requires nothing but Node's own modules at run time", () => {
-    const text = readFileSync(PLAN_JS, "utf8");
-    const required = [...text.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+  it("requires nothing but Node's own modules and its own files in dist/ at run time", () => {
+    // dist/plan.js and one file per command under dist/commands/ (scripts/build.mjs).
+    const dist = dirname(PLAN_JS);
+    const files = [PLAN_JS, ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, "commands", String(f)))];
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-    assert.deepEqual(required.filter((r) => !builtins.has(r)), []);
+    const foreign = files.flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/require\(["']([^"']+)["']\)/g)]
+        .map((m) => m[1])
+        .filter((r) => !builtins.has(r) && !(r.startsWith("./") && existsSync(join(dirname(file), r)) && join(dirname(file), r).startsWith(dist)))
+        .map((r) => `${file}: ${r}`),
+    );
+    assert.deepEqual(foreign, []);
   });
 
   it("starts with a shebang", () => {

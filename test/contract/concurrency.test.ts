@@ -8,6 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, PLAN_JS } from "../helpers/cli.ts";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
+import { soak } from "../helpers/soak.ts";
+
+/** Writers killed mid-write (each round only re-parses the plan; the checks come after the last one). */
+const KILLS = soak(30, 300);
 
 function tempProject(t: { after: (fn: () => void) => void }, roles: number, padding = 0) {
   const dir = mkdtempSync(join(tmpdir(), "do-race-"));
@@ -81,7 +85,7 @@ describe("concurrent writers", () => {
 });
 
 describe("writers killed with SIGKILL", () => {
-  it("leaves a parsable plan, no temp files, and a lock that frees itself, 100 times over", async (t) => {
+  it(`leaves a parsable plan, no temp files, and a lock that frees itself, ${KILLS} times over`, async (t) => {
     const dir = tempProject(t, 8, 50_000);
     const planPath = join(dir, ".design/plan.json");
     const killOne = (k: number) =>
@@ -94,7 +98,7 @@ describe("writers killed with SIGKILL", () => {
       });
     let k = 0;
     const lane = async () => {
-      while (k < 100) {
+      while (k < KILLS) {
         await killOne(k++);
         JSON.parse(readFileSync(planPath, "utf8"));
       }

@@ -1,10 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { cli } from "../helpers/cli.ts";
 import { commandNames } from "../../src/registry.ts";
 import { HelperError } from "../../src/lib/errors.ts";
-import { selfTestCases, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+import { parallelism, selfTestCases, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
 
 describe("self-test", () => {
   it("has a case for every command of the registry", () => {
@@ -41,5 +41,19 @@ describe("self-test", () => {
     assert.equal(r.json.failed, 0);
     assert.equal(r.json.results.length, selfTestCases.length);
     assert.ok(r.json.results.every((x: { passed: boolean }) => x.passed));
+    // A person reads one line on stderr; stdout stays the one JSON document.
+    assert.match(r.stderr, new RegExp(`^self-test: ${r.json.passed} passed, 0 failed(, \\d+ skipped)? \\(\\d+\\.\\d s\\)\\n$`));
+    assert.equal(r.stdout.trim().split("\n").length, 1);
+  });
+
+  it("words its summary line for a person, and has none for --help or a usage error", () => {
+    assert.equal(summaryLine({ passed: 47, failed: 0, skipped: 0 }, 2140), "self-test: 47 passed, 0 failed (2.1 s)");
+    assert.equal(summaryLine({ ok: false, passed: 45, failed: 1, skipped: 1 }, 980), "self-test: 45 passed, 1 failed, 1 skipped (1.0 s)");
+    assert.equal(summaryLine({ ok: true, command: "self-test", usage: "self-test" }, 50), undefined);
+    assert.equal(summaryLine({ ok: false, error: "x", code: "E_USAGE" }, 50), undefined);
+  });
+
+  it("runs as many children at a time as the machine has cores, plus one", () => {
+    assert.equal(parallelism(), Math.max(2, availableParallelism() + 1));
   });
 });

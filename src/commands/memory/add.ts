@@ -1,17 +1,23 @@
 // memory-add: append a memory behind quality gates, or boost / decay the importance of one (contract 4.17).
-// Every write is a locked copy-and-rename through the store (contract 1.7): an append keeps the old bytes and
-// repairs a missing final newline (Fix D6); a boost or decay rewrites only the entry's own line, so every other
-// line, corrupt ones included, survives byte for byte (Fix D5).
+// Every write holds the file's lock (contract 1.7): an append adds one line with O_APPEND, keeping the old bytes
+// and repairing a missing final newline (Fix D6); a boost or decay is a copy-and-rename that rewrites only the
+// entry's own line, so every other line, corrupt ones included, survives byte for byte (Fix D5).
 //
 // Deliberate departure from the contract: 4.17 says "the helper does not deduplicate". This helper does: a new
 // entry that is a near-duplicate of an existing one of the same category is refused (gate "duplicate") and the
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
-// so two concurrent adds of the same text cannot both land.
-import { dirname } from "node:path";
+// so two concurrent adds of the same text cannot both land. Large files are checked through an index kept beside
+// them (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
+import { closeSync, openSync, readFileSync, readSync, statSync, type BigIntStats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
-import { argLabel, confine, ensureDir, parseJsonl, pathKind, replaceLine, updateText, withAppendedLine } from "../../store.js";
+import {
+  appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
+} from "../../store.js";
+import { candidates, categoryCode, describe, NO_CATEGORY, parseIndex, serialise, type DupIndex, type IndexEntry } from "./dup-index.js";
+import { parseMemoryLine } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf } from "./scoring.js";
 
 /**
@@ -69,9 +75,11 @@ interface NewEntry {
   usage_count: number;
 }
 
+type Dup = { id: unknown; similarity: number } | undefined;
+
 /** The most similar existing entry of the same category at or above the threshold (first one on ties). */
-function nearDuplicate(current: string, entry: NewEntry): { id: unknown; similarity: number } | undefined {
-  let best: { id: unknown; similarity: number } | undefined;
+function nearDuplicate(current: string, entry: NewEntry): Dup {
+  let best: Dup;
   for (const { value } of parseJsonl(current).entries) {
     if (value.category !== entry.category || typeof value.content !== "string") continue;
     const similarity = contentSimilarity(entry.content, value.content);
@@ -80,32 +88,150 @@ function nearDuplicate(current: string, entry: NewEntry): { id: unknown; similar
   return best;
 }
 
+/** Memory files from this size on keep a duplicate-gate index beside them (smaller ones are simply scanned). */
+export const INDEX_MIN_BYTES = 256 * 1024;
+
+/** `.design/memory.jsonl` → `.design/.memory.jsonl.index` */
+export const indexPathOf = (target: string) => join(dirname(target), `.${basename(target)}.index`);
+
+const parseLine = (raw: string): Record<string, unknown> | undefined => {
+  const t = raw.trim();
+  if (t === "") return undefined;
+  const fast = parseMemoryLine(t);
+  if (fast) return fast;
+  try {
+    const v: unknown = JSON.parse(t);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The exact verdict for the candidates the index lets through: each line is read back from the file and compared
+ * with contentSimilarity. "stale" when a line is not the entry the index says it is.
+ */
+function verify(index: DupIndex, found: number[], entry: NewEntry, code: number, line: (i: number) => string): Dup | "stale" {
+  let best: Dup;
+  for (const i of found) {
+    const v = parseLine(line(i));
+    if (!v || categoryCode(v.category, v.content) !== code) return "stale";
+    const similarity = contentSimilarity(entry.content, v.content as string);
+    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity };
+  }
+  return best;
+}
+
+/** Every entry of the file for a new index (a full read: the index was missing, stale or not trusted). */
+function scanForIndex(bytes: Buffer): IndexEntry[] {
+  const out: IndexEntry[] = [];
+  let start = 0;
+  while (start <= bytes.length) {
+    let end = start;
+    while (end < bytes.length && bytes[end] !== 10 && bytes[end] !== 13) end++;
+    const v = parseLine(bytes.toString("utf8", start, end));
+    if (v) {
+      const category = categoryCode(v.category, v.content);
+      const d = category === NO_CATEGORY ? describe("") : describe(v.content as string);
+      out.push({ offset: start, length: end - start, category, normHash: d.normHash, hashes: d.hashes });
+    }
+    start = end + (bytes[end] === 13 && bytes[end + 1] === 10 ? 2 : 1);
+  }
+  return out;
+}
+
+function readError(err: unknown): HelperError {
+  return new HelperError("E_READ", `Error reading memory file: ${detail(err)}`);
+}
+
+/**
+ * Under the lock: the duplicate gate, then the append. A small file is parsed whole; a large one is checked
+ * through its index (rebuilt by a full read when it is missing or stale), which is then updated with the new line.
+ */
+function gateAndAppend(target: string, entry: NewEntry): void {
+  let st: BigIntStats | undefined;
+  try {
+    st = statSync(target, { bigint: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw readError(err);
+  }
+  const code = categoryCode(entry.category, entry.content);
+  const d = describe(entry.content);
+  let dup: Dup;
+  let base: DupIndex | undefined;
+  let rebuilt: IndexEntry[] | undefined;
+  const indexed = st !== undefined && st.isFile() && st.size >= BigInt(INDEX_MIN_BYTES) && st.size < 2n ** 32n;
+  if (st !== undefined && !indexed) {
+    const cur = readText(target);
+    if (cur.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${cur.detail}`);
+    if (cur.kind === "ok") dup = nearDuplicate(cur.text, entry);
+  } else if (st !== undefined) {
+    const stored = readBytes(indexPathOf(target));
+    base = stored ? parseIndex(stored, st) : undefined;
+    let verdict: Dup | "stale" = "stale";
+    if (base) {
+      const fd = openSync(target, "r");
+      try {
+        const b = base;
+        verdict = verify(b, candidates(b, code, d, DUPLICATE_THRESHOLD), entry, code, (i) => {
+          const buf = Buffer.alloc(b.lengths[i]);
+          readSync(fd, buf, 0, buf.length, b.offsets[i]);
+          return buf.toString("utf8");
+        });
+      } finally {
+        closeSync(fd);
+      }
+    }
+    if (verdict === "stale") {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(target);
+      } catch (err) {
+        throw readError(err);
+      }
+      rebuilt = scanForIndex(bytes);
+      base = undefined;
+      const all = serialise(undefined, rebuilt, st);
+      const fresh = parseIndex(all, st) as DupIndex;
+      verdict = verify(fresh, candidates(fresh, code, d, DUPLICATE_THRESHOLD), entry, code, (i) =>
+        bytes.toString("utf8", fresh.offsets[i], fresh.offsets[i] + fresh.lengths[i]));
+      if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: memory index disagrees with a fresh scan");
+    }
+    dup = verdict;
+  }
+  if (dup) {
+    const id = pyStr(dup.id);
+    throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
+      gate: "duplicate",
+      duplicateOf: dup.id,
+      similarity: pyRound(dup.similarity, 2),
+    });
+  }
+  let added;
+  try {
+    added = appendLine(target, JSON.stringify(entry));
+  } catch (err) {
+    throw new HelperError("E_WRITE", `Error writing memory file: ${detail(err)}`);
+  }
+  // The index is a cache: written without fsync, and a failure to write it costs only a full read next time.
+  if ((base || rebuilt) && added.stat.size < 2n ** 32n) {
+    const mine: IndexEntry = { offset: added.start, length: added.length, category: code, normHash: d.normHash, hashes: d.hashes };
+    try {
+      sweepOrphans(indexPathOf(target));
+      writeAtomic(indexPathOf(target), serialise(base, rebuilt ? [...rebuilt, mine] : [mine], added.stat), false);
+    } catch {
+      /* next add rebuilds it */
+    }
+  }
+}
+
 async function append(target: string, entry: NewEntry) {
   try {
     ensureDir(dirname(target));
   } catch (err) {
     throw new HelperError("E_WRITE", `Error writing memory file: ${detail(err)}`);
   }
-  try {
-    await updateText(
-      target,
-      (current) => {
-        const dup = current === null ? undefined : nearDuplicate(current, entry);
-        if (dup) {
-          const id = pyStr(dup.id);
-          throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
-            gate: "duplicate",
-            duplicateOf: dup.id,
-            similarity: pyRound(dup.similarity, 2),
-          });
-        }
-        return { text: withAppendedLine(current, entry), result: undefined };
-      },
-      "Error writing memory file",
-    );
-  } catch (err) {
-    throw rewordReadError(err, target);
-  }
+  await withLock(target, () => gateAndAppend(target, entry));
 }
 
 export default defineCommand({

@@ -10,16 +10,27 @@ const LINE = new RegExp(
   `^\\{"id":(${STRING}),"timestamp":(${STRING}),"category":(${STRING}),"keywords":\\[((?:${STRING}(?:,${STRING})*)?)\\],` +
     `"content":(${STRING}),"source":(${STRING}),"goal_context":(${STRING}),"importance":(${NUMBER}),"usage_count":(${NUMBER})\\}$`,
 );
-const STRINGS = new RegExp(STRING, "g");
+export const STRING_LITERALS = new RegExp(STRING, "g");
+const STRINGS = STRING_LITERALS;
+
+/** The captures of a line in memory-add's layout (1 id, 2 timestamp, 3 category, 4 keywords' literals, 5 content,
+ * 6 source, 7 goal_context, 8 importance, 9 usage_count), or null. */
+export function matchMemoryLine(line: string): RegExpExecArray | null {
+  return LINE.exec(line);
+}
 
 /** A JSON string literal's value: the text itself when it has no escape, else what JSON.parse makes of it. */
-function text(literal: string): string {
+export function text(literal: string): string {
   return literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
 }
 
 export function parseMemoryLine(line: string): Record<string, unknown> | undefined {
   const m = LINE.exec(line);
-  if (!m) return undefined;
+  return m ? fromCaptures(m) : undefined;
+}
+
+/** The entry of a matched line, the same object JSON.parse would give. */
+export function fromCaptures(m: RegExpExecArray): Record<string, unknown> {
   return {
     id: text(m[1]),
     timestamp: text(m[2]),

@@ -2,6 +2,7 @@
 // the two relevance formulas (contract 4.9 and 4.23, deliberately different, see contract 6) and the
 // near-duplicate similarity used by memory-add's quality gate.
 import { parseTimestamp, sortDesc, tokens } from "../../lib/values.js";
+import { STRING_LITERALS, text as literalText } from "./fast-line.js";
 
 /** The memory file positional shared by memory-search, memory-add, memory-summary and memory-review. */
 export const MEMORY_PATH = { name: "memory_path", help: "memory file (JSONL)", default: ".design/memory.jsonl", path: "read" } as const;
@@ -54,6 +55,9 @@ interface CompiledQuery {
   /** Any query token standing as a whole [a-z0-9] run (tokens are [a-z0-9] only: nothing to escape). */
   pattern: RegExp;
   bits: boolean;
+  /** Each query token in quotes ("tok"), with its bit or index. */
+  quoted: string[];
+  slots: number[];
 }
 
 const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
@@ -64,6 +68,8 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
     const words = [...query];
     const bits = words.length <= 30;
     c = {
+      quoted: words.map((w) => `"${w}"`),
+      slots: words.map((_, i) => (bits ? 1 << i : i)),
       index: new Map(words.map((w, i) => [w, bits ? 1 << i : i])),
       pattern: new RegExp(`(?<![a-z0-9])(?:${[...words].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`, "g"),
       bits,
@@ -102,6 +108,47 @@ function queryHits(entry: Entry, q: CompiledQuery): number {
   return n;
 }
 
+/**
+ * searchScore of a line in memory-add's layout, from its regex captures (fast-line.ts) without building the entry:
+ * memory-search scores every line of the file and keeps only a few.
+ */
+export function searchScoreOfCaptures(m: RegExpExecArray, query: ReadonlySet<string>, nowSec: number): number {
+  if (query.size === 0) return 0;
+  const q = compiled(query);
+  let mask = 0;
+  const seen = q.bits ? null : new Set<number>();
+  const kw = m[4];
+  if (kw !== "") {
+    if (kw.includes("\\")) {
+      for (const k of kw.match(STRING_LITERALS) as string[]) {
+        const i = q.index.get(literalText(k));
+        if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+      }
+    } else {
+      // Without escapes a quote only delimits, and a query token holds no quote or comma: "tok" in the list is
+      // exactly a keyword equal to tok.
+      for (let w = 0; w < q.quoted.length; w++) if (kw.includes(q.quoted[w])) seen ? seen.add(q.slots[w]) : (mask |= q.slots[w]);
+    }
+  }
+  const content = literalText(m[5]);
+  if (content !== "") {
+    const re = q.pattern;
+    const lower = content.toLowerCase();
+    re.lastIndex = 0;
+    for (let x = re.exec(lower); x !== null; x = re.exec(lower)) {
+      const i = q.index.get(x[0]) as number;
+      seen ? seen.add(i) : (mask |= i);
+    }
+  }
+  let hits = 0;
+  if (seen) hits = seen.size;
+  else for (; mask !== 0; mask &= mask - 1) hits++;
+  if (hits === 0) return 0;
+  const age = nowSec - parseTimestamp(literalText(m[2]));
+  const importance = Number(m[8]);
+  return (hits / query.size) * 0.9 ** (age / MONTH) * ((Number.isFinite(importance) ? importance : 5) / 10);
+}
+
 export interface Scored {
   entry: Entry;
   score: number;
@@ -114,6 +161,12 @@ export interface Scored {
 export class Ranking {
   private readonly kept: Scored[] = [];
   constructor(private readonly limit: number) {}
+
+  /** Whether offer() would keep an entry with this score (so a caller can skip building it). */
+  wants(score: number): boolean {
+    const { kept, limit } = this;
+    return score > 0 && limit > 0 && (limit > 64 || kept.length < limit || score > kept[limit - 1].score);
+  }
 
   offer(entry: Entry, score: number): void {
     const { kept, limit } = this;

@@ -1,4 +1,4 @@
-// finalize: validate the role briefs (contract 4.29, then the zod PlanSchema) and enrich the plan in one locked,
+// finalize: validate the role briefs (contract 4.29, then PlanSchema, checked without zod unless it fails) and enrich the plan in one locked,
 // atomic write: directory overlaps (3.4 j > i rule), SHA-256 of spec files, status initialisation. Warnings
 // (inline Python that does not compile, `|| true` masking, missing spec files) never block. D7, D9, D10, D19,
 // D20. Given the draft, .design/draft/plan.json, it installs the validated plan as .design/plan.json with its spec
@@ -14,8 +14,7 @@ import {
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
-import { check } from "../../schemas/common.js";
-import { PlanSchema } from "../../schemas/plan.js";
+import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
 
 const PARTS: readonly PlanPart[] = ["auxiliaryRoles", "verificationSpecs", "progress"];
@@ -168,11 +167,19 @@ export function validatePlan(doc: Json): string[] {
     });
   }
 
-  if (issues.length === 0) {
-    const r = check(PlanSchema, doc);
-    if (!r.ok) issues.push(...r.issues);
-  }
+  if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
+}
+
+/**
+ * PlanSchema's own wording of why it refuses `doc`. zod is loaded only here, for a plan that the zod-free twin
+ * (schemas/plan-check.ts) already found wanting.
+ */
+function schemaIssues(doc: Json): string[] {
+  const { check } = require("../../schemas/common.js") as typeof import("../../schemas/common.js");
+  const { PlanSchema } = require("../../schemas/plan.js") as typeof import("../../schemas/plan.js");
+  const r = check(PlanSchema, doc);
+  return r.ok ? [] : r.issues;
 }
 
 /** SHA-256 of a spec file of an in-place finalize: its path must resolve inside the project (E_PATH otherwise). */

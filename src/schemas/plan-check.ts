@@ -1,0 +1,89 @@
+// A zod-free twin of PlanSchema's verdict (schemas/plan.ts): true exactly when PlanSchema.safeParse(doc) succeeds.
+// finalize runs it on every call, and loads zod only to word the issues of a plan it refuses, so the common path
+// (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
+// test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
+// change to PlanSchema must be mirrored here (that test fails until it is).
+import { ROLE_STATUSES } from "../lib/plan.js";
+
+type Json = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown) => typeof v === "string";
+const nonEmpty = (v: unknown) => typeof v === "string" && v.length >= 1;
+const strArray = (v: unknown) => Array.isArray(v) && v.every(str);
+/** z.number().int().nonnegative(): a safe integer >= 0. */
+const count = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+/** `.optional()`: absent or undefined passes, else the check. */
+const opt = (o: Json, k: string, ok: (v: unknown) => boolean) => o[k] === undefined || ok(o[k]);
+const nullOpt = (o: Json, k: string, ok: (v: unknown) => boolean) => o[k] === undefined || o[k] === null || ok(o[k]);
+const arrayOf = (ok: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v) && v.every(ok);
+
+const STATUSES: readonly unknown[] = ROLE_STATUSES;
+const AUX_TYPES: readonly unknown[] = ["pre-execution", "post-execution", "per-role"];
+const AUX_TRIGGERS: readonly unknown[] = ["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"];
+
+const scope = (v: unknown) =>
+  isObj(v) && opt(v, "directories", strArray) && opt(v, "patterns", strArray) && opt(v, "dependencies", strArray);
+
+const expertContext = (v: unknown) => isObj(v) && nonEmpty(v.expert) && nonEmpty(v.artifact) && opt(v, "relevance", str);
+
+const criterion = (v: unknown) => isObj(v) && nonEmpty(v.criterion) && nonEmpty(v.check);
+
+const assumption = (v: unknown) =>
+  isObj(v) && nonEmpty(v.text) && opt(v, "severity", (s) => s === "blocking" || s === "non-blocking");
+
+function role(v: unknown): boolean {
+  return (
+    isObj(v) &&
+    nonEmpty(v.name) &&
+    nonEmpty(v.goal) &&
+    nonEmpty(v.model) &&
+    scope(v.scope) &&
+    opt(v, "expertContext", arrayOf(expertContext)) &&
+    opt(v, "constraints", strArray) &&
+    Array.isArray(v.acceptanceCriteria) && v.acceptanceCriteria.length >= 1 && v.acceptanceCriteria.every(criterion) &&
+    opt(v, "assumptions", arrayOf(assumption)) &&
+    opt(v, "rollbackTriggers", strArray) &&
+    nullOpt(v, "fallback", str) &&
+    nullOpt(v, "status", (s) => STATUSES.includes(s)) &&
+    opt(v, "attempts", count) &&
+    opt(v, "directoryOverlaps", arrayOf(count))
+  );
+}
+
+const auxiliary = (v: unknown) =>
+  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", str);
+
+const spec = (v: unknown) =>
+  isObj(v) && nonEmpty(v.role) && nonEmpty(v.path) && nonEmpty(v.runCommand) && nullOpt(v, "properties", strArray) && opt(v, "sha256", str);
+
+const context = (v: unknown) =>
+  isObj(v) &&
+  opt(v, "stack", str) &&
+  opt(v, "conventions", (c) => str(c) || strArray(c)) &&
+  nullOpt(v, "testCommand", str) &&
+  nullOpt(v, "buildCommand", str);
+
+const expertArtifact = (v: unknown) => isObj(v) && opt(v, "name", str) && opt(v, "path", str) && opt(v, "summary", str);
+
+const decision = (v: unknown) =>
+  isObj(v) && opt(v, "conflict", str) && opt(v, "experts", strArray) && opt(v, "decision", str) && opt(v, "reasoning", str);
+
+const progress = (v: unknown) => isObj(v) && opt(v, "completedRoles", strArray);
+
+/** True exactly when PlanSchema accepts `doc`. */
+export function matchesPlanSchema(doc: unknown): boolean {
+  return (
+    isObj(doc) &&
+    doc.schemaVersion === 4 &&
+    opt(doc, "goal", str) &&
+    opt(doc, "context", context) &&
+    opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&
+    opt(doc, "interfaceContracts", str) &&
+    opt(doc, "designDecisions", arrayOf(decision)) &&
+    nullOpt(doc, "verificationSpecs", arrayOf(spec)) &&
+    Array.isArray(doc.roles) && doc.roles.length >= 1 && doc.roles.length <= 8 && doc.roles.every(role) &&
+    nullOpt(doc, "auxiliaryRoles", arrayOf(auxiliary)) &&
+    opt(doc, "progress", progress)
+  );
+}
