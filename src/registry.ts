@@ -18,6 +18,7 @@ export const registry: Record<string, CommandEntry> = {
   "tasklist-data": { kind: "query", summary: "One TaskCreate payload per role", load: () => import("./commands/plan/tasklist-data.js") },
   "worker-pool": { kind: "query", summary: "One named worker per runnable role", load: () => import("./commands/plan/worker-pool.js") },
   "retry-candidates": { kind: "query", summary: "Failed roles that still have retry budget", load: () => import("./commands/plan/retry-candidates.js") },
+  "next": { kind: "query", summary: "What execute does now: roles to start with model and agent, waits, done", load: () => import("./commands/plan/next.js") },
   "circuit-breaker": { kind: "query", summary: "Whether failures doom most of the remaining roles", load: () => import("./commands/plan/circuit-breaker.js") },
   "plan-view": { kind: "query", summary: "The plan for a person: Mermaid graph, counts, what runs next, last runs", load: () => import("./commands/plan/plan-view.js") },
   "plan-diff": { kind: "query", summary: "What changed between two plans", load: () => import("./commands/plan/plan-diff.js") },
