@@ -32,6 +32,7 @@ export const registry: Record<string, CommandEntry> = {
   "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
   "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
   // mutation
+  "grant": { kind: "mutation", summary: "Show, record or revoke what execute's workers may edit and run", load: () => import("./commands/plan/grant.js") },
   "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/plan/workflow.js") },
   "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },
   "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },

@@ -185,6 +185,14 @@ const CASES: Case[] = [
       return has(isOk(r) && text.startsWith("// Generated") && text.includes("export const meta = {") && text.includes("const SCHEDULER = function") && r.out.startsNow[0]?.agent === "backend-developer", "the script should embed the scheduler and start backend-developer");
     },
   },
+  {
+    name: "grant --approve", command: "grant", args: ["--approve"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => {
+      const g = r.json(".design/grant.json");
+      return has(isOk(r) && r.out.recorded === true && g.runId === "run-1" && g.commands.some((c: Json) => c.value === "npm test -- api") && g.edits.some((e: Json) => e.value === "src/api/"), "the grant should record src/api/ and npm test -- api for run-1");
+    },
+  },
   { name: "circuit-breaker", command: "circuit-breaker", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && typeof r.out.shouldAbort === "boolean", "shouldAbort should be a boolean") },
   { name: "memory-search", command: "memory-search", args: ["--goal", "api rest"], files: (now) => ({ ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.memories.length >= 1 && r.out.memories[0].id === "mem-1", "expected mem-1 to be found") },
   {
