@@ -193,6 +193,16 @@ describe("workflow: the command", () => {
     assert.equal(out.bytes, Buffer.byteLength(p.read(".design/workflow.js")));
   });
 
+  it("writes a pure-ASCII script that still hands agents the plan's own text", async (t) => {
+    const goal = "Due dates → reminders\u200b, déjà vu \u{1F600}";
+    const p = project(t, { [P]: planWith(["a"], { goal }) });
+    assert.equal((await p.run("workflow")).ok, true);
+    const text = p.read(".design/workflow.js");
+    assert.match(text, /^[\x20-\x7e\n]*$/);
+    const run = await runScript(text, {}, ["a"]);
+    assert.ok(run.calls[0].prompt.includes(`Overall goal: ${goal}`));
+  });
+
   it("embeds a scheduler that also runs from the built bundle's script", async (t) => {
     const plan = planWith([{ name: "a", model: "haiku" }, { name: "b", deps: ["a"] }]);
     const p = project(t, { [P]: plan });
