@@ -203,6 +203,27 @@ describe("workflow: the command", () => {
     assert.ok(run.calls[0].prompt.includes(`Overall goal: ${goal}`));
   });
 
+  it("hands each role the memories the lead chose for it, and refuses a bad memories file", async (t) => {
+    const p = project(t, {
+      [P]: planWith(["a", "b"]),
+      ".design/tmp/memories.json": { a: ["npm test needs DATABASE_URL", "Keep handlers thin"], nobody: ["x"] },
+      ".design/tmp/bad.json": { a: "not a list" },
+    });
+    assert.equal((await p.run("workflow", ["--memories", ".design/tmp/memories.json"])).ok, true);
+    const run = await runScript(p.read(".design/workflow.js"), {}, ["a", "b"]);
+    const prompt = (label: string) => run.calls.find((c) => c.label === label)!.prompt;
+    assert.match(prompt("a"), /Past learnings:\n- npm test needs DATABASE_URL\n- Keep handlers thin/);
+    assert.match(prompt("b"), /Past learnings:\nnone/);
+    assert.deepEqual(
+      [
+        (await p.run("workflow", ["--memories", ".design/tmp/bad.json"])).code,
+        (await p.run("workflow", ["--memories", ".design/tmp/none.json"])).code,
+        (await p.run("workflow", ["--memories", "/etc/hostname"])).code,
+      ],
+      ["E_SCHEMA", "E_NOT_FOUND", "E_USAGE"],
+    );
+  });
+
   it("embeds a scheduler that also runs from the built bundle's script", async (t) => {
     const plan = planWith([{ name: "a", model: "haiku" }, { name: "b", deps: ["a"] }]);
     const p = project(t, { [P]: plan });

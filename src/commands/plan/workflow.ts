@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { projectPath } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
@@ -35,14 +36,37 @@ function priorContext(cwd: string, roles: Record<string, unknown>[]): Record<str
   return out;
 }
 
+/** `--memories`: a JSON object {role name: [memory line, ...]} inside the project, keyed here by role index. */
+function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[]): Record<string, string[]> {
+  if (path === undefined) return {};
+  if (projectPath(cwd, path) === null) throw new HelperError("E_USAGE", `workflow: --memories must name a file inside the project: ${path}`);
+  const r = readJson(resolve(cwd, path));
+  if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Memories file not found: ${path}`);
+  if (r.kind === "error") throw new HelperError("E_READ", `Error reading memories file: ${r.detail}`);
+  if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in memories file: ${r.detail}`);
+  const v = r.value;
+  if (!isObject(v) || Object.values(v).some((x) => !Array.isArray(x) || x.some((m) => typeof m !== "string"))) {
+    throw new HelperError("E_SCHEMA", "Memories file must map role names to arrays of strings");
+  }
+  const out: Record<string, string[]> = {};
+  roles.forEach((role, i) => {
+    const list = typeof role.name === "string" && Object.prototype.hasOwnProperty.call(v, role.name) ? (v[role.name] as string[]) : [];
+    if (list.length) out[String(i)] = list;
+  });
+  return out;
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH],
-  flags: {},
+  flags: {
+    memories: { type: "string", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
+  },
   async run(ctx, args) {
     const planPath = args.plan_path as string;
     const doc = loadPlan(ctx.cwd, planPath);
     const roles = rolesOf(doc);
     const core = schedulerCore();
+    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
     const decision = core.decide(roles);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
@@ -55,6 +79,7 @@ export default defineCommand({
       goal: str(doc.goal),
       roles,
       priorContext: priorContext(ctx.cwd, roles),
+      memories,
       reportSchema: z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }),
     });
     const target = resolve(ctx.cwd, WORKFLOW_PATH);
