@@ -18,6 +18,7 @@ export const registry: Record<string, CommandEntry> = {
   "tasklist-data": { kind: "query", summary: "One TaskCreate payload per role", load: () => import("./commands/plan/tasklist-data.js") },
   "worker-pool": { kind: "query", summary: "One named worker per runnable role", load: () => import("./commands/plan/worker-pool.js") },
   "retry-candidates": { kind: "query", summary: "Failed roles that still have retry budget", load: () => import("./commands/plan/retry-candidates.js") },
+  "next": { kind: "query", summary: "What execute does now: roles to start with model and agent, waits, done", load: () => import("./commands/plan/next.js") },
   "circuit-breaker": { kind: "query", summary: "Whether failures doom most of the remaining roles", load: () => import("./commands/plan/circuit-breaker.js") },
   "plan-view": { kind: "query", summary: "The plan for a person: Mermaid graph, counts, what runs next, last runs", load: () => import("./commands/plan/plan-view.js") },
   "plan-diff": { kind: "query", summary: "What changed between two plans", load: () => import("./commands/plan/plan-diff.js") },
@@ -31,6 +32,8 @@ export const registry: Record<string, CommandEntry> = {
   "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
   "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
   // mutation
+  "grant": { kind: "mutation", summary: "Show, record or revoke what execute's workers may edit and run", load: () => import("./commands/plan/grant.js") },
+  "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/plan/workflow.js") },
   "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },
   "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },
   "add-constraints": { kind: "mutation", summary: "Append findings to roles' constraints (scout, challenger)", load: () => import("./commands/plan/add-constraints.js") },

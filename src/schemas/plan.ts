@@ -79,7 +79,21 @@ export const RoleSchema = z
       .int()
       .nonnegative()
       .optional()
-      .describe("Unsuccessful attempts so far; a failed role is retried while attempts < 3."),
+      .describe("Unsuccessful attempts so far; a failed role is retried while attempts < 3 and it has not stalled twice."),
+    attemptLog: z
+      .array(
+        z.looseObject({
+          attempt: z.number().int().positive().optional().describe("1-based attempt number."),
+          model: z.string().optional().describe("The model tier the attempt ran on."),
+          agent: z.string().optional().describe("The agent name (its report is .design/worker-<agent>.json)."),
+          outcome: z
+            .string()
+            .optional()
+            .describe("running, completed, failed, stalled or interrupted."),
+        }),
+      )
+      .optional()
+      .describe("One entry per attempt, written by update-status and resume-reset (never by hand)."),
     directoryOverlaps: z
       .array(z.number().int().nonnegative())
       .optional()
@@ -87,7 +101,7 @@ export const RoleSchema = z
   })
   .describe(
     "A role: the brief of one worker. update-status trims a completed role to name, goal, status, result, " +
-      "model, scope and attempts.",
+      "model, scope, attempts and attemptLog.",
   );
 export type Role = z.infer<typeof RoleSchema>;
 

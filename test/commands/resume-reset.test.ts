@@ -21,6 +21,8 @@ describe("resume-reset", () => {
         { roleIndex: 2, name: "c" },
       ],
       noWorkRemaining: false,
+      reason: "",
+      retryable: 0,
       exitCode: 0,
     });
     const roles = p.json(P).roles;
@@ -41,24 +43,47 @@ describe("resume-reset", () => {
   it("counts a missing or null status as remaining work (D27)", async (t) => {
     const p = project(t, { [P]: { schemaVersion: 4, roles: [{ name: "a" }, { name: "b", status: null, result: "x" }] } });
     const out = await p.run("resume-reset");
-    assert.deepEqual(out, { ok: true, resetRoles: [], noWorkRemaining: false, exitCode: 0 });
+    assert.deepEqual(out, { ok: true, resetRoles: [], noWorkRemaining: false, reason: "", retryable: 0, exitCode: 0 });
   });
 
-  it("says no work remains when every role is finished, failed or skipped", async (t) => {
+  it("says no work remains when every role is finished, failed for good or skipped", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "a", status: "completed" },
-        { name: "b", status: "failed" },
+        { name: "b", status: "failed", attempts: 3 },
         { name: "c", status: "skipped" },
         { name: "d", status: "blocked" },
       ]),
     });
-    assert.equal((await p.run("resume-reset")).noWorkRemaining, true);
+    const out = await p.run("resume-reset");
+    assert.equal(out.noWorkRemaining, true);
+    assert.match(out.reason as string, /^nothing can move: 1\/4 completed; b failed for good \(3 attempts used\)/);
+  });
+
+  it("counts retryable failed roles as work, so a re-run retries them", async (t) => {
+    const p = project(t, {
+      [P]: planWith([
+        { name: "a", status: "completed" },
+        { name: "b", status: "failed", attempts: 1 },
+        { name: "c", status: "skipped", deps: ["b"] },
+      ]),
+    });
+    const out = await p.run("resume-reset");
+    assert.equal(out.noWorkRemaining, false);
+    assert.equal(out.retryable, 1);
+  });
+
+  it("closes the interrupted attempt in the attempt log", async (t) => {
+    const log = [{ attempt: 1, model: "haiku", agent: "a", outcome: "running" }];
+    const p = project(t, { [P]: planWith([{ name: "a", model: "haiku", status: "in_progress", attemptLog: log }]) });
+    await p.run("resume-reset");
+    const role = p.json(P).roles[0];
+    assert.deepEqual([role.status, role.attempts, role.attemptLog[0].outcome], ["pending", 1, "interrupted"]);
   });
 
   it("says no work remains for a plan without roles", async (t) => {
     const p = project(t, { [P]: { schemaVersion: 4 } });
-    assert.deepEqual(await p.run("resume-reset"), { ok: true, resetRoles: [], noWorkRemaining: true, exitCode: 0 });
+    assert.deepEqual(await p.run("resume-reset"), { ok: true, resetRoles: [], noWorkRemaining: true, reason: "the plan has no roles", retryable: 0, exitCode: 0 });
   });
 
   it("leaves the file byte-for-byte alone when nothing was reset", async (t) => {

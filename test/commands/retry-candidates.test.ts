@@ -15,8 +15,8 @@ describe("retry-candidates", () => {
     assert.deepEqual(out, {
       ok: true,
       retryable: [
-        { roleIndex: 0, name: "a", goal: "Do a", attempts: 2, result: "tests red", model: "sonnet", fallback: "use sqlite" },
-        { roleIndex: 3, name: "d", goal: "Do d", attempts: 0, result: "x", model: "opus", fallback: null },
+        { roleIndex: 0, name: "a", goal: "Do a", attempts: 2, result: "tests red", model: "opus", baseModel: "sonnet", fallback: "use sqlite", stalls: 0, agent: "a--3" },
+        { roleIndex: 3, name: "d", goal: "Do d", attempts: 0, result: "x", model: "opus", baseModel: "opus", fallback: null, stalls: 0, agent: "d" },
       ],
       exitCode: 0,
     });
@@ -26,8 +26,8 @@ describe("retry-candidates", () => {
     const out = await project(t, { "p.json": { roles: [{ status: "failed" }, { name: "b", status: "failed", result: null }] } })
       .run("retry-candidates", ["p.json"]);
     assert.deepEqual(out.retryable, [
-      { roleIndex: 0, name: "", goal: "", attempts: 0, result: "", model: "", fallback: null },
-      { roleIndex: 1, name: "b", goal: "", attempts: 0, result: null, model: "", fallback: null },
+      { roleIndex: 0, name: "", goal: "", attempts: 0, result: "", model: "", baseModel: "", fallback: null, stalls: 0, agent: "worker" },
+      { roleIndex: 1, name: "b", goal: "", attempts: 0, result: null, model: "", baseModel: "", fallback: null, stalls: 0, agent: "b" },
     ]);
   });
 
@@ -41,6 +41,24 @@ describe("retry-candidates", () => {
   it("does not treat a role without status as failed [Fix D27]", async (t) => {
     const out = await project(t, { "p.json": { roles: [{ name: "a" }, { name: "b", status: null }] } }).run("retry-candidates", ["p.json"]);
     assert.deepEqual(out.retryable, []);
+  });
+
+  it("leaves out a role that stalled twice and escalates from the logged attempts", async (t) => {
+    const log = (outcomes: string[], model = "haiku") => outcomes.map((outcome, k) => ({ attempt: k + 1, model, agent: k ? `x--${k + 1}` : "x", outcome }));
+    const out = await project(t, {
+      "p.json": {
+        roles: [
+          { name: "twice", model: "haiku", status: "failed", attempts: 2, attemptLog: log(["stalled", "stalled"]) },
+          { name: "once", model: "haiku", status: "failed", attempts: 1, attemptLog: log(["stalled"]) },
+          { name: "lost", model: "haiku", status: "failed", attempts: 2, attemptLog: log(["interrupted", "failed"]) },
+        ],
+      },
+    }).run("retry-candidates", ["p.json"]);
+    assert.deepEqual((out.retryable as any[]).map((r) => [r.name, r.model, r.stalls, r.agent]), [
+      ["once", "sonnet", 1, "once--2"],
+      // An interrupted attempt uses budget but does not escalate: only the failed one counts.
+      ["lost", "sonnet", 0, "lost--3"],
+    ]);
   });
 
   it("returns an empty list when nothing failed", async (t) => {

@@ -55,7 +55,7 @@ describe("update-status: transitions", () => {
     const cases: Array<[string | null, string, string]> = [
       ["pending", "completed", "Allowed: in_progress"],
       ["in_progress", "pending", "Allowed: completed, failed"],
-      ["failed", "completed", "Allowed: pending"],
+      ["failed", "completed", "Allowed: pending, in_progress"],
       ["completed", "pending", "Allowed: none (terminal state)"],
       ["skipped", "pending", "Allowed: none (terminal state)"],
       ["blocked", "pending", "Allowed: none (terminal state)"],
@@ -154,7 +154,7 @@ describe("update-status: attempts (D13)", () => {
 });
 
 describe("update-status: completion trims the brief", () => {
-  it("keeps only name, goal, status, result, model, scope (dependencies only) and attempts", async (t) => {
+  it("keeps only name, goal, status, result, model, scope (dependencies only), attempts and attemptLog", async (t) => {
     const plan = roles("base", {
       name: "api",
       deps: ["base"],
@@ -176,6 +176,8 @@ describe("update-status: completion trims the brief", () => {
       attempts: 1,
       status: "completed",
       result: "done",
+      // A legacy attempt (started without a log) is logged when it ends: attempt 2, one tier above sonnet.
+      attemptLog: [{ attempt: 2, model: "opus", agent: "api--2", outcome: "completed" }],
     });
   });
 
@@ -442,6 +444,7 @@ describe("update-status: the written file", () => {
     const { p } = await run(t, plan, [{ roleIndex: 0, status: "in_progress" }]);
     const expected = structuredClone(plan) as any;
     expected.roles[0].status = "in_progress";
+    expected.roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "a", outcome: "running" }];
     assert.deepEqual(p.json(P), expected);
     assert.equal(p.read(P), `${JSON.stringify(expected, null, 2)}\n`);
     assert.deepEqual(p.list(".design"), ["plan.json"]);

@@ -179,7 +179,7 @@ describe("every skill, interrupted at every phase boundary", () => {
     const phases = phasesOf("execute");
     await w.plan("run-start", "execute", "--phases", phases.join(","), "--goal", "g");
     await w.plan("run-checkpoint", "execute", "--phase", "pre-flight", "--decisions", "0 roles reset, 0 to run");
-    for (const p of ["challenge", "task-list", "workers"]) {
+    for (const p of ["challenge", "grant", "workers"]) {
       assert.equal((await w.plan("run-checkpoint", "execute", "--phase", p, "--decisions", "skipped: no work remaining")).ok, true, p);
     }
     assert.equal((await w.plan("preflight", "execute")).run.nextPhase, "verify");

@@ -4,50 +4,37 @@
 // any update is rejected.
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { ancestors, dependents, type Deps } from "../../lib/graph.js";
-import { attemptsOf, depsOf, PLAN_PATH_WRITE, rolesOf, statusOf, str, structure, type Json } from "../../lib/plan.js";
+import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
+import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject } from "../../lib/values.js";
 
-/** The state machine of contract 2.1; every other status is terminal. */
-const ALLOWED: Record<string, readonly string[]> = {
-  pending: ["in_progress"],
-  in_progress: ["completed", "failed"],
-  failed: ["pending"],
-};
+const KEPT_ON_COMPLETION = new Set(["name", "goal", "status", "result", "model", "scope", "attempts", "attemptLog"]);
 
-const FAILURE_LIKE = new Set(["failed", "blocked"]);
-const CAUSES = new Set(["failed", "blocked", "skipped"]);
-const KEPT_ON_COMPLETION = new Set(["name", "goal", "status", "result", "model", "scope", "attempts"]);
-
-interface Update {
-  roleIndex: number;
-  status: string | null;
-  hasResult: boolean;
-  result: unknown;
-}
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
-function parseUpdates(text: string, roleCount: number): Update[] {
+function parseUpdates(text: string, roleCount: number): StatusUpdate[] {
   const batch = parseStdinArray(text);
-  return batch.map((u, k): Update => {
+  return batch.map((u, k): StatusUpdate => {
     const bad = (message: string) => new HelperError("E_SCHEMA", `Update ${k}: ${message}`);
     if (!isObject(u)) throw bad("must be an object");
     const i = u.roleIndex;
     if (!isInt(i)) throw bad("roleIndex must be an integer");
     if (i < 0 || i >= roleCount) throw bad(`roleIndex ${i} out of range (0..${roleCount - 1})`);
     if (!isEmpty(u.status) && typeof u.status !== "string") throw bad("status must be a string");
+    if (u.model !== undefined && (typeof u.model !== "string" || u.model === "")) throw bad("model must be a non-empty string");
+    if (u.agent !== undefined && (typeof u.agent !== "string" || u.agent === "")) throw bad("agent must be a non-empty string");
+    if (u.stalled !== undefined && typeof u.stalled !== "boolean") throw bad("stalled must be a boolean");
     return {
       roleIndex: i,
       status: isEmpty(u.status) ? null : (u.status as string),
       hasResult: Object.prototype.hasOwnProperty.call(u, "result"),
       result: u.result,
+      model: u.model as string | undefined,
+      agent: u.agent as string | undefined,
+      stalled: u.stalled as boolean | undefined,
     };
   });
-}
-
-function label(role: Json, i: number): string {
-  return `Role ${i} (${str(role.name)})`;
 }
 
 /** Trim a completed role to its outcome fields and record it in progress.completedRoles. */
@@ -64,13 +51,6 @@ function completeRole(doc: Json, role: Json): void {
   if (!isEmpty(role.name) && !progress.completedRoles.includes(role.name)) progress.completedRoles.push(role.name);
 }
 
-function cascadeReason(roles: Json[], deps: Deps, i: number, newlyFailed: Set<number>): string {
-  const ds = deps[i];
-  if (ds.length === 0) return "unknown dependency failure";
-  const d = ds.find((x) => newlyFailed.has(x) || CAUSES.has(statusOf(roles[x]))) ?? ds[0];
-  return `dependency on failed/blocked role ${d} (${str(roles[d].name)})`;
-}
-
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
@@ -79,64 +59,14 @@ export default defineCommand({
     const input = await ctx.stdin();
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const roles = rolesOf(doc);
-      const deps = depsOf(roles);
       const updates = parseUpdates(input, roles.length);
-
-      const updated: number[] = [];
-      const trimmed: number[] = [];
-      const newlyFailed = new Set<number>();
-      const resetForRetry = new Set<number>();
-      for (const u of updates) {
-        const i = u.roleIndex;
-        const role = roles[i];
-        let changedTo: string | null = null;
-        if (u.status !== null) {
-          const current = statusOf(role);
-          if (u.status !== current) {
-            const allowed = ALLOWED[current] ?? [];
-            if (!allowed.includes(u.status)) {
-              const list = allowed.length ? allowed.join(", ") : "none (terminal state)";
-              throw new HelperError(
-                "E_TRANSITION",
-                `${label(role, i)}: Invalid transition: ${current} -> ${u.status}. Allowed: ${list}`,
-              );
-            }
-            role.status = u.status;
-            changedTo = u.status;
-            updated.push(i);
-            if (FAILURE_LIKE.has(u.status)) newlyFailed.add(i);
-            if (current === "in_progress" && u.status === "failed") role.attempts = attemptsOf(role) + 1;
-            if (current === "failed" && u.status === "pending") resetForRetry.add(i);
-          }
-        }
-        if (u.hasResult) role.result = u.result;
-        if (changedTo === "completed") {
-          completeRole(doc, role);
-          trimmed.push(i);
-        }
-      }
-
-      const cascaded: Json[] = [];
-      const toSkip = [...dependents(deps, newlyFailed)].sort((a, b) => a - b);
-      for (const i of toSkip) {
-        if (statusOf(roles[i]) !== "pending") continue;
-        const reason = cascadeReason(roles, deps, i, newlyFailed);
-        roles[i].status = "skipped";
-        cascaded.push({ roleIndex: i, name: str(roles[i].name), status: "skipped", reason });
-      }
-
-      const restored: Json[] = [];
-      if (resetForRetry.size > 0) {
-        const retried = dependents(deps, resetForRetry);
-        roles.forEach((role, i) => {
-          if (statusOf(role) !== "skipped" || !retried.has(i)) return;
-          for (const a of ancestors(deps, i)) if (FAILURE_LIKE.has(statusOf(roles[a]))) return;
-          role.status = "pending";
-          restored.push({ roleIndex: i, name: str(role.name), status: "pending" });
-        });
-      }
-
-      return { write: updates.length > 0, result: { updated, cascaded, trimmed, restored } };
+      const result = schedulerCore().apply(roles, updates, {
+        fail: (code, message) => {
+          throw new HelperError(code as "E_TRANSITION", message);
+        },
+        onComplete: (role) => completeRole(doc, role),
+      });
+      return { write: updates.length > 0, result: { ...result } };
     });
   },
 });

@@ -173,6 +173,26 @@ const CASES: Case[] = [
     files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "failed"; roles[0].attempts = 1; }) }),
     expect: (r) => has(isOk(r) && r.out.retryable.length === 1 && r.out.retryable[0].roleIndex === 0, "expected exactly one retryable role"),
   },
+  {
+    name: "next", command: "next", args: [],
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "failed"; roles[0].attempts = 1; roles[1].status = "skipped"; }) }),
+    expect: (r) => has(isOk(r) && r.out.done === false && r.out.start.length === 1 && r.out.start[0].agent === "backend-developer--2" && r.out.start[0].model === "opus", "the failed role should be retried one tier up as backend-developer--2"),
+  },
+  {
+    name: "workflow", command: "workflow", args: [], files: () => ({ ".design/plan.json": plan() }),
+    expect: (r) => {
+      const text = r.out?.path ? r.read(r.out.path) : "";
+      return has(isOk(r) && text.startsWith("// Generated") && text.includes("export const meta = {") && text.includes("const SCHEDULER = function") && r.out.startsNow[0]?.agent === "backend-developer", "the script should embed the scheduler and start backend-developer");
+    },
+  },
+  {
+    name: "grant --approve", command: "grant", args: ["--approve"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => {
+      const g = r.json(".design/grant.json");
+      return has(isOk(r) && r.out.recorded === true && g.runId === "run-1" && g.commands.some((c: Json) => c.value === "npm test -- api") && g.edits.some((e: Json) => e.value === "src/api/"), "the grant should record src/api/ and npm test -- api for run-1");
+    },
+  },
   { name: "circuit-breaker", command: "circuit-breaker", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && typeof r.out.shouldAbort === "boolean", "shouldAbort should be a boolean") },
   { name: "memory-search", command: "memory-search", args: ["--goal", "api rest"], files: (now) => ({ ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.memories.length >= 1 && r.out.memories[0].id === "mem-1", "expected mem-1 to be found") },
   {

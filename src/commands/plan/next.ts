@@ -1,0 +1,24 @@
+// next: the execute scheduler's answer for the plan as it stands: the roles to start now (model tier, agent name,
+// report path, the reports of their dependencies), what runs, what waits and on what, what failed for good, the
+// circuit breaker, and `done` with the reason when nothing can move. Read-only; the lead acts on it and records
+// each outcome with update-status, then asks again.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { defineCommand } from "../../lib/command.js";
+import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
+import { schedulerCore } from "../../lib/scheduler.js";
+
+export default defineCommand({
+  positionals: [PLAN_PATH],
+  flags: {},
+  run(ctx, args) {
+    const roles = rolesOf(loadPlan(ctx.cwd, args.plan_path as string));
+    const decision = schedulerCore().decide(roles);
+    // A dependency's report that is gone cannot hand its context on: say so, so the lead falls back to the result.
+    const start = decision.start.map((s) => ({
+      ...s,
+      dependencies: s.dependencies.map((d) => ({ ...d, reportExists: existsSync(resolve(ctx.cwd, d.reportPath)) })),
+    }));
+    return { ...decision, start };
+  },
+});

@@ -1,0 +1,96 @@
+// workflow: compile plan.json into a Claude Code Workflow script (.design/workflow.js) that runs the plan with
+// agent() calls, decided by the same scheduler as `next`. The lead passes the file to the Workflow tool as
+// `scriptPath`, and when the workflow returns, replays its `updates` through update-status. Refuses a plan with
+// roles in progress (resume-reset first) and a plan with nothing to do.
+import { resolve } from "node:path";
+import { z } from "zod";
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { projectPath } from "../../lib/grant.js";
+import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
+import { schedulerCore } from "../../lib/scheduler.js";
+import { isObject } from "../../lib/values.js";
+import { WorkerCompletionSchema } from "../../schemas/reports.js";
+import { ensureDir, readJson, updateText } from "../../store.js";
+import { workflowScript } from "./workflow-script.js";
+
+export const WORKFLOW_PATH = ".design/workflow.js";
+
+/** What a role completed before this run hands its dependents: its report's context, else its result line. */
+function priorContext(cwd: string, roles: Record<string, unknown>[]): Record<string, string> {
+  const core = schedulerCore();
+  const bases = core.baseNames(roles);
+  const out: Record<string, string> = {};
+  roles.forEach((role, i) => {
+    if (core.statusOf(role) !== "completed") return;
+    const report = readJson(resolve(cwd, core.reportPath(core.completedAgent(roles, i, bases))));
+    const parts: string[] = [];
+    if (report.kind === "ok" && isObject(report.value)) {
+      const v = report.value;
+      if (typeof v.contextForDependents === "string" && v.contextForDependents) parts.push(v.contextForDependents);
+      if (Array.isArray(v.keyDecisions) && v.keyDecisions.length) parts.push(`Key decisions: ${v.keyDecisions.map(String).join("; ")}`);
+    }
+    if (parts.length === 0 && typeof role.result === "string" && role.result) parts.push(role.result);
+    if (parts.length) out[String(i)] = parts.join("\n");
+  });
+  return out;
+}
+
+/** `--memories`: a JSON object {role name: [memory line, ...]} inside the project, keyed here by role index. */
+function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[]): Record<string, string[]> {
+  if (path === undefined) return {};
+  if (projectPath(cwd, path) === null) throw new HelperError("E_USAGE", `workflow: --memories must name a file inside the project: ${path}`);
+  const r = readJson(resolve(cwd, path));
+  if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Memories file not found: ${path}`);
+  if (r.kind === "error") throw new HelperError("E_READ", `Error reading memories file: ${r.detail}`);
+  if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in memories file: ${r.detail}`);
+  const v = r.value;
+  if (!isObject(v) || Object.values(v).some((x) => !Array.isArray(x) || x.some((m) => typeof m !== "string"))) {
+    throw new HelperError("E_SCHEMA", "Memories file must map role names to arrays of strings");
+  }
+  const out: Record<string, string[]> = {};
+  roles.forEach((role, i) => {
+    const list = typeof role.name === "string" && Object.prototype.hasOwnProperty.call(v, role.name) ? (v[role.name] as string[]) : [];
+    if (list.length) out[String(i)] = list;
+  });
+  return out;
+}
+
+export default defineCommand({
+  positionals: [PLAN_PATH],
+  flags: {
+    memories: { type: "string", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
+  },
+  async run(ctx, args) {
+    const planPath = args.plan_path as string;
+    const doc = loadPlan(ctx.cwd, planPath);
+    const roles = rolesOf(doc);
+    const core = schedulerCore();
+    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
+    const decision = core.decide(roles);
+    if (decision.running.length > 0) {
+      throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
+        running: decision.running.map((r) => r.name),
+      });
+    }
+    if (decision.done) throw new HelperError("E_INVALID", `Nothing to run: ${decision.reason}`, { reason: decision.reason });
+    const script = workflowScript({
+      planPath,
+      goal: str(doc.goal),
+      roles,
+      priorContext: priorContext(ctx.cwd, roles),
+      memories,
+      reportSchema: z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }),
+    });
+    const target = resolve(ctx.cwd, WORKFLOW_PATH);
+    ensureDir(resolve(ctx.cwd, ".design"));
+    await updateText(target, () => ({ text: script, result: null }), "Error writing workflow script");
+    return {
+      path: WORKFLOW_PATH,
+      bytes: Buffer.byteLength(script, "utf8"),
+      roles: roles.length,
+      startsNow: decision.start.map((s) => ({ name: s.name, agent: s.agent, model: s.model })),
+      call: { scriptPath: WORKFLOW_PATH },
+    };
+  },
+});
