@@ -308,6 +308,15 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && typeof r.json(".design/run-design.json").completedAt === "string", "completedAt set"),
   },
   { name: "schema", command: "schema", args: ["plan"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.schema?.type === "object", "plan schema should be an object schema") },
+  {
+    name: "skill-find (partial, project)", command: "skill-find", args: ["deplo", "--source", "project"],
+    files: () => ({ ".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Use when shipping\n---\n# Deploy\n" }),
+    expect: (r) => has(isOk(r) && r.out.match === "partial" && r.out.skill?.path === ".claude/skills/deploy/SKILL.md", "deplo should resolve to the project's deploy skill"),
+  },
+  {
+    name: "skill-find (this plugin)", command: "skill-find", args: ["do:design"], files: () => ({}),
+    expect: (r) => has(isOk(r) && r.out.match === "exact" && r.out.skill?.source === "plugin" && String(r.out.skill?.path).endsWith("design/SKILL.md"), "do:design should resolve to this plugin's skill"),
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];
