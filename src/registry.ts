@@ -48,6 +48,7 @@ export const registry: Record<string, CommandEntry> = {
   "memory-summary": { kind: "validation", summary: "Short list of the memories being injected", load: () => import("./commands/memory/summary.js") },
   "validate-checks": { kind: "validation", summary: "Syntax-check inline Python in acceptance checks", load: () => import("./commands/plan/validate-checks.js") },
   "recon-validate": { kind: "validation", summary: "Validate recon.json and score its interventions", load: () => import("./commands/recon/validate.js") },
+  "recon-rank": { kind: "mutation", summary: "Score, rank and cut the recon draft to five, writing recon.json", load: () => import("./commands/recon/rank.js") },
   "recon-summary": { kind: "validation", summary: "Digest of recon.json", load: () => import("./commands/recon/summary.js") },
   "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
   "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },

@@ -121,8 +121,8 @@ export function nextStep(f: Facts): string {
     case "recon":
       if (!f.recon.exists) return "No previous recon: start the research";
       return f.recon.interventionCount === undefined
-        ? "A previous recon.json exists but cannot be read: this run replaces it"
-        : `A previous recon.json exists (${f.recon.interventionCount} interventions): this run replaces it`;
+        ? "A previous recon.json exists but cannot be read: ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)"
+        : `A previous recon.json exists (${f.recon.interventionCount} interventions): ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)`;
   }
   return `Pass the skill name (${PREFLIGHT_SKILLS.join(", ")}) to preflight`;
 }

@@ -317,6 +317,16 @@ const CASES: Case[] = [
     name: "skill-find (this plugin)", command: "skill-find", args: ["do:design"], files: () => ({}),
     expect: (r) => has(isOk(r) && r.out.match === "exact" && r.out.skill?.source === "plugin" && String(r.out.skill?.path).endsWith("design/SKILL.md"), "do:design should resolve to this plugin's skill"),
   },
+  {
+    name: "recon-rank", command: "recon-rank", args: [".design/tmp/recon-draft.json"],
+    files: () => ({
+      ".design/tmp/recon-draft.json": { ...recon, interventions: [...recon.interventions, ...[1, 2, 3, 4].map((k) => ({ ...recon.interventions[1], title: `Tune ${k}`, effort: "large" }))] },
+    }),
+    expect: (r) => {
+      const doc = r.json(".design/recon.json");
+      return has(isOk(r) && doc.interventions.length === 5 && doc.interventions[0].rank === 1 && doc.interventions[0].compositeScore === 6 && doc.additionalFindings === 1, "six candidates: five ranked and scored, one counted");
+    },
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];
