@@ -30,6 +30,7 @@ export const registry: Record<string, CommandEntry> = {
   // memory and reflection: queries
   "memory-search": { kind: "query", summary: "Rank memories for a goal by keywords, recency and importance", load: () => import("./commands/memory/search.js") },
   "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
+  "reflect-metrics": { kind: "query", summary: "Reflect's numbers: failure patterns, status, confidence, trend, repeated advice, handoff", load: () => import("./commands/reflection/metrics.js") },
   "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
   // mutation
   "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },

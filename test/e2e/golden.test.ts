@@ -681,8 +681,8 @@ describe("golden path through claude -p", () => {
         check(digest.reflections.count === 3 && digest.plan.state === "done", `digest: ${JSON.stringify(digest)}`);
         const arch = yield* helper(lead, "Phase 1/6 Pre-flight: the finished plan goes to history.", "archive");
         debug(arch);
-        const found = yield* helper(lead, "Phase 2/6 Gather.", "reflection-search", [], { fill: { skill: "execute" } });
-        check(found.reflections.length === 1 && found.reflections[0].evaluation.whatFailed[0] === EXECUTE_EVAL.whatFailed[0], JSON.stringify(found));
+        const found = yield* helper(lead, "Phase 2/6 Gather.", "reflect-metrics", [], { fill: { skill: "execute" } });
+        check(found.runs.total === 1 && found.patterns[0].examples[0] === EXECUTE_EVAL.whatFailed[0] && found.patterns[0].status === "active", JSON.stringify(found));
         const mem = yield* helper(lead, "Related memories.", "memory-search", [], { fill: { skill: "execute", "main failure words": "docs readme checks" } });
         check(mem.memories.some((m: any) => m.content === NEW_MEMORY.content), `the curator's memory is not found: ${JSON.stringify(mem)}`);
         done((yield* calls("Phase 3/6 Analyse.", lead.ref("pattern-analysis.md"))).results[0]);

@@ -327,6 +327,14 @@ const CASES: Case[] = [
       return has(isOk(r) && doc.interventions.length === 5 && doc.interventions[0].rank === 1 && doc.interventions[0].compositeScore === 6 && doc.additionalFindings === 1, "six candidates: five ranked and scored, one counted");
     },
   },
+  {
+    name: "reflect-metrics", command: "reflect-metrics", args: ["--skill", "execute"],
+    files: (now) => {
+      const r = (d: number, outcome: string, failed: string) => ({ id: `m${d}`, timestamp: isoSeconds(now - d * DAY), skill: "execute", goal: `g${d}`, outcome, goalAchieved: outcome === "completed", evaluation: { whatWorked: [], whatFailed: [failed], doNextTime: [] } });
+      return { ".design/reflection.jsonl": jsonl([r(3, "failed", "check needs a database"), r(2, "failed", "the check needed a database again"), r(1, "completed", "slow network")]) };
+    },
+    expect: (r) => has(isOk(r) && r.out.runs?.total === 3 && r.out.patterns?.[0]?.runs === 2 && r.out.patterns[0].status === "active" && r.out.patterns[0].confidence === "medium", "one pattern over two runs, active, medium"),
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];
