@@ -335,6 +335,15 @@ const CASES: Case[] = [
     },
     expect: (r) => has(isOk(r) && r.out.runs?.total === 3 && r.out.patterns?.[0]?.runs === 2 && r.out.patterns[0].status === "active" && r.out.patterns[0].confidence === "medium", "one pattern over two runs, active, medium"),
   },
+  {
+    name: "memory-add --from", command: "memory-add", args: ["--from", ".design/tmp/remember.json"],
+    files: (now) => ({ ".design/memory.jsonl": memories(now), ".design/tmp/remember.json": { category: "mistake", keywords: ["shell"], content: 'Keep "$(quotes)" and `ticks` as text', importance: 6, source: "user" } }),
+    expect: (r) => {
+      const lines = r.read(".design/memory.jsonl").trim().split("\n");
+      const last = JSON.parse(lines[lines.length - 1]);
+      return has(isOk(r) && lines.length === 3 && last.content === 'Keep "$(quotes)" and `ticks` as text' && last.source === "user", "the entry from the file should be appended verbatim");
+    },
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];
