@@ -344,6 +344,11 @@ const CASES: Case[] = [
       return has(isOk(r) && lines.length === 3 && last.content === 'Keep "$(quotes)" and `ticks` as text' && last.source === "user", "the entry from the file should be appended verbatim");
     },
   },
+  {
+    name: "run-status (start over with a plan in progress)", command: "run-status", args: ["design"],
+    files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight"]), ".design/plan.json": plan((roles) => { roles[0].status = "completed"; }) }),
+    expect: (r) => has(isOk(r) && r.out.startOver?.planState === "in_progress" && r.out.startOver.archive === false && r.out.startOver.ask === true, "a plan in progress must not be archived without asking"),
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];
