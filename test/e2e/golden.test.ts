@@ -761,8 +761,10 @@ describe("golden path through claude -p", () => {
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.plan.state === "done", `digest: ${JSON.stringify(digest.plan)}`);
-        // The target: Glob is not a tool of this CLI; the lead reads the candidate path directly.
-        let ctx = yield* calls("Phase 1/8 Pre-flight: the target.", lead.readFile(".claude/skills/greet/SKILL.md"));
+        // The target: the helper resolves the name among the project's, the user's and the plugins' skills.
+        const found = yield* helper(lead, "Phase 1/8 Pre-flight: the target.", "skill-find", [], { fill: { target: "greet" } });
+        check(found.resolved === true && found.skill.path === ".claude/skills/greet/SKILL.md" && found.skill.inProject === true, JSON.stringify(found));
+        let ctx = yield* calls("Reading it.", lead.readFile(found.skill.path));
         const target = done(ctx.results[0]);
         check(target.includes("Say hello"), target);
         yield* helper(lead, "The finished plan goes to history.", "archive");
