@@ -119,4 +119,16 @@ describe("recon-rank", () => {
     const usage = await p.run("recon-rank", []);
     assert.equal(usage.code, "E_USAGE");
   });
+
+  it("writes only inside the project's .design/", async (t) => {
+    const p = project(t, { ".design/tmp/d.json": draft(SEVEN) });
+    for (const out of ["recon.json", "../recon.json", ".design/../elsewhere.json", "/tmp/recon.json"]) {
+      const r = await p.run("recon-rank", [".design/tmp/d.json", "--out", out]);
+      assert.equal(r.ok, false, out);
+      assert.match(r.error as string, /resolves outside the project's \.design\//, out);
+    }
+    assert.equal(p.exists("recon.json"), false);
+    const ok = await p.run("recon-rank", [".design/tmp/d.json", "--out", ".design/sub/r.json"]);
+    assert.equal(ok.writtenTo, ".design/sub/r.json");
+  });
 });

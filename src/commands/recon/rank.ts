@@ -3,7 +3,8 @@
 // atomically under the target's lock. An existing recon.json is never overwritten silently: without --replace the
 // new one goes to the first free recon-2.json, recon-3.json, ... (seed 000's collision rule); with --replace the old
 // one is first moved to .design/history/<stamp>/ and the new one takes its place.
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { rankRecon } from "../../lib/recon-score.js";
@@ -20,6 +21,26 @@ function loadDraft(cwd: string, path: string): unknown {
   if (r.kind === "error") throw new HelperError("E_READ", `Error reading recon draft: ${r.detail}`);
   if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in recon draft: ${r.detail}`);
   return r.value;
+}
+
+/**
+ * The helper writes only inside the project's .design/ (symlinks resolved). A local check until the store's
+ * path confinement (issue 9) covers every writer; the message follows that contract's wording.
+ */
+function insideDesign(cwd: string, target: string, shown: string): void {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const design = real(resolve(cwd, ".design"));
+  const dirReal = real(dirname(target));
+  const rel = relative(design, join(dirReal, basename(target)));
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new HelperError("E_USAGE", `${shown} resolves outside the project's .design/: ${join(dirReal, basename(target))}`);
+  }
 }
 
 /** `<dir>/<stem>-<k><ext>` for the first k ≥ 2 that does not exist. */
@@ -53,6 +74,7 @@ export default defineCommand({
       throw reconError(err);
     }
     const target = resolve(ctx.cwd, outShown);
+    insideDesign(ctx.cwd, target, outShown);
     if (resolve(ctx.cwd, draftShown) === target) throw new HelperError("E_USAGE", "recon-rank: the draft and --out must be different files");
     try {
       ensureDir(dirname(target));
