@@ -358,6 +358,10 @@ describe("memory-add --from: the entry as data in a file", () => {
     assert.equal((await p.run("memory-add", ["--from", "none.json"])).error, "Input file not found: none.json");
     assert.equal((await p.run("memory-add", ["--from", "bad.json"])).code, "E_JSON");
     assert.equal((await p.run("memory-add", ["--from", "list.json"])).code, "E_SCHEMA");
+    for (const outside of ["../in.json", "/etc/hostname"]) {
+      const r = await p.run("memory-add", ["--from", outside]);
+      assert.deepEqual([r.code, r.error], ["E_USAGE", `memory-add: --from ${outside} resolves outside the project`]);
+    }
     assert.equal(p.exists(MEM), false);
   });
 });

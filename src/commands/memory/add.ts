@@ -7,7 +7,8 @@
 // entry that is a near-duplicate of an existing one of the same category is refused (gate "duplicate") and the
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
 // so two concurrent adds of the same text cannot both land.
-import { dirname, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
@@ -200,6 +201,16 @@ function fromFile(cwd: string, args: Record<string, unknown>): Input {
   const clash = ENTRY_FLAGS.filter((f) => args[f] !== undefined);
   if (clash.length) throw usage(`memory-add: --from cannot be combined with ${clash.map((f) => `--${f}`).join(", ")}`);
   const path = args.from as string;
+  // Reads stay inside the project (symlinks resolved), like every read of the helper.
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(cwd), real(resolve(cwd, path)));
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) throw usage(`memory-add: --from ${path} resolves outside the project`);
   const r = readJson(resolve(cwd, path));
   if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Input file not found: ${path}`);
   if (r.kind === "error") throw new HelperError("E_READ", `Error reading input file: ${r.detail}`);
