@@ -27,9 +27,11 @@ export const registry: Record<string, CommandEntry> = {
   "preflight": { kind: "query", summary: "Compact digest a skill reads before its flow; always exits 0", load: () => import("./commands/workspace/preflight.js") },
   "sync-check": { kind: "query", summary: "Detect drift of shared protocol text across the five SKILL.md files", load: () => import("./commands/workspace/sync-check.js") },
   "schema": { kind: "query", summary: "JSON Schema of plan.json or of an agent report", load: () => import("./commands/workspace/schema.js") },
+  "skill-find": { kind: "query", summary: "List the skills visible here, or resolve a name: exact, partial, ambiguous, none", load: () => import("./commands/skills/find.js") },
   // memory and reflection: queries
   "memory-search": { kind: "query", summary: "Rank memories for a goal by keywords, recency and importance", load: () => import("./commands/memory/search.js") },
   "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
+  "reflect-metrics": { kind: "query", summary: "Reflect's numbers: failure patterns, status, confidence, trend, repeated advice, handoff", load: () => import("./commands/reflection/metrics.js") },
   "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
   // mutation
   "grant": { kind: "mutation", summary: "Show, record or revoke what execute's workers may edit and run", load: () => import("./commands/plan/grant.js") },
@@ -50,6 +52,7 @@ export const registry: Record<string, CommandEntry> = {
   "memory-summary": { kind: "validation", summary: "Short list of the memories being injected", load: () => import("./commands/memory/summary.js") },
   "validate-checks": { kind: "validation", summary: "Syntax-check inline Python in acceptance checks", load: () => import("./commands/plan/validate-checks.js") },
   "recon-validate": { kind: "validation", summary: "Validate recon.json and score its interventions", load: () => import("./commands/recon/validate.js") },
+  "recon-rank": { kind: "mutation", summary: "Score, rank and cut the recon draft to five, writing recon.json", load: () => import("./commands/recon/rank.js") },
   "recon-summary": { kind: "validation", summary: "Digest of recon.json", load: () => import("./commands/recon/summary.js") },
   "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
   "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },

@@ -87,8 +87,14 @@ export class ReconInvalid extends Error {
   }
 }
 
-/** Steps 1 (structure) to 6 of contract 4.25 on a parsed recon document. Throws ReconInvalid. */
-export function validateRecon(doc: unknown): ReconValidation {
+/** The most interventions recon.json holds (contract 2.4); recon-rank cuts a longer draft to this many. */
+export const MAX_INTERVENTIONS = 5;
+
+/**
+ * Steps 1 (structure) to 6 of contract 4.25 on a parsed recon document. Throws ReconInvalid. `limit` is the most
+ * interventions accepted: recon-validate keeps the contract's 5, recon-rank takes a draft of any length.
+ */
+export function validateRecon(doc: unknown, limit: number = MAX_INTERVENTIONS): ReconValidation {
   if (!isObject(doc)) throw new ReconInvalid("Invalid recon structure: top-level value must be an object", "structure");
   const version = doc.schemaVersion;
   if (!(typeof version === "number" && version === 1)) {
@@ -102,7 +108,7 @@ export function validateRecon(doc: unknown): ReconValidation {
   if (absent.length) throw new ReconInvalid(`Missing required fields: ${absent.join(", ")}`);
   const list = doc.interventions;
   if (!Array.isArray(list)) throw new ReconInvalid("interventions must be an array");
-  if (list.length > 5) throw new ReconInvalid(`Too many interventions: ${list.length} > 5`);
+  if (list.length > limit) throw new ReconInvalid(`Too many interventions: ${list.length} > ${limit}`);
 
   const warnings: string[] = [];
   const scored = list.map((item, i) => {
@@ -179,4 +185,63 @@ export function confidenceOverall(confidences: readonly unknown[]): string {
   for (const c of confidences) sum += confidenceMultiplier(c) ?? 0.4;
   const mean = sum / confidences.length;
   return mean >= 0.85 ? "high" : mean >= 0.55 ? "medium" : "low";
+}
+
+export interface ReconRanking {
+  /** The recon document to store: the draft with its interventions cut, ranked and scored. */
+  doc: Json;
+  /** Titles and scores of the interventions kept, best first. */
+  kept: Array<{ rank: number; title: unknown; compositeScore: number }>;
+  /** The interventions below the cut, best first (also stored as `deferredInterventions`). */
+  cut: Array<{ title: unknown; compositeScore: number }>;
+  additionalFindings: number;
+  warnings: string[];
+}
+
+function citedIds(interventions: readonly Json[]): Set<string> {
+  const ids = new Set<string>();
+  for (const iv of interventions) {
+    for (const key of ["supportingFindings", "evidence"]) {
+      const refs = iv[key];
+      if (Array.isArray(refs)) for (const r of refs) if (typeof r === "string") ids.add(r);
+    }
+  }
+  return ids;
+}
+
+/**
+ * recon-rank on a parsed draft: validate every intervention (recon-validate's rules, any number of them), score,
+ * order by compositeScore (ties: draft order), keep the best MAX_INTERVENTIONS with `rank` 1..n, `compositeScore`
+ * and its alias `score`, and count what was left out:
+ * - `additionalFindings`: with a `researchFindings` list, the findings no kept intervention cites (in
+ *   `supportingFindings` or `evidence`; a finding without an id is never cited); without one, the number of
+ *   interventions cut;
+ * - `deferredInterventions`: the cut interventions' titles and scores, best first, so nothing the lead wrote is lost.
+ * `timestamp` is set when the draft has none. Throws ReconInvalid like validateRecon.
+ */
+export function rankRecon(draft: unknown, nowIso: string): ReconRanking {
+  const { interventions, ranking, warnings } = validateRecon(draft, Number.POSITIVE_INFINITY);
+  const doc = draft as Json;
+  const ordered = ranking.map((i) => interventions[i]);
+  const keptIvs: Json[] = ordered.slice(0, MAX_INTERVENTIONS).map((iv, i) => ({ ...iv, rank: i + 1 }));
+  const cutIvs = ordered.slice(MAX_INTERVENTIONS);
+  const title = (iv: Json) => ("title" in iv ? iv.title : iv.name);
+  let additionalFindings = cutIvs.length;
+  if (Array.isArray(doc.researchFindings)) {
+    const cited = citedIds(keptIvs);
+    additionalFindings = doc.researchFindings.filter((f) => !(isObject(f) && typeof f.id === "string" && cited.has(f.id))).length;
+  }
+  const cut = cutIvs.map((iv) => ({ title: title(iv), compositeScore: iv.compositeScore as number }));
+  const out: Json = { ...doc, interventions: keptIvs, additionalFindings };
+  if (cut.length) out.deferredInterventions = cut;
+  else delete out.deferredInterventions;
+  if (isEmpty(out.timestamp)) out.timestamp = nowIso;
+  return {
+    doc: out,
+    kept: keptIvs.map((iv) => ({ rank: iv.rank as number, title: title(iv), compositeScore: iv.compositeScore as number })),
+    cut,
+    additionalFindings,
+    // Warnings name interventions by their index in the draft, which the lead wrote.
+    warnings,
+  };
 }

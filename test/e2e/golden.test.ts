@@ -112,7 +112,7 @@ describe("golden path through claude -p", () => {
         check(digest.recon.exists === false && digest.run === null, `digest: ${JSON.stringify(digest)}`);
         yield* helper(lead, "Starting the recon run.", "run-start", [], { fill: { goal: RECON_GOAL } });
         yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: RECON_GOAL } });
-        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "1" } });
+        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "1", "replace|keep|none": "none" } });
         done((yield* calls("Phase 2/5 Research.", lead.ref("researcher-briefs.md"))).results[0]);
         let ctx = yield* calls(
           "Spawning the three researchers.",
@@ -127,15 +127,15 @@ describe("golden path through claude -p", () => {
         ctx.results.forEach((r) => ok(r));
         yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { n: "2", d: "2" } });
         done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"))).results[0]);
-        yield* put(lead, "Saving the synthesis.", ".design/tmp/synthesis.json", { interventions: (reconDoc() as any).interventions, contradictions: [], additionalFindings: 0 });
+        yield* put(lead, "Saving the synthesis.", ".design/tmp/synthesis.json", { interventions: (reconDoc() as any).interventions, contradictions: [] });
         yield* helper(lead, "Synthesis done.", "run-checkpoint", ["--phase synthesis"], { fill: { n: "1", c: "0", "lead|agent": "lead" } });
         done((yield* calls("Phase 4/5 Write and validate.", lead.ref("recon-template.md"))).results[0]);
-        yield* put(lead, "Writing recon.json.", ".design/recon.json", reconDoc());
-        const valid = yield* helper(lead, "Validating.", "recon-validate");
-        check(Array.isArray(valid.ranking) && valid.ranking.length === 1, JSON.stringify(valid));
-        const summary = yield* helper(lead, "Summary.", "recon-summary", [".design/recon.json"]);
+        yield* put(lead, "Writing the recon draft.", ".design/tmp/recon-draft.json", reconDoc());
+        const ranked = yield* helper(lead, "Ranking.", "recon-rank");
+        check(ranked.writtenTo === ".design/recon.json" && ranked.interventions?.[0]?.rank === 1, JSON.stringify(ranked));
+        const summary = yield* helper(lead, "Summary.", "recon-summary", [], { fill: { file: ranked.file } });
         debug(summary);
-        yield* helper(lead, "Written.", "run-checkpoint", ["--phase write-and-validate"], { fill: { title: "Give todos a due date" } });
+        yield* helper(lead, "Written.", "run-checkpoint", ["--phase write-and-validate"], { fill: { title: "Give todos a due date", file: ranked.file } });
         yield* put(lead, "Phase 5/5 Reflect.", ".design/tmp/eval.json", {
           whatWorked: ["All three researchers found the missing dates"],
           whatFailed: [],
@@ -663,8 +663,8 @@ describe("golden path through claude -p", () => {
         check(digest.reflections.count === 3 && digest.plan.state === "done", `digest: ${JSON.stringify(digest)}`);
         const arch = yield* helper(lead, "Phase 1/6 Pre-flight: the finished plan goes to history.", "archive");
         debug(arch);
-        const found = yield* helper(lead, "Phase 2/6 Gather.", "reflection-search", [], { fill: { skill: "execute" } });
-        check(found.reflections.length === 1 && found.reflections[0].evaluation.whatFailed[0] === EXECUTE_EVAL.whatFailed[0], JSON.stringify(found));
+        const found = yield* helper(lead, "Phase 2/6 Gather.", "reflect-metrics", [], { fill: { skill: "execute" } });
+        check(found.runs.total === 1 && found.patterns[0].examples[0] === EXECUTE_EVAL.whatFailed[0] && found.patterns[0].status === "active", JSON.stringify(found));
         const mem = yield* helper(lead, "Related memories.", "memory-search", [], { fill: { skill: "execute", "main failure words": "docs readme checks" } });
         check(mem.memories.some((m: any) => m.content === NEW_MEMORY.content), `the curator's memory is not found: ${JSON.stringify(mem)}`);
         done((yield* calls("Phase 3/6 Analyse.", lead.ref("pattern-analysis.md"))).results[0]);
@@ -743,8 +743,10 @@ describe("golden path through claude -p", () => {
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.plan.state === "done", `digest: ${JSON.stringify(digest.plan)}`);
-        // The target: Glob is not a tool of this CLI; the lead reads the candidate path directly.
-        let ctx = yield* calls("Phase 1/8 Pre-flight: the target.", lead.readFile(".claude/skills/greet/SKILL.md"));
+        // The target: the helper resolves the name among the project's, the user's and the plugins' skills.
+        const found = yield* helper(lead, "Phase 1/8 Pre-flight: the target.", "skill-find", [], { fill: { target: "greet" } });
+        check(found.resolved === true && found.skill.path === ".claude/skills/greet/SKILL.md" && found.skill.inProject === true, JSON.stringify(found));
+        let ctx = yield* calls("Reading it.", lead.readFile(found.skill.path));
         const target = done(ctx.results[0]);
         check(target.includes("Say hello"), target);
         yield* helper(lead, "The finished plan goes to history.", "archive");

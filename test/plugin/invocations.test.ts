@@ -86,21 +86,47 @@ describe("helper invocations in skills", () => {
   }
 });
 
+/** Commands that act (the model runs their helper calls with Bash) instead of rendering one injected answer. */
+const ACTION_COMMANDS = new Set(["remember"]);
+
 describe("helper invocations in commands", () => {
   for (const f of commandFiles()) {
     const calls = invocations(f);
 
-    it(`${f.rel} gets its data by injection through CLAUDE_PLUGIN_ROOT`, () => {
-      const injected = injectedCommands(f.raw);
-      assert.equal(injected.length, 1);
-      assert.equal(calls.length, 1);
-      assert.equal(calls[0].via, "CLAUDE_PLUGIN_ROOT");
-      assert.ok(!f.raw.includes("CLAUDE_SKILL_DIR"), "CLAUDE_SKILL_DIR is not substituted in commands");
-    });
+    if (ACTION_COMMANDS.has(f.name)) {
+      it(`${f.rel} injects nothing and calls the helper through CLAUDE_PLUGIN_ROOT only`, () => {
+        assert.deepEqual(injectedCommands(f.raw), []);
+        assert.ok(calls.length > 0);
+        for (const c of calls) assert.equal(c.via, "CLAUDE_PLUGIN_ROOT", `${f.rel}:${c.line}`);
+        assert.ok(!f.raw.includes("CLAUDE_SKILL_DIR"), "CLAUDE_SKILL_DIR is not substituted in commands");
+      });
 
-    it(`${f.rel} names a real command with arguments the helper accepts`, async () => {
-      const p = await problem(calls[0]);
-      assert.equal(p, null, `${f.rel}: ${calls[0].text}`);
+      it(`${f.rel} passes the user's text to the helper as a file, never on a command line`, () => {
+        for (const c of calls) {
+          assert.ok(!c.text.includes("$ARGUMENTS"), `${f.rel}:${c.line}: ${c.text}`);
+          assert.ok(c.argv.includes("--from"), `${f.rel}:${c.line}: the entry comes from a file`);
+          assert.ok(!c.argv.some((a) => /^--(content|keywords|category|id)$/.test(a)), `${f.rel}:${c.line}: ${c.text}`);
+        }
+        const lines = f.body.split("\n");
+        const args = lines.filter((l) => l.includes("$ARGUMENTS"));
+        assert.equal(args.length, 1, "the learning appears once, as data between tags");
+        assert.equal(args[0].trim(), "$ARGUMENTS");
+      });
+    } else {
+      it(`${f.rel} gets its data by injection through CLAUDE_PLUGIN_ROOT`, () => {
+        const injected = injectedCommands(f.raw);
+        assert.equal(injected.length, 1);
+        assert.equal(calls.length, 1);
+        assert.equal(calls[0].via, "CLAUDE_PLUGIN_ROOT");
+        assert.ok(!f.raw.includes("CLAUDE_SKILL_DIR"), "CLAUDE_SKILL_DIR is not substituted in commands");
+      });
+    }
+
+    it(`${f.rel} names real commands with arguments the helper accepts`, async () => {
+      for (const c of calls) {
+        const p = await problem(c);
+        assert.equal(p, null, `${f.rel}: ${c.text}`);
+      }
     });
   }
 });

@@ -109,7 +109,10 @@ describe("skill bodies", () => {
 describe("command bodies", () => {
   for (const c of commandFiles()) {
     it(`${c.rel} is a lean entry point`, () => {
-      assert.ok(c.raw.split("\n").length <= 20, `${c.raw.split("\n").length} lines`);
+      // A view renders one injected answer (20 lines); an action command (remember) also says how to file the
+      // user's text and what to do with each answer of the helper (40 lines).
+      const budget = c.name === "remember" ? 40 : 20;
+      assert.ok(c.raw.split("\n").length <= budget, `${c.raw.split("\n").length} lines`);
       assert.ok(!c.raw.includes("CLAUDE_SKILL_DIR"));
     });
   }

@@ -12,9 +12,9 @@ import { closeSync, openSync, readFileSync, readSync, statSync, type BigIntStats
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
-import { isEmpty, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
+import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
-  appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
+  appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
 import { candidates, categoryCode, describe, NO_CATEGORY, parseIndex, serialise, type DupIndex, type IndexEntry } from "./dup-index.js";
 import { parseMemoryLine } from "./fast-line.js";
@@ -75,7 +75,7 @@ interface NewEntry {
   usage_count: number;
 }
 
-type Dup = { id: unknown; similarity: number } | undefined;
+type Dup = { id: unknown; similarity: number; value: Record<string, unknown> } | undefined;
 
 /** The most similar existing entry of the same category at or above the threshold (first one on ties). */
 function nearDuplicate(current: string, entry: NewEntry): Dup {
@@ -83,7 +83,7 @@ function nearDuplicate(current: string, entry: NewEntry): Dup {
   for (const { value } of parseJsonl(current).entries) {
     if (value.category !== entry.category || typeof value.content !== "string") continue;
     const similarity = contentSimilarity(entry.content, value.content);
-    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: value.id, similarity };
+    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: value.id, similarity, value };
   }
   return best;
 }
@@ -117,7 +117,7 @@ function verify(index: DupIndex, found: number[], entry: NewEntry, code: number,
     const v = parseLine(line(i));
     if (!v || categoryCode(v.category, v.content) !== code) return "stale";
     const similarity = contentSimilarity(entry.content, v.content as string);
-    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity };
+    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity, value: v };
   }
   return best;
 }
@@ -205,6 +205,11 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       gate: "duplicate",
       duplicateOf: dup.id,
       similarity: pyRound(dup.similarity, 2),
+      // The entry it duplicates, so the caller can show it before offering a boost.
+      existing: {
+        id: dup.id, category: dup.value.category, content: dup.value.content,
+        keywords: dup.value.keywords ?? [], importance: importanceOf(dup.value), timestamp: dup.value.timestamp ?? null,
+      },
     });
   }
   let added;
@@ -240,26 +245,30 @@ export default defineCommand({
     category: { type: "string", help: `category of a new entry: ${MEMORY_CATEGORIES.join(", ")}` },
     keywords: { type: "string", help: 'comma-separated keywords of a new entry, e.g. "api,auth"' },
     content: { type: "string", help: "the learning itself (new entry)" },
-    importance: { type: "int", help: "importance 1-10 of a new entry", default: 5 },
+    importance: { type: "int", help: "importance 1-10 of a new entry (default 5)" },
     source: { type: "string", help: 'where the learning came from (default "unknown")' },
     "goal-context": { type: "string", help: "the goal the learning came from" },
     boost: { type: "boolean", help: "raise the importance of entry --id by 1 (at most 10)" },
     decay: { type: "boolean", help: "lower the importance of entry --id by 1 (at least 1)" },
     id: { type: "string", help: "entry to boost or decay" },
+    from: {
+      type: "string",
+      path: "read",
+      help: 'JSON file holding the entry instead of the flags above: {"category","keywords","content","importance","source","goal_context"}, or {"id"} with --boost/--decay',
+    },
   },
   async run(ctx, args) {
     const target = confine(ctx.cwd, argLabel("memory_path", args.memory_path as string, false), args.memory_path as string, "write");
+    const input = args.from === undefined ? fromFlags(args) : fromFile(ctx.cwd, args);
 
     if (args.boost || args.decay) {
       if (args.boost && args.decay) throw usage("--boost and --decay are mutually exclusive");
-      const id = args.id as string | undefined;
+      const id = input.id;
       if (isEmpty(id)) throw usage("--id required when using --boost or --decay");
       return adjust(target, args.memory_path as string, id as string, args.boost === true);
     }
 
-    const category = (args.category as string | undefined) ?? "";
-    const content = (args.content as string | undefined) ?? "";
-    const importance = args.importance as number;
+    const { category, content, importance } = input;
     if (category === "") throw refuse("category", "--category is required for new entries");
     // Whitespace-only content carries no learning: refused like empty content (stricter than the reference).
     if (content.trim() === "") throw refuse("content", "--content is required for new entries");
@@ -267,10 +276,7 @@ export default defineCommand({
     if (!(MEMORY_CATEGORIES as readonly string[]).includes(category)) {
       throw refuse("category", `Invalid category '${category}'. Must be one of: {${MEMORY_CATEGORIES.map((c) => `'${c}'`).join(", ")}}`);
     }
-    const keywords = ((args.keywords as string | undefined) ?? "")
-      .split(",")
-      .map((k) => k.trim())
-      .filter((k) => k !== "");
+    const keywords = input.keywords.map((k) => k.trim()).filter((k) => k !== "");
     if (keywords.length === 0) throw refuse("keywords", "At least one keyword is required");
 
     const entry: NewEntry = {
@@ -279,8 +285,8 @@ export default defineCommand({
       category,
       keywords,
       content,
-      source: (args.source as string | undefined) || "unknown",
-      goal_context: (args["goal-context"] as string | undefined) ?? "",
+      source: input.source || "unknown",
+      goal_context: input.goalContext,
       importance,
       usage_count: 0,
     };
@@ -288,3 +294,68 @@ export default defineCommand({
     return { id: entry.id, category, keywords, importance };
   },
 });
+
+interface Input {
+  category: string;
+  keywords: string[];
+  content: string;
+  importance: number;
+  source: string;
+  goalContext: string;
+  id: string | undefined;
+}
+
+function fromFlags(args: Record<string, unknown>): Input {
+  return {
+    category: (args.category as string | undefined) ?? "",
+    keywords: ((args.keywords as string | undefined) ?? "").split(","),
+    content: (args.content as string | undefined) ?? "",
+    importance: (args.importance as number | undefined) ?? 5,
+    source: (args.source as string | undefined) ?? "",
+    goalContext: (args["goal-context"] as string | undefined) ?? "",
+    id: args.id as string | undefined,
+  };
+}
+
+const ENTRY_FLAGS = ["category", "keywords", "content", "importance", "source", "goal-context", "id"];
+
+/**
+ * --from: the entry as JSON data in a file, so text written by a person or a model (quotes, $(...), backticks,
+ * newlines) reaches the helper without passing through a shell. Keywords may be a list or a comma-separated string.
+ */
+function fromFile(cwd: string, args: Record<string, unknown>): Input {
+  const clash = ENTRY_FLAGS.filter((f) => args[f] !== undefined);
+  if (clash.length) throw usage(`memory-add: --from cannot be combined with ${clash.map((f) => `--${f}`).join(", ")}`);
+  const path = args.from as string;
+  const r = readJson(resolve(cwd, path));
+  if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Input file not found: ${path}`);
+  if (r.kind === "error") throw new HelperError("E_READ", `Error reading input file: ${r.detail}`);
+  if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in input file: ${r.detail}`);
+  const doc = r.value;
+  if (!isObject(doc)) throw new HelperError("E_SCHEMA", "Input file must hold a JSON object");
+  const text = (key: string, gate: Gate | null): string => {
+    const v = doc[key];
+    if (v === undefined || v === null) return "";
+    if (typeof v !== "string") throw gate ? refuse(gate, `${key} must be a string`) : usage(`memory-add: ${key} must be a string`);
+    return v;
+  };
+  const kw = doc.keywords;
+  let keywords: string[];
+  if (kw === undefined || kw === null) keywords = [];
+  else if (typeof kw === "string") keywords = kw.split(",");
+  else if (Array.isArray(kw) && kw.every((k) => typeof k === "string")) keywords = kw as string[];
+  else throw refuse("keywords", "keywords must be a list of strings or a comma-separated string");
+  const imp = doc.importance;
+  if (imp !== undefined && imp !== null && !isInt(imp)) throw refuse("importance", "importance must be an integer from 1 to 10");
+  const id = doc.id;
+  if (id !== undefined && id !== null && typeof id !== "string") throw usage("memory-add: id must be a string");
+  return {
+    category: text("category", "category"),
+    keywords,
+    content: text("content", "content"),
+    importance: (imp as number | undefined) ?? 5,
+    source: text("source", null),
+    goalContext: "goal_context" in doc ? text("goal_context", null) : text("goalContext", null),
+    id: (id as string | undefined) ?? undefined,
+  };
+}

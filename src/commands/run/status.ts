@@ -1,8 +1,11 @@
 // run-status: describe a skill's run: where it stopped, how old the last checkpoint is, and whether its inputs
 // (goal text, hashed input files) changed since it started.
+import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkSkill, describeRun, designDirFlag, readRun, runFile } from "../../lib/run-state.js";
+import { readJson } from "../../store.js";
+import { digestPlan, startOverFor } from "../workspace/preflight.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -16,10 +19,13 @@ export default defineCommand({
     if (r.kind === "none") return { skill, exists: false, resumable: false };
     if (r.kind === "broken") throw new HelperError("E_SCHEMA", r.error);
     const digest = describeRun(r.run, ctx.cwd, ctx.now(), args.goal as string);
+    // What a start-over may archive depends on the plan that is there now, whoever wrote it.
+    const plan = digestPlan(readJson(join(resolve(ctx.cwd, args["design-dir"] as string), "plan.json")));
     return {
       exists: true,
       resumable: !digest.complete && !digest.inputsChanged && digest.missingOutputs.length === 0,
       ...digest,
+      startOver: startOverFor(skill, plan),
     };
   },
 });

@@ -55,6 +55,46 @@ export function digestPlan(read: JsonRead): PlanDigest {
   return digest;
 }
 
+/** What starting over may do to the files of a stopped run, given the plan that is there now. */
+export interface StartOver {
+  planState: PlanState;
+  /** True when `archive .design` may run before `run-start --fresh` without asking anyone. */
+  archive: boolean;
+  /** True when a plan someone may still want is there: the user decides (the skill's plan-state step asks). */
+  ask: boolean;
+  advice: string;
+}
+
+/** Skills that write plan.json and so archive before they start over. */
+const PLAN_WRITERS: readonly string[] = ["design", "improve", "reflect"];
+
+/**
+ * Start-over advice for a plan-writing skill (design, improve, reflect): archive only a finished plan or none; an
+ * unexecuted, in-progress or broken plan is never archived without asking. Other skills never archive on a start
+ * over: recon and execute only start a fresh run. Undefined for an unknown skill.
+ */
+export function startOverFor(skill: string | null, plan: PlanDigest): StartOver | undefined {
+  if (skill === null) return undefined;
+  const planState = plan.state;
+  if (!PLAN_WRITERS.includes(skill)) {
+    return { planState, archive: false, ask: false, advice: "Start over with run-start --fresh; this skill never archives on a start-over" };
+  }
+  const fresh = "then run-start --fresh (it moves the stopped run's recorded outputs to history)";
+  const keep = "do not archive now; run-start --fresh, then ask the user whether to keep it or archive it (the plan-state step)";
+  switch (planState) {
+    case "none":
+      return { planState, archive: true, ask: false, advice: `No plan in the way: archive .design, ${fresh}` };
+    case "done":
+      return { planState, archive: true, ask: false, advice: `The plan is finished: archive .design, ${fresh}` };
+    case "ready":
+      return { planState, archive: false, ask: true, advice: `An unexecuted plan exists (${plan.roleCount} roles): ${keep}` };
+    case "in_progress":
+      return { planState, archive: false, ask: true, advice: `A plan is in progress (${plan.counts.completed ?? 0} of ${plan.roleCount} roles completed): ${keep}` };
+    case "invalid":
+      return { planState, archive: false, ask: true, advice: `plan.json is broken (${plan.error}): ${keep}` };
+  }
+}
+
 /** An unfinished run of the asking skill, compact: where it stopped and whether it can be resumed. */
 export interface RunFacts {
   lastPhase: string | null;
@@ -65,6 +105,7 @@ export interface RunFacts {
   missingOutputs: string[];
   goal: string;
   resumable: boolean;
+  startOver?: StartOver;
 }
 
 interface Facts {
@@ -124,8 +165,8 @@ export function nextStep(f: Facts): string {
     case "recon":
       if (!f.recon.exists) return "No previous recon: start the research";
       return f.recon.interventionCount === undefined
-        ? "A previous recon.json exists but cannot be read: this run replaces it"
-        : `A previous recon.json exists (${f.recon.interventionCount} interventions): this run replaces it`;
+        ? "A previous recon.json exists but cannot be read: ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)"
+        : `A previous recon.json exists (${f.recon.interventionCount} interventions): ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)`;
   }
   return `Pass the skill name (${PREFLIGHT_SKILLS.join(", ")}) to preflight`;
 }
@@ -206,6 +247,7 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
       run = {
         lastPhase: d.lastPhase, nextPhase: d.nextPhase, age: d.age, inputsChanged: d.inputsChanged, changed: d.changed,
         missingOutputs: d.missingOutputs, goal: d.goal.slice(0, 120), resumable: !d.inputsChanged && d.missingOutputs.length === 0,
+        startOver: startOverFor(skill, plan),
       };
     }
   }

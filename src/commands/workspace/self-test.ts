@@ -328,6 +328,47 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && typeof r.json(".design/run-design.json").completedAt === "string", "completedAt set"),
   },
   { name: "schema", command: "schema", args: ["plan"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.schema?.type === "object", "plan schema should be an object schema") },
+  {
+    name: "skill-find (partial, project)", command: "skill-find", args: ["deplo", "--source", "project"],
+    files: () => ({ ".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Use when shipping\n---\n# Deploy\n" }),
+    expect: (r) => has(isOk(r) && r.out.match === "partial" && r.out.skill?.path === ".claude/skills/deploy/SKILL.md", "deplo should resolve to the project's deploy skill"),
+  },
+  {
+    name: "skill-find (this plugin)", command: "skill-find", args: ["do:design"], files: () => ({}),
+    expect: (r) => has(isOk(r) && r.out.match === "exact" && r.out.skill?.source === "plugin" && String(r.out.skill?.path).endsWith("design/SKILL.md"), "do:design should resolve to this plugin's skill"),
+  },
+  {
+    name: "recon-rank", command: "recon-rank", args: [".design/tmp/recon-draft.json"],
+    files: () => ({
+      ".design/tmp/recon-draft.json": { ...recon, interventions: [...recon.interventions, ...[1, 2, 3, 4].map((k) => ({ ...recon.interventions[1], title: `Tune ${k}`, effort: "large" }))] },
+    }),
+    expect: (r) => {
+      const doc = r.json(".design/recon.json");
+      return has(isOk(r) && doc.interventions.length === 5 && doc.interventions[0].rank === 1 && doc.interventions[0].compositeScore === 6 && doc.additionalFindings === 1, "six candidates: five ranked and scored, one counted");
+    },
+  },
+  {
+    name: "reflect-metrics", command: "reflect-metrics", args: ["--skill", "execute"],
+    files: (now) => {
+      const r = (d: number, outcome: string, failed: string) => ({ id: `m${d}`, timestamp: isoSeconds(now - d * DAY), skill: "execute", goal: `g${d}`, outcome, goalAchieved: outcome === "completed", evaluation: { whatWorked: [], whatFailed: [failed], doNextTime: [] } });
+      return { ".design/reflection.jsonl": jsonl([r(3, "failed", "check needs a database"), r(2, "failed", "the check needed a database again"), r(1, "completed", "slow network")]) };
+    },
+    expect: (r) => has(isOk(r) && r.out.runs?.total === 3 && r.out.patterns?.[0]?.runs === 2 && r.out.patterns[0].status === "active" && r.out.patterns[0].confidence === "medium", "one pattern over two runs, active, medium"),
+  },
+  {
+    name: "memory-add --from", command: "memory-add", args: ["--from", ".design/tmp/remember.json"],
+    files: (now) => ({ ".design/memory.jsonl": memories(now), ".design/tmp/remember.json": { category: "mistake", keywords: ["shell"], content: 'Keep "$(quotes)" and `ticks` as text', importance: 6, source: "user" } }),
+    expect: (r) => {
+      const lines = r.read(".design/memory.jsonl").trim().split("\n");
+      const last = JSON.parse(lines[lines.length - 1]);
+      return has(isOk(r) && lines.length === 3 && last.content === 'Keep "$(quotes)" and `ticks` as text' && last.source === "user", "the entry from the file should be appended verbatim");
+    },
+  },
+  {
+    name: "run-status (start over with a plan in progress)", command: "run-status", args: ["design"],
+    files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight"]), ".design/plan.json": plan((roles) => { roles[0].status = "completed"; }) }),
+    expect: (r) => has(isOk(r) && r.out.startOver?.planState === "in_progress" && r.out.startOver.archive === false && r.out.startOver.ask === true, "a plan in progress must not be archived without asking"),
+  },
   // Running self-test inside itself would never end; its own argument handling is what is checked here.
   { name: "self-test", command: "self-test", args: ["--help"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.command === "self-test", "self-test answers --help") },
 ];

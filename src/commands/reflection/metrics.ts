@@ -1,0 +1,73 @@
+// reflect-metrics: everything /do:reflect used to count by hand, in one answer: the runs of one skill by outcome,
+// recurring failure patterns with their temporal status and confidence, the trend, advice repeated across runs, and
+// the handoff's open items. Without --skill it picks the skill with the most failed or partial runs. A query.
+import { resolve } from "node:path";
+import { defineCommand } from "../../lib/command.js";
+import { HelperError, usage } from "../../lib/errors.js";
+import {
+  HIGH_CONFIDENCE_RUNS, MEDIUM_CONFIDENCE_RUNS, MIN_SHARED_WORDS, RECENT_RUNS, REPEATED_ADVICE_RUNS, SIMILARITY,
+  TREND_DELTA, TREND_MIN_RUNS, computeMetrics, handoffItems, memoryRefs,
+} from "../../lib/reflect-metrics.js";
+import { SKILLS } from "../../lib/run-state.js";
+import { readJsonl, readText } from "../../store.js";
+
+/** The skill with the most failed or partial runs; ties go to the one with more runs, then to the order of SKILLS. */
+export function pickSkill(entries: readonly Record<string, unknown>[]): { skill: string | null; bySkill: Record<string, { runs: number; failedOrPartial: number }> } {
+  const bySkill: Record<string, { runs: number; failedOrPartial: number }> = {};
+  for (const e of entries) {
+    if (typeof e.skill !== "string") continue;
+    const s = (bySkill[e.skill] ??= { runs: 0, failedOrPartial: 0 });
+    s.runs++;
+    if (e.outcome === "failed" || e.outcome === "partial") s.failedOrPartial++;
+  }
+  const order = (k: string) => { const i = (SKILLS as readonly string[]).indexOf(k); return i < 0 ? SKILLS.length : i; };
+  const best = Object.keys(bySkill).sort(
+    (a, b) => bySkill[b].failedOrPartial - bySkill[a].failedOrPartial || bySkill[b].runs - bySkill[a].runs || order(a) - order(b) || (a < b ? -1 : 1),
+  )[0];
+  return { skill: best ?? null, bySkill };
+}
+
+export default defineCommand({
+  positionals: [{ name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl" }],
+  flags: {
+    skill: { type: "string", help: "the skill whose runs to analyse; omitted: the one with the most failed or partial runs" },
+    "min-runs": { type: "int", help: "runs needed for an analysis (enoughRuns)", default: 2 },
+    memory: { type: "string", help: "memory file whose entries can confirm a pattern resolved", default: ".design/memory.jsonl" },
+    handoff: { type: "string", help: "handoff notes whose open items are reported", default: ".design/handoff.md" },
+  },
+  run(ctx, args) {
+    const minRuns = args["min-runs"] as number;
+    if (minRuns < 1) throw usage("reflect-metrics: --min-runs must be at least 1");
+    const read = readJsonl(resolve(ctx.cwd, args.reflection_path as string));
+    if (read.kind === "error") throw new HelperError("E_READ", `Error reading reflection file: ${read.detail}`);
+    const all = read.kind === "ok" ? read.entries.map((e) => e.value) : [];
+    const picked = pickSkill(all);
+    const asked = (args.skill as string | undefined) ?? "";
+    const skill = asked !== "" ? asked : picked.skill;
+    const mine = skill === null ? [] : all.filter((e) => e.skill === skill);
+
+    const mem = readJsonl(resolve(ctx.cwd, args.memory as string));
+    const memories = mem.kind === "ok" ? memoryRefs(mem.entries.map((e) => e.value)) : [];
+    const handoffRead = readText(resolve(ctx.cwd, args.handoff as string));
+    const metrics = computeMetrics(mine, memories);
+    return {
+      skill,
+      skillChosen: asked === "" && skill !== null,
+      ...(asked === "" ? { chosenBecause: skill === null ? "no reflections recorded" : `most failed or partial runs (${picked.bySkill[skill].failedOrPartial} of ${picked.bySkill[skill].runs})` } : {}),
+      bySkill: picked.bySkill,
+      enoughRuns: mine.length >= minRuns,
+      minRuns,
+      skippedLines: read.kind === "ok" ? read.skipped : 0,
+      ...metrics,
+      handoff: handoffItems(handoffRead.kind === "ok" ? handoffRead.text : null),
+      rules: {
+        sameCause: `at least ${MIN_SHARED_WORDS} shared content words, covering ${SIMILARITY * 100}% of the shorter text`,
+        active: `seen in one of the ${RECENT_RUNS} most recent runs`,
+        confirmedResolved: "a memory about it recorded at or after its last occurrence",
+        confidence: `high from ${HIGH_CONFIDENCE_RUNS} runs, medium ${MEDIUM_CONFIDENCE_RUNS}, low 1 failed or aborted run, anecdotal 1 other run`,
+        unaddressed: `advice repeated in ${REPEATED_ADVICE_RUNS} or more runs`,
+        trend: `success rate of the newer half against the older, change of ${TREND_DELTA} or more; needs ${TREND_MIN_RUNS} runs`,
+      },
+    };
+  },
+});
