@@ -21,11 +21,17 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "circuit-breaker", "health-check", "memory-add", "memory-search", "overlap-matrix", "preflight", "reflection-add", "resume-reset", "retry-candidates", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "tasklist-data", "update-status", "validate-auxiliary-report", "worker-completion-validate", "worker-pool"],
-  recon: ["expert-validate", "health-check", "memory-search", "preflight", "recon-summary", "recon-validate", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflection-add", "reflection-search", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "validate-checks"],
+  execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  recon: ["expert-validate", "health-check", "memory-search", "preflight", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
+  improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
+  reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
 };
+
+/**
+ * Flags that record the user's own consent: a call carrying one is never approved by the hook, so the user is
+ * asked (execute's `grant --approve` lets the workers edit and run commands).
+ */
+export const CONSENT_FLAGS: Record<string, readonly string[]> = { grant: ["approve"] };
 
 const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
 
@@ -66,6 +72,13 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   id: "text",
   decisions: "text",
   "goal-achieved": "text",
+  draft_path: "path",
+  out: "path",
+  memory: "path",
+  handoff: "path",
+  memories: "path",
+  from: "path",
+  "min-runs": "text",
 };
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -243,6 +256,7 @@ export function argsOk(words: readonly string[], project: Project, cwd: string, 
     const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
     if (!Object.prototype.hasOwnProperty.call(spec.f, name) || seen.has(name)) return false;
     seen.add(name);
+    if (CONSENT_FLAGS[command]?.includes(name)) return false;
     const [type, , ...choices] = spec.f[name];
     if (type === "b") {
       if (eq >= 0) return false;
@@ -310,6 +324,8 @@ export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, 
 }
 
 /** Write/Edit: real path inside `.design/`, never plan.json or specs/, `draft/` only for plan-writing skills. */
+const PROTECTED_FILES: readonly string[] = ["grant.json", "workflow.js"];
+
 export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
   const project = projectOf(cwd);
   if (!project || !normalAbsolute(file)) return false;
@@ -317,6 +333,9 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
   if (real === null || !within(project.design, real) || hardLinked(real)) return false;
   // Compared without case and in NFC: on a case-insensitive file system PLAN.JSON is plan.json.
   const rel = relative(project.design, real).normalize("NFC").toLowerCase().split(sep);
+  // plan.json and specs/ hold commands the project later runs; grant.json is the user's consent to the workers'
+  // calls and workflow.js a script the Workflow tool runs: only the helper writes them.
+  if (rel.length === 1 && PROTECTED_FILES.includes(rel[0])) return false;
   if (rel[0] === "plan.json" || rel[0] === "specs") return false;
   return !(rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill));
 }

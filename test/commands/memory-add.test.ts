@@ -360,7 +360,8 @@ describe("memory-add --from: the entry as data in a file", () => {
     assert.equal((await p.run("memory-add", ["--from", "list.json"])).code, "E_SCHEMA");
     for (const outside of ["../in.json", "/etc/hostname"]) {
       const r = await p.run("memory-add", ["--from", outside]);
-      assert.deepEqual([r.code, r.error], ["E_USAGE", `memory-add: --from ${outside} resolves outside the project`]);
+      assert.equal(r.code, "E_PATH");
+      assert.match(String(r.error), new RegExp(`^--from '${outside.replace(/\./g, "\\.")}' resolves outside the project: /`));
     }
     assert.equal(p.exists(MEM), false);
   });

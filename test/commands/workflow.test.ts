@@ -220,7 +220,7 @@ describe("workflow: the command", () => {
         (await p.run("workflow", ["--memories", ".design/tmp/none.json"])).code,
         (await p.run("workflow", ["--memories", "/etc/hostname"])).code,
       ],
-      ["E_SCHEMA", "E_NOT_FOUND", "E_USAGE"],
+      ["E_SCHEMA", "E_NOT_FOUND", "E_PATH"],
     );
   });
 

@@ -81,10 +81,30 @@ describe("the hook allows every helper call as the skills spell them", () => {
     it(`${skill}: every written call, substituted and filled in, is allowed (also by its own skill's hook)`, () => {
       const calls = writtenCalls(skill);
       assert.ok(calls.length > 5);
-      const refused = calls.map((c) => filled(c, skill)).filter((c) => !bash(c) || !bash(c, skill as Skill));
+      // `grant --approve` records the user's consent to the workers' calls: the one written call the hook leaves to
+      // the user on purpose (tested below).
+      const refused = calls
+        .filter((c) => !/ grant \S+ --approve$/.test(c))
+        .map((c) => filled(c, skill))
+        .filter((c) => !bash(c) || !bash(c, skill as Skill));
       assert.deepEqual(refused, []);
     });
   }
+
+  it("never approves the user's consent: grant --approve asks, the proposal and --revoke do not", () => {
+    assert.equal(bash(`${helper("execute")} grant .design/plan.json --approve`), false);
+    assert.equal(bash(`${helper("execute")} grant .design/plan.json --approve`, "execute"), false);
+    assert.equal(bash(`${helper("execute")} grant --approve .design/plan.json`), false);
+    assert.equal(bash(`${helper("execute")} grant .design/plan.json`), true);
+    assert.equal(bash(`${helper("execute")} grant .design/plan.json --revoke`), true);
+  });
+
+  it("never approves a Write or Edit of the grant or the workflow script", () => {
+    for (const name of ["grant.json", "workflow.js"]) {
+      for (const tool of ["Write", "Edit"]) assert.equal(file(tool, `${dir}/.design/${name}`), false, `${tool} ${name}`);
+    }
+    assert.equal(file("Write", `${dir}/.design/tmp/grant.json`), true);
+  });
 
   it("improve's run-start on a target outside .design/ is the one written call left to the user (first turn only)", () => {
     const call = writtenCalls("improve").find((c) => c.includes("run-start"))!;

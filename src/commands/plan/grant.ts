@@ -10,7 +10,7 @@ import { GRANT_FILE, GRANT_VERSION, planFingerprint, refusedEdit, type GrantItem
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
-import { ensureDir, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, readJson, updateText } from "../../store.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -29,8 +29,8 @@ export default defineCommand({
   },
   async run(ctx, args) {
     const design = resolve(ctx.cwd, ".design");
-    const target = join(design, GRANT_FILE);
     const grantPath = `.design/${GRANT_FILE}`;
+    const target = confine(ctx.cwd, "grant file", grantPath, "write");
     if (args.approve && args.revoke) throw new HelperError("E_USAGE", "grant: --approve and --revoke exclude each other");
     if (args.revoke) {
       ensureDir(design);

@@ -11,7 +11,7 @@ import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
 import { WorkerCompletionSchema } from "../../schemas/reports.js";
-import { ensureDir, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, readJson, updateText } from "../../store.js";
 import { workflowScript } from "./workflow-script.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
@@ -59,7 +59,7 @@ function memoriesFrom(cwd: string, path: string | undefined, roles: Record<strin
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {
-    memories: { type: "string", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
+    memories: { type: "string", path: "read", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
   },
   async run(ctx, args) {
     const planPath = args.plan_path as string;
@@ -82,8 +82,8 @@ export default defineCommand({
       memories,
       reportSchema: z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }),
     });
-    const target = resolve(ctx.cwd, WORKFLOW_PATH);
     ensureDir(resolve(ctx.cwd, ".design"));
+    const target = confine(ctx.cwd, "workflow script", WORKFLOW_PATH, "write");
     await updateText(target, () => ({ text: script, result: null }), "Error writing workflow script");
     return {
       path: WORKFLOW_PATH,

@@ -3,13 +3,12 @@
 // atomically under the target's lock. An existing recon.json is never overwritten silently: without --replace the
 // new one goes to the first free recon-2.json, recon-3.json, ... (seed 000's collision rule); with --replace the old
 // one is first moved to .design/history/<stamp>/ and the new one takes its place.
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { rankRecon } from "../../lib/recon-score.js";
 import { compactStamp, isoSeconds } from "../../lib/values.js";
-import { ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, withLock, writeAtomic } from "../../store.js";
+import { argLabel, confine, ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, realPath, withLock, writeAtomic } from "../../store.js";
 import { reconError } from "./validate.js";
 
 /** recon-2 ... recon-<MAX_SUFFIX>: more collisions than this means something is wrong, not a busy project. */
@@ -21,26 +20,6 @@ function loadDraft(cwd: string, path: string): unknown {
   if (r.kind === "error") throw new HelperError("E_READ", `Error reading recon draft: ${r.detail}`);
   if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in recon draft: ${r.detail}`);
   return r.value;
-}
-
-/**
- * The helper writes only inside the project's .design/ (symlinks resolved). A local check until the store's
- * path confinement (issue 9) covers every writer; the message follows that contract's wording.
- */
-function insideDesign(cwd: string, target: string, shown: string): void {
-  const real = (p: string): string => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
-    }
-  };
-  const design = real(resolve(cwd, ".design"));
-  const dirReal = real(dirname(target));
-  const rel = relative(design, join(dirReal, basename(target)));
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
-    throw new HelperError("E_USAGE", `${shown} resolves outside the project's .design/: ${join(dirReal, basename(target))}`);
-  }
 }
 
 /** `<dir>/<stem>-<k><ext>` for the first k ≥ 2 that does not exist. */
@@ -58,9 +37,9 @@ function collisionName(target: string): string {
 }
 
 export default defineCommand({
-  positionals: [{ name: "draft_path", help: "the lead's draft: recon.json with every candidate intervention, e.g. .design/tmp/recon-draft.json" }],
+  positionals: [{ name: "draft_path", path: "read", help: "the lead's draft: recon.json with every candidate intervention, e.g. .design/tmp/recon-draft.json" }],
   flags: {
-    out: { type: "string", help: "where the ranked recon goes", default: ".design/recon.json" },
+    out: { type: "string", path: "write", help: "where the ranked recon goes", default: ".design/recon.json" },
     replace: { type: "boolean", help: "replace an existing recon (moved to .design/history/<stamp>/ first); without it a new name is used" },
   },
   async run(ctx, args) {
@@ -73,9 +52,8 @@ export default defineCommand({
     } catch (err) {
       throw reconError(err);
     }
-    const target = resolve(ctx.cwd, outShown);
-    insideDesign(ctx.cwd, target, outShown);
-    if (resolve(ctx.cwd, draftShown) === target) throw new HelperError("E_USAGE", "recon-rank: the draft and --out must be different files");
+    const target = confine(ctx.cwd, argLabel("out", outShown, true), outShown, "write");
+    if (realPath(resolve(ctx.cwd, draftShown)) === target) throw new HelperError("E_USAGE", "recon-rank: the draft and --out must be different files");
     try {
       ensureDir(dirname(target));
     } catch (err) {

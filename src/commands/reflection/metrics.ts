@@ -32,8 +32,8 @@ export default defineCommand({
   flags: {
     skill: { type: "string", help: "the skill whose runs to analyse; omitted: the one with the most failed or partial runs" },
     "min-runs": { type: "int", help: "runs needed for an analysis (enoughRuns)", default: 2 },
-    memory: { type: "string", help: "memory file whose entries can confirm a pattern resolved", default: ".design/memory.jsonl" },
-    handoff: { type: "string", help: "handoff notes whose open items are reported", default: ".design/handoff.md" },
+    memory: { type: "string", path: "read", help: "memory file whose entries can confirm a pattern resolved", default: ".design/memory.jsonl" },
+    handoff: { type: "string", path: "read", help: "handoff notes whose open items are reported", default: ".design/handoff.md" },
   },
   run(ctx, args) {
     const minRuns = args["min-runs"] as number;
