@@ -9,7 +9,8 @@ import { attemptsOf, statusOf } from "../../lib/plan.js";
 import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
 import { isEmpty, isObject, pyStr } from "../../lib/values.js";
-import { pathKind, readJson, readJsonl, readText, type JsonRead, type JsonlFile, type TextRead } from "../../store.js";
+import { pathKind, readJson, readJsonl, readText, scanJsonlFile, type JsonRead, type JsonlFile, type TextRead } from "../../store.js";
+import { matchMemoryLine } from "../memory/fast-line.js";
 
 export const PREFLIGHT_SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 const MAX_ATTEMPTS = 3;
@@ -133,6 +134,22 @@ function skippedProblem(file: string, lines: readonly number[]): string {
   return `${file}: ${lines.length} unparsable line(s) skipped (lines ${shown})`;
 }
 
+/**
+ * memory.jsonl is only counted here, so it is scanned 64 KB at a time without keeping its entries (a memory file
+ * can hold tens of thousands); lines in memory-add's own layout skip JSON.parse.
+ */
+function memoryFacts(path: string | null, problems: string[]): { count: number; skippedLines: number } {
+  if (path === null) return { count: 0, skippedLines: 0 };
+  let count = 0;
+  const scan = scanJsonlFile(path, () => count++, (line) => (matchMemoryLine(line) ? COUNTED : undefined));
+  if (scan.kind === "error") problems.push(`memory.jsonl: cannot read: ${scan.detail}`);
+  if (scan.kind !== "ok") return { count: 0, skippedLines: 0 };
+  if (scan.skipped) problems.push(skippedProblem("memory.jsonl", scan.skippedLines));
+  return { count, skippedLines: scan.skipped };
+}
+
+const COUNTED: Record<string, unknown> = Object.freeze({});
+
 function jsonlFacts(file: string, read: JsonlFile, problems: string[]): { count: number; skippedLines: number } {
   if (read.kind === "error") problems.push(`${file}: cannot read: ${read.detail}`);
   if (read.kind !== "ok") return { count: 0, skippedLines: 0 };
@@ -175,7 +192,6 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   const missing = { kind: "missing" } as const;
   const planRead: JsonRead = usable ? readJson(join(dir, "plan.json")) : missing;
   const handoffRead: TextRead = usable ? readText(join(dir, "handoff.md")) : missing;
-  const memoryRead: JsonlFile = usable ? readJsonl(join(dir, "memory.jsonl")) : missing;
   const reflectionRead: JsonlFile = usable ? readJsonl(join(dir, "reflection.jsonl")) : missing;
   const reconRead: JsonRead = usable ? readJson(join(dir, "recon.json")) : missing;
 
@@ -183,7 +199,7 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   if (plan.state === "invalid") problems.push(`plan.json: ${plan.error}`);
   if (handoffRead.kind === "error") problems.push(`handoff.md: cannot read: ${handoffRead.detail}`);
   const life: Lifecycle = lifecycle(handoffRead, reflectionRead, planRead);
-  const memory = jsonlFacts("memory.jsonl", memoryRead, problems);
+  const memory = memoryFacts(usable ? join(dir, "memory.jsonl") : null, problems);
   const reflections = { ...jsonlFacts("reflection.jsonl", reflectionRead, problems), lastForSkill: lastForSkill(reflectionRead, skill) };
   const recon = reconFacts(reconRead, problems);
   let run: RunFacts | null = null;
