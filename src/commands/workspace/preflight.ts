@@ -10,9 +10,10 @@ import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
 import { isEmpty, isObject, pyStr } from "../../lib/values.js";
 import {
-  isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, type JsonRead,
-  type JsonlFile, type TextRead,
+  isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, scanJsonlFile,
+  type JsonRead, type JsonlFile, type TextRead,
 } from "../../store.js";
+import { matchMemoryLine } from "../memory/fast-line.js";
 
 export const PREFLIGHT_SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 const MAX_ATTEMPTS = 3;
@@ -177,6 +178,22 @@ function skippedProblem(file: string, lines: readonly number[]): string {
   return `${file}: ${lines.length} unparsable line(s) skipped (lines ${shown})`;
 }
 
+/**
+ * memory.jsonl is only counted here, so it is scanned 64 KB at a time without keeping its entries (a memory file
+ * can hold tens of thousands); lines in memory-add's own layout skip JSON.parse.
+ */
+function memoryFacts(path: string | null, problems: string[]): { count: number; skippedLines: number } {
+  if (path === null) return { count: 0, skippedLines: 0 };
+  let count = 0;
+  const scan = scanJsonlFile(path, () => count++, (line) => (matchMemoryLine(line) ? COUNTED : undefined));
+  if (scan.kind === "error") problems.push(`memory.jsonl: cannot read: ${scan.detail}`);
+  if (scan.kind !== "ok") return { count: 0, skippedLines: 0 };
+  if (scan.skipped) problems.push(skippedProblem("memory.jsonl", scan.skippedLines));
+  return { count, skippedLines: scan.skipped };
+}
+
+const COUNTED: Record<string, unknown> = Object.freeze({});
+
 function jsonlFacts(file: string, read: JsonlFile, problems: string[]): { count: number; skippedLines: number } {
   if (read.kind === "error") problems.push(`${file}: cannot read: ${read.detail}`);
   if (read.kind !== "ok") return { count: 0, skippedLines: 0 };
@@ -224,7 +241,9 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(dir, name), reader);
   const planRead: JsonRead = usable ? read("plan.json", readJson) : missing;
   const handoffRead: TextRead = usable ? read("handoff.md", readText) : missing;
-  const memoryRead: JsonlFile = usable ? read("memory.jsonl", readJsonl) : missing;
+  // memory.jsonl is only counted (memoryFacts), through the same read rule.
+  const memoryPath = usable ? read("memory.jsonl", (real): string | null => real) : null;
+  if (memoryPath !== null && typeof memoryPath !== "string") problems.push(`memory.jsonl: cannot read: ${memoryPath.detail}`);
   const reflectionRead: JsonlFile = usable ? read("reflection.jsonl", readJsonl) : missing;
   const reconRead: JsonRead = usable ? read("recon.json", readJson) : missing;
 
@@ -232,7 +251,7 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   if (plan.state === "invalid") problems.push(`plan.json: ${plan.error}`);
   if (handoffRead.kind === "error") problems.push(`handoff.md: cannot read: ${handoffRead.detail}`);
   const life: Lifecycle = lifecycle(handoffRead, reflectionRead, planRead);
-  const memory = jsonlFacts("memory.jsonl", memoryRead, problems);
+  const memory = memoryFacts(typeof memoryPath === "string" ? memoryPath : null, problems);
   const reflections = { ...jsonlFacts("reflection.jsonl", reflectionRead, problems), lastForSkill: lastForSkill(reflectionRead, skill) };
   const recon = reconFacts(reconRead, problems);
   let run: RunFacts | null = null;
