@@ -184,6 +184,8 @@ export interface RunOptions {
   timeoutMs?: number;
   env?: Record<string, string>;
   input?: string;
+  /** Called once the CLI started, with a function that kills it (its process group) at once. */
+  onStart?: (kill: () => void) => void;
 }
 
 /** Run the CLI once; never throws on a non-zero exit, and kills it (its process group) at the timeout. */
@@ -223,6 +225,13 @@ export function runClaude(args: string[], opts: RunOptions): Promise<RunResult> 
         json = undefined;
       }
       done({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started, json });
+    });
+    opts.onStart?.(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
     });
     child.stdin.end(opts.input ?? "");
   });

@@ -22,6 +22,8 @@ export interface ToolCall {
 export interface Turn {
   text?: string;
   tools?: ToolCall[];
+  /** Hold the answer this long (a model still thinking: a worker that stalls); dropped if the CLI gives up first. */
+  delayMs?: number;
 }
 
 export interface ToolResult {
@@ -306,7 +308,11 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
         rec.turn = index;
         const turn = answer(c, body, index);
         rec.answer = turn;
-        sendMessage(res, body, contentOf(turn, `${c.label}_${index}`), `msg_${c.label}_${index}_${rec.n}`);
+        const send = () => {
+          if (!res.destroyed) sendMessage(res, body, contentOf(turn, `${c.label}_${index}`), `msg_${c.label}_${index}_${rec.n}`);
+        };
+        if (turn.delayMs) setTimeout(send, turn.delayMs).unref();
+        else send();
         return;
       }
       res.writeHead(404, { "content-type": "application/json" });
