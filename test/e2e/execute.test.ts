@@ -490,6 +490,134 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(run.completed[2].decisions ?? JSON.stringify(run.completed[2]), /declined/);
   });
 
+  it("a stalled worker is stopped and replaced once on a stronger model; after a second stall it is not retried", { timeout: TIMEOUT }, async (t: TestContext) => {
+    const roles: RoleSpec[] = [
+      { name: "slow", model: "haiku", dirs: ["src/db"] },
+      { name: "quick", model: "haiku", dirs: ["src/api"] },
+    ];
+    const project = planned(projects, "stall and replace", roles);
+    const errors: string[] = [];
+    const table = agentTable(project, { "worker-quick": { file: ".design/worker-quick.json", content: report("quick", true), reply: "quick: done." } }, errors);
+    // Both attempts of slow never answer: a worker that hangs (the stub holds its first turn).
+    const stalled: string[] = [];
+    const agents = (b: string) => {
+      const key = /^Agent: (\S+)/m.exec(b)?.[1];
+      if (key === "worker-slow" || key === "worker-slow--2") {
+        stalled.push(key);
+        return () => ({ text: "Still working.", delayMs: 120_000 });
+      }
+      return table(b);
+    };
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    const answers: any[] = [];
+    const stops: any[] = [];
+    const stalls: any[] = [];
+    let spawnedSlow2: any;
+    let taskStopDeferred: boolean | undefined;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      maxTurns: 80,
+      timeoutMs: 150_000,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        yield* preflight(lead, digest.plan.goal);
+        yield* noChallenge(lead);
+        yield* grantPhase(lead, roles);
+        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+        const o = offeredTools(latest().body);
+        taskStopDeferred = !o.callable.has("TaskStop") && o.deferred.has("TaskStop");
+        let d = yield* helper(lead, "Asking the helper what to start.", "next");
+        answers.push(d);
+        check(d.start.length === 2, JSON.stringify(d));
+        const ids: Record<string, string> = {};
+        const taskIds: Record<string, string> = {};
+        const spawn = function* (st: any): Generator<any, void, TurnContext> {
+          const up = yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
+            roleIndex: st.roleIndex,
+            replace: [
+              ['"model": "sonnet"', `"model": "${st.model}"`],
+              ['"agent": "api-developer"', `"agent": "${st.agent}"`],
+            ],
+          });
+          check(up.updated.includes(st.roleIndex), JSON.stringify(up));
+          const call = agent(`work on ${st.name}`, st.agent, st.model, brief(`worker-${st.agent}`, `You are ${st.agent}. Role: ${st.name}. Write your completion report to ${st.reportPath}.`));
+          if (st.agent === "slow--2") spawnedSlow2 = call.input;
+          const r = (yield* calls(`Spawning ${st.agent}.`, call)).results[0];
+          done(r);
+          ids[st.agent] = r.id;
+          taskIds[st.agent] = /agentId:\s*([\w-]+)/.exec(r.text)?.[1] ?? st.agent;
+        };
+        for (const st of d.start) yield* spawn(st);
+        // quick reports; slow stays silent.
+        yield* waitFor(latest(), [ids.quick], "Waiting for the workers.");
+        ok((yield* calls("quick reported.", lead.run("worker-completion-validate", [], { fill: { agent: "quick" } }))).results[0]);
+        yield* helper(lead, "quick completed.", "update-status", ['"status": "completed"'], { roleIndex: 1, fill: { "one-line outcome": "quick done" } });
+        yield* loadTools(latest(), ["SendMessage", "TaskStop"]);
+        // A silent worker: two turns → ask for status once; three turns → stalled (recorded, stopped, asked again).
+        const silent = function* (name: string, index: number): Generator<any, any, TurnContext> {
+          answers.push(yield* helper(lead, `${name} is silent (turn 1).`, "next"));
+          answers.push(yield* helper(lead, `${name} is silent (turn 2).`, "next"));
+          done((yield* calls(`Asking ${name} for its status.`, sendMessage(name, "status?", "No report yet: what is your status?"))).results[0]);
+          answers.push(yield* helper(lead, `${name} still silent (turn 3): it stalled.`, "next"));
+          const r = yield* helper(lead, `Recording ${name} as stalled.`, "update-status", ['"status": "failed"'], {
+            roleIndex: index,
+            replace: [['"status": "failed"', '"status": "failed", "stalled": true']],
+            fill: { "what failed": "stalled" },
+          });
+          stalls.push(r);
+          return r;
+        };
+        yield* silent("slow", 0);
+        d = yield* helper(lead, "Asking the helper what to start.", "next");
+        answers.push(d);
+        check(d.start.length === 1 && d.start[0].replaces?.agent === "slow", JSON.stringify(d));
+        // replaces → stop the previous attempt first.
+        const stop = (yield* calls("Stopping the stalled attempt before its replacement starts.", { name: "TaskStop", input: { task_id: taskIds.slow } })).results[0];
+        stops.push(stop);
+        done(stop);
+        done((yield* calls("Retry reflexion.", lead.ref("retry-reflexion.md"))).results[0]);
+        done((yield* calls("Recording the reflexion.", lead.write(".design/tmp/update.json", [{ roleIndex: 0, status: "failed", result: "stalled\n\n--- Retry 2 Reflexion ---\nRoot cause: hung\nWrong assumption: a\nAlternative: b\nGuard: c" }]))).results[0]);
+        yield* helper(lead, "Same-status update.", "update-status", ["< .design/tmp/update.json"]);
+        yield* spawn(d.start[0]);
+        yield* silent("slow--2", 0);
+        // The turn-timeout rule: a stalled agent is stopped (no replacement will come).
+        const stop2 = (yield* calls("Stopping the stalled attempt.", { name: "TaskStop", input: { task_id: taskIds["slow--2"] } })).results[0];
+        stops.push(stop2);
+        done(stop2);
+        d = yield* helper(lead, "Asking the helper what to start.", "next");
+        answers.push(d);
+        yield* workersCheckpoint(lead, ["quick"], 1, 1, 0, d.reason);
+        yield turn(`Workers done: ${d.reason}`);
+      }),
+    });
+    clean(s, errors);
+    t.diagnostic(`TaskStop ${taskStopDeferred ? "is deferred (loaded through ToolSearch)" : "is offered directly"}; stop results: ${stops.map((x) => x.text.slice(0, 80)).join(" | ")}`);
+    assert.deepEqual(stalled, ["worker-slow", "worker-slow--2"]);
+    const retry = answers.find((a) => a.start?.some((x: any) => x.agent === "slow--2")).start[0];
+    assert.deepEqual([retry.attempt, retry.retry, retry.model, retry.previousModel, retry.replaces], [2, true, "sonnet", "haiku", { agent: "slow", outcome: "stalled" }]);
+    assert.equal(spawnedSlow2.name, "slow--2");
+    assert.equal(spawnedSlow2.model, "sonnet");
+    // Stopped before the replacement was spawned, by the request order of the lead's calls.
+    const order = s.main.flatMap((r) => (r.answer?.tools ?? []).map((x) => (x.name === "Agent" ? `Agent ${x.input.name}` : x.name)));
+    const uniq = order.filter((x, i) => order.indexOf(x) === i || x === "TaskStop");
+    assert.ok(uniq.indexOf("TaskStop") < uniq.indexOf("Agent slow--2"), uniq.join(","));
+    const last = answers[answers.length - 1];
+    assert.equal(last.done, true);
+    assert.deepEqual(last.start, []);
+    assert.deepEqual(last.failedForGood.map((f: any) => f.name), ["slow"]);
+    assert.match(JSON.stringify(last.failedForGood), /stalled twice/);
+    const plan = project.json(".design/plan.json");
+    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["slow", "failed"], ["quick", "completed"]]);
+    assert.deepEqual(plan.roles[0].attemptLog.map((e: any) => [e.attempt, e.model, e.agent, e.outcome]), [
+      [1, "haiku", "slow", "stalled"],
+      [2, "sonnet", "slow--2", "stalled"],
+    ]);
+    const cand = helperSync(project, ["retry-candidates", ".design/plan.json"]);
+    assert.deepEqual(cand.candidates ?? cand.roles ?? [], [], JSON.stringify(cand));
+  });
+
   it("an interruption in phase 4 after one role completed: the re-run resumes and hands its context to the dependent", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
     const roles: RoleSpec[] = [
       { name: "base", model: "haiku", dirs: ["src/db"] },
