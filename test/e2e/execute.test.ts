@@ -5,7 +5,7 @@
 // The scripted lead follows skills/execute/SKILL.md: every helper call exactly as written there, in its order.
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
+import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
 import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
@@ -415,6 +415,10 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       a0.waiting.find((w: any) => w.name === "waiter")?.on.map((o: any) => [o.name, o.kind]),
       [["holder", "overlap"]],
     );
+    assert.deepEqual(
+      a0.waiting.find((w: any) => w.name === "after-holder")?.on.map((o: any) => [o.name, o.kind]),
+      [["holder", "dependency"]],
+    );
     // The holder failed for good: the lock is released, the waiter starts; the dependent cannot run.
     assert.deepEqual(a1.start.map((x: any) => x.name), ["waiter"]);
     assert.deepEqual(a1.failedForGood.map((f: any) => f.name), ["holder"]);
@@ -435,6 +439,8 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const again = helperSync(project, ["next", ".design/plan.json"]);
     assert.deepEqual([again.done, again.reason], [true, last.reason]);
     assert.equal(helperSync(project, ["resume-reset", ".design/plan.json"]).noWorkRemaining, true);
+    const st = helperSync(project, ["status", ".design/plan.json"]);
+    assert.deepEqual([st.counts.completed, st.counts.failed, st.counts.skipped], [1, 1, 1]);
   });
 
   it("an invalid challenger report gets one correction, then the run continues without it", { timeout: TIMEOUT }, async () => {
@@ -482,6 +488,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.equal(verdicts.length, 2);
     for (const v of verdicts) assert.equal(v.ok, false);
     assert.ok(!sent.isError, `SendMessage failed: ${sent.text}`);
+    assert.ok(s.agents.some((r) => JSON.stringify(r.body?.messages ?? []).includes("Your report is invalid")), "the challenger never got the error");
     const run = project.json(".design/run-execute.json");
     assert.deepEqual(run.completed.map((c: any) => c.phase), ["pre-flight", "challenge", "grant"]);
     assert.deepEqual(run.completed[1].outputs ?? [], []);
@@ -561,6 +568,10 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
           answers.push(yield* helper(lead, `${name} is silent (turn 2).`, "next"));
           done((yield* calls(`Asking ${name} for its status.`, sendMessage(name, "status?", "No report yet: what is your status?"))).results[0]);
           answers.push(yield* helper(lead, `${name} still silent (turn 3): it stalled.`, "next"));
+          // The turn-timeout rule: stop it, then record the stall.
+          const stop = (yield* calls(`Stopping ${name}.`, { name: "TaskStop", input: { task_id: taskIds[name] } })).results[0];
+          stops.push(stop);
+          done(stop);
           const r = yield* helper(lead, `Recording ${name} as stalled.`, "update-status", ['"status": "failed"'], {
             roleIndex: index,
             replace: [['"status": "failed"', '"status": "failed", "stalled": true']],
@@ -573,19 +584,13 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
         d = yield* helper(lead, "Asking the helper what to start.", "next");
         answers.push(d);
         check(d.start.length === 1 && d.start[0].replaces?.agent === "slow", JSON.stringify(d));
-        // replaces → stop the previous attempt first.
-        const stop = (yield* calls("Stopping the stalled attempt before its replacement starts.", { name: "TaskStop", input: { task_id: taskIds.slow } })).results[0];
-        stops.push(stop);
-        done(stop);
+        // replaces → the previous attempt was stopped when it stalled (it wrote no report: nothing to clean).
+        check(!project.exists(".design/worker-slow.json"), "the stalled attempt wrote a report");
         done((yield* calls("Retry reflexion.", lead.ref("retry-reflexion.md"))).results[0]);
         done((yield* calls("Recording the reflexion.", lead.write(".design/tmp/update.json", [{ roleIndex: 0, status: "failed", result: "stalled\n\n--- Retry 2 Reflexion ---\nRoot cause: hung\nWrong assumption: a\nAlternative: b\nGuard: c" }]))).results[0]);
         yield* helper(lead, "Same-status update.", "update-status", ["< .design/tmp/update.json"]);
         yield* spawn(d.start[0]);
         yield* silent("slow--2", 0);
-        // The turn-timeout rule: a stalled agent is stopped (no replacement will come).
-        const stop2 = (yield* calls("Stopping the stalled attempt.", { name: "TaskStop", input: { task_id: taskIds["slow--2"] } })).results[0];
-        stops.push(stop2);
-        done(stop2);
         d = yield* helper(lead, "Asking the helper what to start.", "next");
         answers.push(d);
         yield* workersCheckpoint(lead, ["quick"], 1, 1, 0, d.reason);
@@ -595,6 +600,10 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     clean(s, errors);
     t.diagnostic(`TaskStop ${taskStopDeferred ? "is deferred (loaded through ToolSearch)" : "is offered directly"}; stop results: ${stops.map((x) => x.text.slice(0, 80)).join(" | ")}`);
     assert.deepEqual(stalled, ["worker-slow", "worker-slow--2"]);
+    if (BEHAVIOUR) assert.equal(taskStopDeferred, BEHAVIOUR.deferredSendMessage, "TaskStop is deferred exactly where SendMessage is");
+    assert.equal(stops.length, 2);
+    for (const x of stops) assert.match(x.text, /stopped/i);
+    assert.equal(stalls.length, 2);
     const retry = answers.find((a) => a.start?.some((x: any) => x.agent === "slow--2")).start[0];
     assert.deepEqual([retry.attempt, retry.retry, retry.model, retry.previousModel, retry.replaces], [2, true, "sonnet", "haiku", { agent: "slow", outcome: "stalled" }]);
     assert.equal(spawnedSlow2.name, "slow--2");
