@@ -346,6 +346,10 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     });
     clean(s, errors);
     assert.equal(reset.retryable, 1);
+    // Not the old jump to verify: phase 4 ran and recorded the retry.
+    const run = project.json(".design/run-execute.json");
+    assert.deepEqual(run.completed.map((c: any) => c.phase), ["pre-flight", "challenge", "grant", "workers"]);
+    assert.doesNotMatch(JSON.stringify(run.completed), /no work remaining/);
     const first = loop.answers[0];
     assert.deepEqual(
       first.start.map((x: any) => [x.name, x.agent, x.attempt, x.retry, x.from, x.previousModel, x.model, x.replaces]),
@@ -708,6 +712,8 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     });
     clean(s2, errors);
     assert.equal(reset.resetRoles.length, 1, JSON.stringify(reset));
+    assert.match(JSON.stringify(reset.resetRoles[0]), /"user"|\buser\b/);
+    assert.equal(reset.noWorkRemaining, false);
     const st = loop.answers[0].start[0];
     assert.deepEqual([st.name, st.agent, st.attempt, st.model], ["user", "user--2", 2, "haiku"], "an interrupted attempt uses budget, not a tier");
     assert.deepEqual(st.dependencies.map((d: any) => [d.name, d.reportPath, d.reportExists]), [["base", ".design/worker-base.json", true]]);

@@ -134,4 +134,21 @@ describe("the Messages API stub", () => {
       await strict.close();
     }
   });
+
+  it("holds a turn with delayMs (a worker that stalls), and answers a client that gave up with nothing", async () => {
+    const slow = await startStub([{ text: "late", delayMs: 400 }]);
+    try {
+      const body = { model: "m", tools: TOOLS, messages: [{ role: "user", content: "go" }] };
+      const started = Date.now();
+      const msg = JSON.parse((await post(slow, body)).text);
+      assert.equal(msg.content[0].text, "late");
+      assert.ok(Date.now() - started >= 350, `answered after ${Date.now() - started} ms`);
+      // An aborted request (TaskStop on a stalled agent) leaves the stub serving.
+      await assert.rejects(fetch(`${slow.url}/v1/messages`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(50) }));
+      await new Promise((r) => setTimeout(r, 450));
+      assert.equal(JSON.parse((await post(slow, body)).text).content[0].text, "late");
+    } finally {
+      await slow.close();
+    }
+  });
 });
