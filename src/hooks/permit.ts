@@ -79,6 +79,7 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   memories: "path",
   from: "path",
   "min-runs": "text",
+  only: "name",
 };
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;

@@ -283,7 +283,7 @@ const CASES: Case[] = [
   { name: "preflight (nothing there)", command: "preflight", args: [], files: () => ({}), expect: (r) => has(isOk(r), "preflight always exits 0") },
   {
     name: "archive", command: "archive", args: [".design"],
-    files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now), ".design/recon.json": recon, ".design/expert-a.json": { summary: "x" } }),
+    files: (now) => ({ ".design/plan.json": plan((roles) => { for (const r of roles) r.status = "completed"; }), ".design/memory.jsonl": memories(now), ".design/recon.json": recon, ".design/expert-a.json": { summary: "x" } }),
     expect: (r) => {
       const stays = r.read(".design/memory.jsonl").length > 0 && r.read(".design/recon.json").length > 0;
       let moved = false;
@@ -294,6 +294,16 @@ const CASES: Case[] = [
       }
       return has(isOk(r) && stays && moved, "plan.json should move, memory.jsonl and recon.json stay");
     },
+  },
+  {
+    name: "archive (an unexecuted plan stays)", command: "archive", args: [".design"],
+    files: () => ({ ".design/plan.json": plan(), ".design/expert-a.json": { summary: "x" } }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.planState === "ready" && r.read(".design/plan.json").length > 0 && r.read(".design/expert-a.json").length > 0, "a ready plan must not move without --include-plan"),
+  },
+  {
+    name: "archive --only experts", command: "archive", args: [".design", "--only", "experts"],
+    files: () => ({ ".design/plan.json": plan(), ".design/expert-a.json": { summary: "x" } }),
+    expect: (r) => has(isOk(r) && r.out.archived?.length === 1 && r.out.archived[0] === "expert-a.json" && r.read(".design/plan.json").length > 0, "only expert-a.json should move"),
   },
   {
     name: "sync-check", command: "sync-check", args: ["skills"], files: skillsTree,
