@@ -276,6 +276,15 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && typeof r.out.summary === "string" && r.out.modifiedRoles.length === 1, "one role should be modified"),
   },
   {
+    name: "plan-diff (newest archived plan)", command: "plan-diff", args: [".design/history", "b.json"],
+    files: () => ({
+      "b.json": plan(),
+      ".design/history/20260101T000000Z/plan.json": plan((roles) => { roles.pop(); }),
+      ".design/history/20260101T000000Z-2/plan.json": plan(),
+    }),
+    expect: (r) => has(isOk(r) && r.out.archivedPlan === ".design/history/20260101T000000Z-2/plan.json" && r.out.summary === "no changes detected", "the newest archived plan (-2) should be compared"),
+  },
+  {
     name: "plan-health-summary", command: "plan-health-summary", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/handoff.md": "# Handoff\n\nAll done.\n", ".design/reflection.jsonl": reflections(now) }),
     expect: (r) => has(isOk(r) && r.out.handoff.includes("All done.") && r.out.reflections.length === 2, "handoff and two reflections expected"),
   },
