@@ -3,7 +3,7 @@ import type { HookSpec } from "./spec-table.js";
 
 export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
-  "archive": {"p":[["design_dir",1]],"f":{},"s":0},
+  "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"]},"s":0},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{},"s":0},
   "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0]},"s":0},

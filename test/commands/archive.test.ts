@@ -9,10 +9,16 @@ const STAMP = "20260218T090405Z";
 
 const run = { now: NOW };
 
+/** A plan.json in the state the name says (preflight's digest: pending only = ready, all completed = done). */
+function planIn(state: "ready" | "in_progress" | "done"): string {
+  const status = { ready: ["pending", "pending"], in_progress: ["completed", "pending"], done: ["completed", "completed"] }[state];
+  return JSON.stringify({ schemaVersion: 4, goal: "g", roles: status.map((s, i) => ({ name: `r${i}`, status: s, attempts: 0 })) });
+}
+
 describe("archive", () => {
   it("moves the run's artifacts into history/<stamp>/ and keeps the persistent files", async (t) => {
     const p = project(t, {
-      ".design/plan.json": { schemaVersion: 4 },
+      ".design/plan.json": planIn("done"),
       ".design/expert-architect.json": { summary: "s" },
       ".design/specs/spec-a.test.ts": "x",
       ".design/.hidden": "h",
@@ -37,11 +43,11 @@ describe("archive", () => {
 
   it("keeps both copies when archiving twice in the same second (D18)", async (t) => {
     const p = project(t, { ".design/plan.json": "one" });
-    const first = await p.run("archive", [".design"], run);
+    const first = await p.run("archive", [".design", "--include-plan"], run);
     writeFileSync(join(p.dir, ".design/plan.json"), "two");
-    const second = await p.run("archive", [".design"], run);
+    const second = await p.run("archive", [".design", "--include-plan"], run);
     writeFileSync(join(p.dir, ".design/plan.json"), "three");
-    const third = await p.run("archive", [".design"], run);
+    const third = await p.run("archive", [".design", "--include-plan"], run);
     assert.equal(first.archivedTo, `.design/history/${STAMP}`);
     assert.equal(second.archivedTo, `.design/history/${STAMP}-2`);
     assert.equal(third.archivedTo, `.design/history/${STAMP}-3`);
@@ -53,7 +59,7 @@ describe("archive", () => {
   it("never moves lock files or the helper's temporary files, and leaves no lock of its own", async (t) => {
     const temp = `.memory.jsonl.${process.pid}.0123456789ab.tmp`;
     const p = project(t, {
-      ".design/plan.json": "{}",
+      ".design/plan.json": planIn("done"),
       ".design/memory.jsonl.lock": "",
       [`.design/${temp}`]: "partial",
       ".design/notes.tmp": "not a helper temp file",
@@ -77,9 +83,9 @@ describe("archive", () => {
   });
 
   it("removes trailing slashes and accepts the project's .design/ given as an absolute path", async (t) => {
-    const p = project(t, { ".design/plan.json": "{}", ".design/x.json": "{}" });
+    const p = project(t, { ".design/plan.json": planIn("done"), ".design/x.json": "{}" });
     assert.equal((await p.run("archive", [".design//"], run)).archivedTo, `.design/history/${STAMP}`);
-    writeFiles(p.dir, { ".design/plan.json": "{}" });
+    writeFiles(p.dir, { ".design/plan.json": planIn("done") });
     const abs = join(p.dir, ".design");
     assert.equal((await p.run("archive", [`${abs}/`], run)).archivedTo, `${abs}/history/${STAMP}-2`);
   });
@@ -93,7 +99,7 @@ describe("archive", () => {
   });
 
   it("fails cleanly when the archive directory cannot be created, moving nothing", async (t) => {
-    const p = project(t, { ".design/plan.json": "{}", ".design/history": "a file, not a folder" });
+    const p = project(t, { ".design/plan.json": planIn("done"), ".design/history": "a file, not a folder" });
     const out = await p.run("archive", [".design"], run);
     assert.equal(out.ok, false);
     assert.match(out.error as string, /^Error creating archive directory: /);
@@ -104,5 +110,97 @@ describe("archive", () => {
     const out = await project(t).run("archive");
     assert.equal(out.ok, false);
     assert.equal(out.code, "E_USAGE");
+  });
+  for (const [state, plan, planState] of [
+    ["ready", planIn("ready"), "ready"],
+    ["in progress", planIn("in_progress"), "in_progress"],
+    ["broken", "{not json", "invalid"],
+    ["of another schema", JSON.stringify({ schemaVersion: 3, roles: [] }), "invalid"],
+  ] as const) {
+    it(`refuses to move a plan that is ${state} without --include-plan, and moves nothing`, async (t) => {
+      const p = project(t, { ".design/plan.json": plan, ".design/expert-a.json": "{}", ".design/draft/plan.json": "{}" });
+      const out = await p.run("archive", [".design"], run);
+      assert.equal(out.ok, false);
+      assert.equal(out.code, "E_INVALID");
+      assert.equal(out.planState, planState);
+      assert.match(out.error as string, /^\.design\/plan\.json is .*--include-plan.*--keep-plan/);
+      assert.equal(out.exitCode, 1);
+      assert.deepEqual(p.list(".design"), ["draft", "expert-a.json", "plan.json"]);
+      assert.equal(p.read(".design/plan.json"), plan);
+      assert.equal(p.exists(".design/history"), false);
+      assert.equal(p.exists(".design/plan.json.lock"), false);
+    });
+  }
+
+  it("moves a plan in progress when the call says so (--include-plan)", async (t) => {
+    const p = project(t, { ".design/plan.json": planIn("in_progress"), ".design/specs/s.test.ts": "x" });
+    const out = await p.run("archive", [".design", "--include-plan"], run);
+    assert.deepEqual(out, { ok: true, archivedTo: `.design/history/${STAMP}`, archived: ["plan.json", "specs"], exitCode: 0 });
+    assert.equal(p.read(`.design/history/${STAMP}/plan.json`), planIn("in_progress"));
+  });
+
+  it("--keep-plan moves the stopped run's artifacts and keeps the plan and the files of its execution", async (t) => {
+    const p = project(t, {
+      ".design/plan.json": planIn("in_progress"),
+      ".design/specs/s.test.ts": "x",
+      ".design/grant.json": "{}",
+      ".design/workflow.js": "//",
+      ".design/worker-api.json": "{}",
+      ".design/scout-report.json": "{}",
+      ".design/fix-1.json": "{}",
+      ".design/expert-architect.json": "{}",
+      ".design/cross-review.json": "{}",
+      ".design/draft/plan.json": "{}",
+      ".design/memory.jsonl": "",
+    });
+    const out = await p.run("archive", [".design", "--keep-plan"], run);
+    assert.deepEqual(out.archived, ["cross-review.json", "draft", "expert-architect.json"]);
+    assert.deepEqual(p.list(".design"), [
+      "fix-1.json", "grant.json", "history", "memory.jsonl", "plan.json", "scout-report.json", "specs", "worker-api.json", "workflow.js",
+    ]);
+    assert.equal(p.read(".design/plan.json"), planIn("in_progress"));
+    assert.deepEqual(p.list(`.design/history/${STAMP}`), ["cross-review.json", "draft", "expert-architect.json"]);
+  });
+
+  it("--keep-plan with only the plan there has nothing to archive", async (t) => {
+    const p = project(t, { ".design/plan.json": planIn("ready"), ".design/specs/s.test.ts": "x" });
+    assert.deepEqual(await p.run("archive", [".design", "--keep-plan"], run), { ok: true, message: "nothing to archive", exitCode: 0 });
+    assert.equal(p.exists(".design/history"), false);
+  });
+
+  it("--only experts moves just the expert artifacts, whatever the plan's state", async (t) => {
+    const p = project(t, {
+      ".design/plan.json": planIn("in_progress"),
+      ".design/expert-codebase-analyst.json": "{}",
+      ".design/expert-domain-specialist.json": "{}",
+      ".design/expert-notes.md": "not an artifact",
+      ".design/scout-report.json": "{}",
+      ".design/recon.json": "{}",
+    });
+    const out = await p.run("archive", [".design", "--only", "experts"], run);
+    assert.deepEqual(out, {
+      ok: true,
+      archivedTo: `.design/history/${STAMP}`,
+      archived: ["expert-codebase-analyst.json", "expert-domain-specialist.json"],
+      exitCode: 0,
+    });
+    assert.deepEqual(p.list(".design"), ["expert-notes.md", "history", "plan.json", "recon.json", "scout-report.json"]);
+    assert.deepEqual(await p.run("archive", [".design", "--only=experts"], run), { ok: true, message: "nothing to archive", exitCode: 0 });
+  });
+
+  it("refuses contradictory or unknown flag values with E_USAGE, moving nothing", async (t) => {
+    const p = project(t, { ".design/plan.json": planIn("done"), ".design/expert-a.json": "{}" });
+    for (const args of [
+      ["--include-plan", "--keep-plan"],
+      ["--only", "experts", "--keep-plan"],
+      ["--only", "experts", "--include-plan"],
+      ["--only", "plans"],
+      ["--only"],
+    ]) {
+      const out = await p.run("archive", [".design", ...args], run);
+      assert.equal(out.ok, false, args.join(" "));
+      assert.equal(out.code, "E_USAGE", args.join(" "));
+    }
+    assert.deepEqual(p.list(".design"), ["expert-a.json", "plan.json"]);
   });
 });

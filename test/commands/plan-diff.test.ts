@@ -1,5 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 const ac = (...pairs: Array<[string, string]>) => pairs.map(([criterion, check]) => ({ criterion, check }));
@@ -159,5 +162,53 @@ describe("plan-diff", () => {
     assert.equal(arr.exitCode, 1);
     assert.equal((await p.run("plan-diff", ["ok.json", "str.json"])).error, "Invalid plan structure: 'roles' must be an array");
     assert.equal((await p.run("plan-diff", ["ok.json", "el.json"])).error, "Invalid plan structure: roles[0] must be an object");
+  });
+  describe("with the archive folder as the earlier plan", () => {
+    const draft = planWith(["api", "docs"], { goal: "Improve skill greet: clearer steps" });
+
+    it("diffs against the newest archived plan.json and names it", async (t) => {
+      const p = project(t, {
+        ".design/draft/plan.json": draft,
+        ".design/history/20260101T000000Z/plan.json": planWith(["old"], { goal: "oldest" }),
+        ".design/history/20260301T120000Z/plan.json": planWith(["api"], { goal: "second" }),
+        ".design/history/20260301T120000Z-2/plan.json": planWith(["api"], { goal: "third" }),
+        ".design/history/20260301T120000Z-10/plan.json": planWith(["api", "docs"], { goal: "Improve skill greet: clearer steps" }),
+        ".design/history/20260301T120000Z-11/run-design.json": {},
+        ".design/history/zz-not-a-stamp/plan.json": planWith(["x"], { goal: "ignored" }),
+      });
+      const out = await p.run("plan-diff", [".design/history", ".design/draft/plan.json"]);
+      assert.equal(out.ok, true, JSON.stringify(out));
+      assert.equal(out.archivedPlan, ".design/history/20260301T120000Z-10/plan.json");
+      assert.equal(out.archivedGoal, "Improve skill greet: clearer steps");
+      assert.equal(out.summary, "no changes detected");
+      assert.equal((await p.run("plan-diff", [".design/history/", ".design/draft/plan.json"])).archivedPlan, ".design/history/20260301T120000Z-10/plan.json");
+    });
+
+    it("passes over an archived plan that does not read as a plan, and one that links out of the project", async (t) => {
+      const outside = mkdtempSync(join(tmpdir(), "plan-diff-outside-"));
+      t.after(() => rmSync(outside, { recursive: true, force: true }));
+      const p = project(t, {
+        ".design/draft/plan.json": draft,
+        ".design/history/20260101T000000Z/plan.json": planWith(["api"], { goal: "the good one" }),
+        ".design/history/20260102T000000Z/plan.json": "{broken",
+        ".design/history/20260104T000000Z/x": "",
+      });
+      writeFileSync(join(outside, "plan.json"), JSON.stringify(planWith(["evil"], { goal: "outside" })));
+      mkdirSync(join(p.dir, ".design/history/20260103T000000Z"));
+      symlinkSync(join(outside, "plan.json"), join(p.dir, ".design/history/20260103T000000Z/plan.json"));
+      const out = await p.run("plan-diff", [".design/history", ".design/draft/plan.json"]);
+      assert.equal(out.archivedPlan, ".design/history/20260101T000000Z/plan.json");
+      assert.equal(out.archivedGoal, "the good one");
+      assert.deepEqual(out.addedRoles, ["docs"]);
+    });
+
+    it("answers archivedPlan null when nothing is archived, and still checks the later plan", async (t) => {
+      const p = project(t, { ".design/draft/plan.json": draft, ".design/history/20260101T000000Z/run-recon.json": {} });
+      assert.deepEqual(await p.run("plan-diff", [".design/history", ".design/draft/plan.json"]), {
+        ok: true, archivedPlan: null, message: "no archived plan.json in .design/history", exitCode: 0,
+      });
+      const missing = await p.run("plan-diff", [".design/history", ".design/draft/none.json"]);
+      assert.equal(missing.error, "Plan file not found: .design/draft/none.json");
+    });
   });
 });

@@ -236,7 +236,7 @@ describe("preflight with run state", () => {
 
 describe("archive and run state", () => {
   it("keeps an unfinished run's state and archives a finished one", async (t) => {
-    const p = project(t, { ".design/plan.json": { schemaVersion: 4, roles: [] }, ".design/expert-a.json": {} });
+    const p = project(t, { ".design/plan.json": { schemaVersion: 4, roles: [{ name: "r", status: "completed" }] }, ".design/expert-a.json": {} });
     await p.run("run-start", ["design", "--phases", "a,b"]);
     await p.run("run-start", ["execute", "--phases", "a"]);
     await p.run("run-complete", ["execute"]);

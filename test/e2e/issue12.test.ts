@@ -1,12 +1,16 @@
 // Issue 12's skill behaviours through the real CLI (`claude -p "/do:<skill> …" --plugin-dir`), each in its own
-// copy of the sample project: improve resolves a project skill by part of its name and answers an ambiguous one with
-// candidates; recon run again with a recon.json in place keeps it (the new one goes to recon-2.json); design started
-// over with a plan in progress is told not to archive it; reflect takes counts the test knows from the helper.
-// The scripted lead runs every helper call exactly as the SKILL.md spells it.
+// copy of the sample project: improve resolves a project skill by part of its name and stops to ask about an
+// ambiguous one with the helper's candidates; recon moves an earlier run's expert artifacts aside, keeps an existing
+// recon.json (the new one goes to recon-2.json) and replaces it only once the user said so (a resumed session);
+// design started over with a plan in progress keeps the plan (the helper refuses to move it without the flag) and
+// archives it with --include-plan after the user's yes; reflect takes counts the test knows from the helper.
+// The scripted lead runs every helper call exactly as the SKILL.md spells it. A user's answer is the prompt of a
+// second session that resumes the first (`--resume <session_id>`, same HOME): `-p` offers no AskUserQuestion.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
-import { check, done, flowScript, ok, turn, type Flow } from "./lib/lead.ts";
+import { ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
+import { rmSync } from "node:fs";
+import { check, done, flowScript, helperJson, ok, turn, type Flow } from "./lib/lead.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { GOAL, RECON_GOAL, reconDoc } from "./lib/fixtures.ts";
 import { assertClean, session } from "./lib/session.ts";
@@ -22,6 +26,14 @@ function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext,
   return ctx;
 }
 
+/** A helper call that must run and answer ok:false (the helper refusing); returns its JSON. */
+function* refused(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
+  const r = (yield* calls(text, lead.run(command, contains, fill))).results[0];
+  const doc = helperJson(r);
+  check(doc.ok === false, `${command} should have been refused: ${r.text}`);
+  return doc;
+}
+
 function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
   return ok((yield* calls(text, lead.run(command, contains, fill))).results[0]);
 }
@@ -30,19 +42,30 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
   const projects: Sample[] = [];
   before(() => ensureClaude());
   after(() => cleanup(...projects.map((p) => p.dir)));
+  const homes: string[] = [];
+  after(() => {
+    for (const h of homes) rmSync(h, { recursive: true, force: true });
+  });
   const fresh = () => {
     const p = sampleProject();
     projects.push(p);
     return p;
   };
+  /** A HOME kept across two sessions, so the second can resume the first. */
+  const home = () => {
+    const h = scratchHome();
+    homes.push(h);
+    return h;
+  };
 
-  it("/do:improve finds a project skill by part of its name, and answers an ambiguous name with candidates", { timeout: TIMEOUT }, async () => {
+  it("/do:improve finds a project skill by part of its name, and stops to ask about an ambiguous name with candidates", { timeout: TIMEOUT }, async () => {
     const project = fresh();
     project.write(".claude/skills/greet-formal/SKILL.md", "---\nname: greet-formal\ndescription: Use when a formal greeting is wanted.\n---\n\n# Formal\n");
     project.write(".claude/skills/farewell/SKILL.md", "---\nname: farewell\ndescription: Use when saying goodbye.\n---\n\n# Bye\n");
     const lead = new SkillLead("improve", PLUGIN_DIR, project, "farew clarity");
     let partial: any;
     let ambiguous: any;
+    let question = "";
     const s = await session({
       prompt: "/do:improve farew clarity",
       cwd: project.dir,
@@ -50,29 +73,41 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
       script: flowScript(function* (): Flow {
         partial = yield* helper(lead, "Resolving the target.", "skill-find", [], { fill: { target: "farew" } });
         ambiguous = yield* helper(lead, "And a name that fits two.", "skill-find", [], { fill: { target: "gree" } });
-        yield turn("Which greet skill do you mean?");
+        // The skill: `ambiguous` → ask with the candidates (qualifiedName, source, path), start nothing before the answer.
+        question = `"gree" fits ${ambiguous.candidates.length} skills. Which one? ${ambiguous.candidates.map((c: any) => `${c.qualifiedName} (${c.source}, ${c.path})`).join("; ")}`;
+        yield turn(question);
       }),
     });
     assertClean(s);
+    assert.match(s.received, /`ambiguous` → AskUserQuestion with the `candidates` \(qualifiedName,\s+source, path\)/);
     assert.deepEqual([partial.match, partial.skill.path, partial.skill.inProject], ["partial", ".claude/skills/farewell/SKILL.md", true]);
     assert.deepEqual([ambiguous.match, ambiguous.resolved], ["ambiguous", false]);
     assert.deepEqual(ambiguous.candidates.map((c: any) => c.name).sort(), ["greet", "greet-formal"]);
+    assert.ok(ambiguous.candidates.every((c: any) => typeof c.path === "string" && c.path.endsWith("SKILL.md")), JSON.stringify(ambiguous.candidates));
     assert.match(ambiguous.advice, /Ask the user/);
+    assert.equal(s.run.json.result, question, "the session ends on the question");
+    for (const c of ambiguous.candidates) assert.ok(s.run.json.result.includes(c.path), c.path);
+    assert.equal(project.exists(".design/run-improve.json"), false, "no run starts before the user answers");
   });
 
-  it("/do:recon run again keeps the existing recon.json and writes recon-2.json", { timeout: TIMEOUT }, async () => {
+  it("/do:recon run again moves the earlier expert artifacts aside, keeps the existing recon.json and writes recon-2.json", { timeout: TIMEOUT }, async () => {
     const project = fresh();
     project.write(".design/recon.json", JSON.stringify(reconDoc(), null, 2));
+    project.write(".design/expert-codebase-analyst.json", JSON.stringify({ summary: "an earlier run's findings", findings: [] }));
     const before = project.read(".design/recon.json");
     const lead = new SkillLead("recon", PLUGIN_DIR, project, RECON_GOAL);
     let ranked: any;
     let digest: any;
+    let moved: any;
+    let stale: any;
     const s = await session({
       prompt: `/do:recon ${RECON_GOAL}`,
       cwd: project.dir,
-      maxTurns: 5,
+      maxTurns: 6,
       script: flowScript(function* (first): Flow {
         digest = lead.digest(first);
+        moved = yield* helper(lead, "A fresh run: earlier researcher artifacts go to history.", "archive", ["--only experts"]);
+        stale = yield* refused(lead, "The earlier artifact can no longer pass as this run's.", "expert-validate", [], { fill: { name: "codebase-analyst" } });
         done((yield* calls("The user keeps the old recon: writing the draft.", lead.write(".design/tmp/recon-draft.json", reconDoc()))).results[0]);
         ranked = yield* helper(lead, "Ranking.", "recon-rank");
         yield turn("Written to recon-2.json; the previous recon is kept.");
@@ -81,12 +116,62 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assertClean(s);
     assert.equal(digest.recon.exists, true);
     assert.match(digest.nextStep, /ask whether to replace it/);
+    assert.deepEqual(moved.archived, ["expert-codebase-analyst.json"]);
+    assert.ok(project.exists(`${moved.archivedTo}/expert-codebase-analyst.json`));
+    assert.equal(stale.code, "E_NOT_FOUND", JSON.stringify(stale));
     assert.deepEqual([ranked.collision, ranked.writtenTo, ranked.file], [true, ".design/recon-2.json", "recon-2.json"]);
     assert.equal(project.read(".design/recon.json"), before);
     assert.equal(project.json(".design/recon-2.json").interventions[0].rank, 1);
   });
 
-  it("/do:design started over with a plan in progress is told not to archive it", { timeout: TIMEOUT }, async () => {
+  it("/do:recon replaces the existing recon.json only after the user said so", { timeout: 2 * TIMEOUT }, async () => {
+    const project = fresh();
+    const old = reconDoc();
+    project.write(".design/recon.json", JSON.stringify(old, null, 2));
+    const before = project.read(".design/recon.json");
+    const lead = new SkillLead("recon", PLUGIN_DIR, project, RECON_GOAL);
+    const h = home();
+    let digest: any;
+    const asked = await session({
+      prompt: `/do:recon ${RECON_GOAL}`,
+      cwd: project.dir,
+      home: h,
+      maxTurns: 3,
+      script: flowScript(function* (first): Flow {
+        digest = lead.digest(first);
+        yield turn(`The previous recon has ${digest.recon.interventionCount} interventions. Replace it (it moves to .design/history/) or keep it (this run writes .design/recon-2.json)?`);
+      }),
+    });
+    assertClean(asked);
+    assert.equal(project.read(".design/recon.json"), before, "asking changes nothing");
+    const sessionId = asked.run.json.session_id;
+    assert.equal(typeof sessionId, "string");
+
+    let ranked: any;
+    const draft = reconDoc();
+    const s = await session({
+      prompt: "Replace it",
+      cwd: project.dir,
+      home: h,
+      args: ["--resume", sessionId],
+      maxTurns: 4,
+      script: flowScript(function* (first): Flow {
+        check(JSON.stringify(first.body.messages).includes("Replace it (it moves to .design/history/) or keep it"), "the resumed session holds the question");
+        done((yield* calls("Replacing, as you said: writing the draft.", lead.write(".design/tmp/recon-draft.json", draft))).results[0]);
+        // Phase 4: "add --replace when the user chose to replace the previous recon".
+        ranked = ok((yield* calls("Ranking.", { name: "Bash", input: { command: `${lead.call("recon-rank")} --replace`, description: "do helper: recon-rank" } })).results[0]);
+        yield turn("The new recon replaced the old one; the old one is in history.");
+      }),
+    });
+    assertClean(s);
+    assert.deepEqual([ranked.collision, ranked.writtenTo], [false, ".design/recon.json"]);
+    assert.match(ranked.previousMovedTo, /^\.design\/history\/[^/]+\/recon\.json$/);
+    assert.equal(project.read(ranked.previousMovedTo), before);
+    assert.equal(project.exists(".design/recon-2.json"), false);
+    assert.equal(project.json(".design/recon.json").interventions[0].rank, 1);
+  });
+
+  it("/do:design started over with a plan in progress keeps it, and archives it with the explicit flag after the user's yes", { timeout: 2 * TIMEOUT }, async () => {
     const project = fresh();
     const plan = {
       schemaVersion: 4, goal: "earlier goal",
@@ -95,27 +180,65 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
         { name: "b", goal: "B", model: "sonnet", scope: { directories: ["src/b"], patterns: [], dependencies: [] }, acceptanceCriteria: [{ criterion: "ok", check: "node --test test/" }], status: "pending", attempts: 0, result: null, directoryOverlaps: [] },
       ],
     };
+    const PHASES = "pre-flight,experts,cross-review,plan,finalize,reflect-and-report";
     project.write(".design/plan.json", JSON.stringify(plan, null, 2));
-    assert.equal(cliSync(["run-start", "design", "--phases", "pre-flight,experts,cross-review,plan,finalize,reflect-and-report", "--goal", GOAL], { cwd: project.dir }).json.ok, true);
+    const planText = project.read(".design/plan.json");
+    assert.equal(cliSync(["run-start", "design", "--phases", PHASES, "--goal", GOAL], { cwd: project.dir }).json.ok, true);
     assert.equal(cliSync(["run-checkpoint", "design", "--phase", "pre-flight"], { cwd: project.dir }).json.ok, true);
+    // What the stopped run left besides the plan.
+    project.write(".design/expert-architect.json", JSON.stringify({ summary: "from the stopped run" }));
+    project.write(".design/draft/plan.json", "{}");
     const lead = new SkillLead("design", PLUGIN_DIR, project, GOAL);
+    const h = home();
     let status: any;
     let digest: any;
+    let plain: any;
+    let kept: any;
+    let started: any;
+    const question = "A plan is in progress (1 of 2 roles completed). Keep it (run /do:execute) or archive it and plan anew?";
     const s = await session({
       prompt: `/do:design ${GOAL}`,
       cwd: project.dir,
-      maxTurns: 5,
+      home: h,
+      maxTurns: 7,
       script: flowScript(function* (first): Flow {
         digest = lead.digest(first);
         status = yield* helper(lead, "An earlier run stopped: comparing.", "run-status", [], { fill: { goal: GOAL } });
-        yield turn("Start over without archiving: a plan is in progress. Keep it or archive it?");
+        // A lead that skipped the question could not move the plan either: the helper refuses without the flag.
+        plain = yield* refused(lead, "Trying the plain archive.", "archive");
+        kept = yield* helper(lead, "Start over: the stopped run's files go to history, the plan stays.", "archive", ["--keep-plan"]);
+        started = ok((yield* calls("Starting afresh.", { name: "Bash", input: { command: `${lead.call("run-start", [], { fill: { goal: GOAL } })} --fresh`, description: "do helper: run-start" } })).results[0]);
+        yield turn(question);
       }),
     });
     assertClean(s);
     assert.deepEqual([digest.run.startOver.archive, digest.run.startOver.ask], [false, true]);
     assert.deepEqual([status.startOver.planState, status.startOver.archive], ["in_progress", false]);
-    assert.match(status.startOver.advice, /^A plan is in progress \(1 of 2 roles completed\): do not archive now/);
-    assert.equal(project.json(".design/plan.json").roles[1].status, "pending", "the plan is where it was");
+    assert.match(status.startOver.advice, /^A plan is in progress \(1 of 2 roles completed\): do not archive it now; archive \.design --keep-plan/);
+    assert.deepEqual([plain.code, plain.planState], ["E_INVALID", "in_progress"]);
+    assert.deepEqual(kept.archived, ["draft", "expert-architect.json"]);
+    assert.equal(started.ok, true);
+    assert.equal(project.read(".design/plan.json"), planText, "the plan is where it was, byte for byte");
+    assert.equal(s.run.json.result, question);
+
+    // The user's yes, in a session resuming the first: now the plan goes, with the explicit flag.
+    let archived: any;
+    const yes = await session({
+      prompt: "Archive it and plan anew",
+      cwd: project.dir,
+      home: h,
+      args: ["--resume", s.run.json.session_id],
+      maxTurns: 3,
+      script: flowScript(function* (first): Flow {
+        check(JSON.stringify(first.body.messages).includes("archive it and plan anew?"), "the resumed session holds the question");
+        archived = yield* helper(lead, "Archiving the plan, as you chose.", "archive", ["--include-plan"]);
+        yield turn("The plan is in history; planning anew.");
+      }),
+    });
+    assertClean(yes);
+    assert.deepEqual(archived.archived, ["plan.json"]);
+    assert.equal(project.exists(".design/plan.json"), false);
+    assert.deepEqual(project.json(`${archived.archivedTo}/plan.json`).roles.map((r: any) => r.status), ["completed", "pending"]);
   });
 
   it("/do:reflect takes its counts from reflect-metrics", { timeout: TIMEOUT }, async () => {

@@ -30,6 +30,14 @@ describe("skill frontmatter", () => {
         assert.doesNotMatch(d, /\bthen\b.*\bthen\b/i, "a step sequence");
       });
 
+      if (f.name !== "execute") {
+        it("says when to use the skill, not how it works or what it writes", () => {
+          const d = f.data.description as string;
+          assert.doesNotMatch(d, /\.design\//, "a file the skill writes");
+          assert.doesNotMatch(d, /\b(produces|reads|writes|spawns|agents?|phases?|static analysis|helper)\b/i, "how it works");
+        });
+      }
+
       it("has an argument hint", () => {
         assert.equal(typeof f.data["argument-hint"], "string");
         assert.ok((f.data["argument-hint"] as string).length > 0);

@@ -89,9 +89,14 @@ describe("a design run interrupted after its second phase", () => {
     assert.equal(done.outcome, "completed");
     assert.equal(w.plan("preflight", "design").run, null);
 
-    // The finished state goes to history with the run's files; persistent files stay.
-    const archived = w.plan("archive", ".design");
+    // The finished state goes to history with the run's files; persistent files stay. The new plan is not
+    // executed yet, so archive refuses to move it unless asked (--include-plan) and --keep-plan leaves it.
+    const refused = w.plan("archive", ".design");
+    assert.equal(refused.code, "E_INVALID", JSON.stringify(refused));
+    assert.equal(refused.planState, "ready");
+    const archived = w.plan("archive", ".design", "--keep-plan");
     assert.ok(archived.archived.includes("run-design.json"), JSON.stringify(archived));
+    assert.equal(w.exists(".design/plan.json"), true);
     assert.ok(archived.archived.includes("expert-architect.json"));
     assert.equal(w.exists(".design/run-design.json"), false);
     assert.equal(w.exists(".design/recon.json"), true);

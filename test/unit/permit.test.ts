@@ -433,7 +433,9 @@ describe("a skill's own hook approves only that skill's calls", () => {
     assert.ok(bash(`${helper("execute")} status .design/plan.json`, "execute"));
     assert.ok(!bash(`${helper("design")} status .design/plan.json`, "execute"), "another skill's helper");
     assert.ok(!bash(`${helper("execute")} finalize .design/draft/plan.json`, "execute"), "execute never finalizes");
-    assert.ok(!bash(`${helper("recon")} archive .design`, "recon"), "recon never archives");
+    assert.ok(!bash(`${helper("recon")} finalize .design/draft/plan.json`, "recon"), "recon never finalizes");
+    assert.ok(bash(`${helper("recon")} archive .design --only experts`, "recon"), "recon moves earlier expert artifacts");
+    assert.ok(!bash(`${helper("recon")} archive .design --only plans`, "recon"), "only a kind archive knows");
     assert.ok(bash(`${helper("design")} finalize .design/draft/plan.json`, "design"));
     assert.ok(bash(`${helper("execute")} finalize --help`, "execute"), "--help of any allowed subcommand is read-only");
   });

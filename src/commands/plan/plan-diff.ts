@@ -1,8 +1,48 @@
 // plan-diff: roles added, removed and modified between two plans, plus whether the goal changed
 // (contract 4.13). Dependency names are listed sorted so the text is the same on every run [Fix D10].
+// plan_a may also be an archive folder (.design/history): the earlier plan is then the newest archived plan.json
+// in it, named in the answer (`archivedPlan`, `archivedGoal`), so a skill needs no file search to find it.
+import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
+import { HelperError, detail } from "../../lib/errors.js";
 import { arrayOf, loadPlan, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
 import { isObject, byCodePoint, pyStr } from "../../lib/values.js";
+import { confined, listDir, pathKind } from "../../store.js";
+
+/** An archive folder's name: `archive`'s and `run-start --fresh`'s UTC stamp, with -2, -3, ... for a repeat. */
+const ARCHIVE_FOLDER = /^(\d{8}T\d{6}Z)(?:-(\d+))?$/;
+
+/** The archived `<dir>/<stamp>/plan.json` files inside the project, newest first, as the caller wrote the folder. */
+export function archivedPlans(cwd: string, dir: string): string[] {
+  const shown = dir.replace(/\/+$/, "") || dir;
+  let names: string[];
+  try {
+    names = listDir(resolve(cwd, dir)).map((e) => e.name);
+  } catch (err) {
+    throw new HelperError("E_READ", `Error reading ${shown}: ${detail(err)}`);
+  }
+  return names
+    .map((name) => ({ name, m: ARCHIVE_FOLDER.exec(name) }))
+    .filter((f): f is { name: string; m: RegExpExecArray } => f.m !== null)
+    .sort((x, y) => (x.m[1] === y.m[1] ? Number(y.m[2] ?? 1) - Number(x.m[2] ?? 1) : x.m[1] < y.m[1] ? 1 : -1))
+    .map(({ name }) => `${shown}/${name}/plan.json`)
+    .filter((plan) => {
+      const real = confined(cwd, plan, "read");
+      return real !== null && pathKind(real) === "file";
+    });
+}
+
+/** The newest archived plan that reads as a plan (a broken one, archived on the user's word, is passed over). */
+function newestArchived(cwd: string, dir: string): { path: string; plan: Json } | null {
+  for (const path of archivedPlans(cwd, dir)) {
+    try {
+      return { path, plan: loadPlan(cwd, path) };
+    } catch (err) {
+      if (!(err instanceof HelperError)) throw err;
+    }
+  }
+  return null;
+}
 
 /** Deep JSON equality; object key order does not matter. */
 function same(a: unknown, b: unknown): boolean {
@@ -69,13 +109,18 @@ function roleChanges(a: Json, b: Json): string[] {
 
 export default defineCommand({
   positionals: [
-    { name: "plan_a", help: "the earlier plan", path: "read" },
+    { name: "plan_a", help: "the earlier plan, or an archive folder (.design/history): its newest archived plan.json", path: "read" },
     { name: "plan_b", help: "the later plan", path: "read" },
   ],
   flags: {},
   run(ctx, args) {
-    const planA = loadPlan(ctx.cwd, args.plan_a as string);
+    const given = args.plan_a as string;
+    const fromHistory = pathKind(resolve(ctx.cwd, given)) === "directory";
+    const found = fromHistory ? newestArchived(ctx.cwd, given) : null;
+    const planA = fromHistory ? found?.plan : loadPlan(ctx.cwd, given);
     const planB = loadPlan(ctx.cwd, args.plan_b as string);
+    if (planA === undefined) return { archivedPlan: null, message: `no archived plan.json in ${given.replace(/\/+$/, "") || given}` };
+    const archived = found ? { archivedPlan: found.path, archivedGoal: field(planA, "goal") } : undefined;
     const a = byName(planA);
     const b = byName(planB);
 
@@ -96,6 +141,7 @@ export default defineCommand({
     if (modifiedRoles.length) parts.push(`${modifiedRoles.length} roles modified`);
     if (goalChanged) parts.push("goal changed");
     return {
+      ...archived,
       summary: parts.length ? parts.join(", ") : "no changes detected",
       addedRoles,
       removedRoles,

@@ -4,16 +4,31 @@
 // D18). Two archives in the same second
 // get their own folders (-2, -3, ...). The plan lock is held while moving, so a concurrent update-status either
 // finishes first or finds the plan gone.
+// A plan someone may still want (ready, in progress or broken, as preflight's digest classifies it) is never moved
+// unless the call says so (--include-plan): without it the command answers E_INVALID with `planState` and moves
+// nothing. --keep-plan moves a stopped run's artifacts but leaves the plan and the files of its execution;
+// --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new.
 import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
+import { HelperError, detail, usage } from "../../lib/errors.js";
 import { compactStamp } from "../../lib/values.js";
 import { isRunFileName, readRun } from "../../lib/run-state.js";
 import {
-  argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, withLock,
+  argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, readConfined, readJson, withLock,
 } from "../../store.js";
+import { digestPlan, type PlanState } from "./preflight.js";
 
 const NOTHING = { message: "nothing to archive" };
+
+/** Plan states that mean someone may still want the plan: moved only with --include-plan. */
+const WANTED: ReadonlySet<PlanState> = new Set(["ready", "in_progress", "invalid"]);
+
+/** The plan and the files of its execution, which --keep-plan leaves in place. */
+const PLAN_FILES: ReadonlySet<string> = new Set(["plan.json", "specs", "grant.json", "workflow.js"]);
+const EXECUTION_FILE = /^(worker-.+\.json|.+-report\.json|fix-.+\.json)$/;
+
+/** An expert's (design, improve) or researcher's (recon) artifact. */
+const EXPERT_FILE = /^expert-.+\.json$/;
 
 function candidates(dir: string, shown: string): string[] {
   let names: string[];
@@ -23,6 +38,13 @@ function candidates(dir: string, shown: string): string[] {
     throw new HelperError("E_READ", `Error reading ${shown}: ${detail(err)}`);
   }
   return names.filter((n) => !PERSISTENT.has(n) && !isLockName(n) && !isTempName(n) && !isIncompleteRun(dir, n));
+}
+
+/** The entries this call moves, from the candidates and the flags. */
+function selected(names: string[], only: string | undefined, keepPlan: boolean): string[] {
+  if (only === "experts") return names.filter((n) => EXPERT_FILE.test(n));
+  if (keepPlan) return names.filter((n) => !PLAN_FILES.has(n) && !EXECUTION_FILE.test(n));
+  return names;
 }
 
 /** Create history/<stamp>, or the first free history/<stamp>-<k>; returns the folder name. */
@@ -41,11 +63,28 @@ function isIncompleteRun(dir: string, name: string): boolean {
   return r.kind === "ok" && r.run.completedAt === null;
 }
 
+const STATE_WORDS: Record<PlanState, string> = {
+  none: "absent",
+  ready: "ready and not executed",
+  in_progress: "in progress",
+  done: "finished",
+  invalid: "broken",
+};
+
 export default defineCommand({
   positionals: [{ name: "design_dir", help: "the project's design directory: .design", path: "write" }],
-  flags: {},
+  flags: {
+    "include-plan": { type: "boolean", help: "also move a plan.json that is ready, in progress or broken (only once the user chose to archive it)" },
+    "keep-plan": { type: "boolean", help: "move the stopped run's artifacts but keep plan.json, specs/ and the files of the plan's execution" },
+    only: { type: "string", choices: ["experts"], help: "move only one kind of artifact: experts = .design/expert-*.json" },
+  },
   async run(ctx, args) {
     const given = args.design_dir as string;
+    const includePlan = args["include-plan"] === true;
+    const keepPlan = args["keep-plan"] === true;
+    const only = args.only as string | undefined;
+    if (includePlan && keepPlan) throw usage("archive: --include-plan and --keep-plan exclude each other");
+    if (only !== undefined && (includePlan || keepPlan)) throw usage(`archive: --only ${only} moves no plan; drop --include-plan/--keep-plan`);
     const shown = given.replace(/\/+$/, "") || given;
     // Only the project's own .design/ is ever archived (confineArgs already refused anything outside it).
     const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write");
@@ -56,13 +95,24 @@ export default defineCommand({
     const kind = pathKind(dir);
     if (kind === "missing") return NOTHING;
     if (kind !== "directory") throw new HelperError("E_USAGE", `${shown} is not a directory`);
-    if (candidates(dir, shown).length === 0) return NOTHING;
+    if (selected(candidates(dir, shown), only, keepPlan).length === 0) return NOTHING;
 
     return withLock(join(dir, "plan.json"), () => {
       // Listed again under the lock: the entries to move are the ones present now.
-      const names = candidates(dir, shown);
+      const names = selected(candidates(dir, shown), only, keepPlan);
       if (names.length === 0) return NOTHING;
       const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write");
+      if (names.includes("plan.json") && !includePlan) {
+        const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
+        if (WANTED.has(plan.state)) {
+          const why = plan.state === "invalid" ? ` (${plan.error})` : "";
+          throw new HelperError(
+            "E_INVALID",
+            `${shown}/plan.json is ${STATE_WORDS[plan.state]}${why}: archive it only after the user chose to (--include-plan), or keep it (--keep-plan)`,
+            { planState: plan.state },
+          );
+        }
+      }
       const folder = makeDestination(historyDir, compactStamp(ctx.now()));
       try {
         moveEntries(dir, names, join(historyDir, folder));

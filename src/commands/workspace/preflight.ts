@@ -77,11 +77,15 @@ const PLAN_WRITERS: readonly string[] = ["design", "improve", "reflect"];
 export function startOverFor(skill: string | null, plan: PlanDigest): StartOver | undefined {
   if (skill === null) return undefined;
   const planState = plan.state;
+  if (skill === "recon") {
+    return { planState, archive: false, ask: false, advice: "Start over with archive .design --only experts (the earlier runs' expert artifacts), then run-start --fresh; recon never archives the plan" };
+  }
   if (!PLAN_WRITERS.includes(skill)) {
     return { planState, archive: false, ask: false, advice: "Start over with run-start --fresh; this skill never archives on a start-over" };
   }
   const fresh = "then run-start --fresh (it moves the stopped run's recorded outputs to history)";
-  const keep = "do not archive now; run-start --fresh, then ask the user whether to keep it or archive it (the plan-state step)";
+  const keep =
+    "do not archive it now; archive .design --keep-plan (the stopped run's other files), run-start --fresh, then ask the user whether to keep the plan or archive it (the plan-state step; on their yes archive .design --include-plan)";
   switch (planState) {
     case "none":
       return { planState, archive: true, ask: false, advice: `No plan in the way: archive .design, ${fresh}` };

@@ -276,6 +276,15 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && typeof r.out.summary === "string" && r.out.modifiedRoles.length === 1, "one role should be modified"),
   },
   {
+    name: "plan-diff (newest archived plan)", command: "plan-diff", args: [".design/history", "b.json"],
+    files: () => ({
+      "b.json": plan(),
+      ".design/history/20260101T000000Z/plan.json": plan((roles) => { roles.pop(); }),
+      ".design/history/20260101T000000Z-2/plan.json": plan(),
+    }),
+    expect: (r) => has(isOk(r) && r.out.archivedPlan === ".design/history/20260101T000000Z-2/plan.json" && r.out.summary === "no changes detected", "the newest archived plan (-2) should be compared"),
+  },
+  {
     name: "plan-health-summary", command: "plan-health-summary", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/handoff.md": "# Handoff\n\nAll done.\n", ".design/reflection.jsonl": reflections(now) }),
     expect: (r) => has(isOk(r) && r.out.handoff.includes("All done.") && r.out.reflections.length === 2, "handoff and two reflections expected"),
   },
@@ -283,7 +292,7 @@ const CASES: Case[] = [
   { name: "preflight (nothing there)", command: "preflight", args: [], files: () => ({}), expect: (r) => has(isOk(r), "preflight always exits 0") },
   {
     name: "archive", command: "archive", args: [".design"],
-    files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now), ".design/recon.json": recon, ".design/expert-a.json": { summary: "x" } }),
+    files: (now) => ({ ".design/plan.json": plan((roles) => { for (const r of roles) r.status = "completed"; }), ".design/memory.jsonl": memories(now), ".design/recon.json": recon, ".design/expert-a.json": { summary: "x" } }),
     expect: (r) => {
       const stays = r.read(".design/memory.jsonl").length > 0 && r.read(".design/recon.json").length > 0;
       let moved = false;
@@ -294,6 +303,16 @@ const CASES: Case[] = [
       }
       return has(isOk(r) && stays && moved, "plan.json should move, memory.jsonl and recon.json stay");
     },
+  },
+  {
+    name: "archive (an unexecuted plan stays)", command: "archive", args: [".design"],
+    files: () => ({ ".design/plan.json": plan(), ".design/expert-a.json": { summary: "x" } }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.planState === "ready" && r.read(".design/plan.json").length > 0 && r.read(".design/expert-a.json").length > 0, "a ready plan must not move without --include-plan"),
+  },
+  {
+    name: "archive --only experts", command: "archive", args: [".design", "--only", "experts"],
+    files: () => ({ ".design/plan.json": plan(), ".design/expert-a.json": { summary: "x" } }),
+    expect: (r) => has(isOk(r) && r.out.archived?.length === 1 && r.out.archived[0] === "expert-a.json" && r.read(".design/plan.json").length > 0, "only expert-a.json should move"),
   },
   {
     name: "sync-check", command: "sync-check", args: ["skills"], files: skillsTree,

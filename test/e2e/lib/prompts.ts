@@ -142,12 +142,16 @@ export interface CallFill {
 
 /**
  * The one call in the prompt that runs `command` (and contains every `contains` string), exactly as written, with
- * ${CLAUDE_SKILL_DIR} substituted and its placeholders filled. Throws when there is not exactly one such call, or
- * when a placeholder is left: the scripted lead then no longer follows the skill.
+ * ${CLAUDE_SKILL_DIR} substituted and its placeholders filled. When several calls match and one of them is the bare
+ * form every other one extends with flags (`archive .design` beside `archive .design --keep-plan`), that bare call is
+ * the one; name a flag in `contains` to get another. Throws when there is not exactly one such call, or when a
+ * placeholder is left: the scripted lead then no longer follows the skill.
  */
 export function skillCall(p: Prompt, pluginDir: string, command: string, contains: string[] = [], fill: CallFill = {}): string {
   const all = writtenCalls(p).filter((c) => callCommand(c) === command && contains.every((s) => c.includes(s)));
-  const unique = [...new Set(all)];
+  let unique = [...new Set(all)];
+  const bare = unique.filter((c) => unique.every((o) => o === c || o.startsWith(`${c} `)));
+  if (unique.length > 1 && bare.length === 1) unique = bare;
   if (unique.length !== 1) {
     throw new Error(`${p.name}: expected one written call of ${command} ${JSON.stringify(contains)}, found ${unique.length}: ${JSON.stringify(unique)}`);
   }
