@@ -760,7 +760,8 @@ describe("golden path through claude -p", () => {
         check(digest.plan.state === "ready" && digest.run === null, `digest: ${JSON.stringify(digest.plan)}`);
         yield* helper(lead, "Starting the execute run.", "run-start", [], { fill: { "plan goal": digest.plan.goal } });
         // The challenge phase's agents end the invoking turn, as in the run above: after it, the skill's
-        // allowed-tools (`Bash(node:*)`) no longer apply, so only the hook decides what the workers may do.
+        // allowed-tools no longer apply (in the invoking turn they cover the agents it starts too), so only the
+        // hook decides what the workers may do.
         let ctx = yield* calls(
           "Spawning the challenger and the scout.",
           agent("challenge the plan", "challenger", "sonnet", brief("challenger", "You are the challenger. Write .design/challenger-report.json.")),
