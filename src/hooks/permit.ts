@@ -11,8 +11,13 @@
 //               (the plan's acceptance checks and specs are commands the project later runs); `.design/draft/`
 //               only for the plan-writing skills.
 //   Read        a file whose real path is inside the plugin.
+//   The grant   during an execute run the user approved with `grant --approve` (.design/grant.json, bound to the
+//               plan and the run: src/lib/grant.ts), a Bash command equal to a granted command, or a Write/Edit
+//               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
+//               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off.
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { grantAllows, readGrant } from "../lib/grant.js";
 import { SPECS } from "./specs.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
@@ -325,7 +330,7 @@ export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, 
 }
 
 /** Write/Edit: real path inside `.design/`, never plan.json or specs/, `draft/` only for plan-writing skills. */
-const PROTECTED_FILES: readonly string[] = ["grant.json", "workflow.js"];
+const PROTECTED_FILES: readonly string[] = ["grant.json", "workflow.js", "run-execute.json"];
 
 export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
   const project = projectOf(cwd);
@@ -335,7 +340,8 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
   // Compared without case and in NFC: on a case-insensitive file system PLAN.JSON is plan.json.
   const rel = relative(project.design, real).normalize("NFC").toLowerCase().split(sep);
   // plan.json and specs/ hold commands the project later runs; grant.json is the user's consent to the workers'
-  // calls and workflow.js a script the Workflow tool runs: only the helper writes them.
+  // calls, workflow.js a script the Workflow tool runs, run-execute.json the run a grant is bound to: only the
+  // helper writes them.
   if (rel.length === 1 && PROTECTED_FILES.includes(rel[0])) return false;
   if (rel[0] === "plan.json" || rel[0] === "specs") return false;
   return !(rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill));
@@ -343,8 +349,50 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
 
 export interface HookInput {
   tool_name?: unknown;
-  tool_input?: { command?: unknown; file_path?: unknown; dangerouslyDisableSandbox?: unknown };
+  tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown };
   cwd?: unknown;
+}
+
+/** Folders a grant never covers, at any depth (compared without case: a case-insensitive disk has .GIT = .git). */
+const NEVER_GRANTED = [".design", ".git", ".claude"];
+
+/**
+ * The project root of an event for the grant: the event's cwd, when its real path is the real path of the
+ * CLAUDE_PROJECT_DIR the CLI gives its hooks (so a `cd` into a folder holding a planted `.design/` earns nothing),
+ * and its `.design` is a real folder (not a link). Null otherwise.
+ */
+function grantRoot(cwd: unknown): string | null {
+  const env = process.env.CLAUDE_PROJECT_DIR;
+  if (typeof cwd !== "string" || !env || !isAbsolute(cwd) || !isAbsolute(env) || cwd.includes("\0") || env.includes("\0")) return null;
+  try {
+    const root = realpathSync(cwd);
+    if (root === sep || root !== realpathSync(env)) return null;
+    return lstatSync(join(root, ".design")).isDirectory() ? root : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the execute grant in force covers this call (see the header). */
+function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, cwd: unknown): boolean {
+  const isBash = tool === "Bash";
+  const file = tool === "NotebookEdit" ? t.notebook_path : t.file_path;
+  const isEdit = tool === "Write" || tool === "Edit" || tool === "MultiEdit" || tool === "NotebookEdit";
+  if (isBash) {
+    // Exactly the granted line: no second line, no padding a prefix check could hide text in.
+    if (typeof t.command !== "string" || t.command.length > MAX_COMMAND || /[\n\r\0]/.test(t.command) || t.command !== t.command.trim()) return false;
+  } else if (!isEdit || typeof file !== "string" || !normalAbsolute(file)) return false;
+  const root = grantRoot(cwd);
+  if (!root) return false;
+  const grant = readGrant(root);
+  if (!grant) return false;
+  if (isBash) return grantAllows(grant, { tool: "Bash", command: t.command as string }, root);
+  // The real path decides: a link inside the scope that points elsewhere is judged where it points.
+  const real = realPath(file as string);
+  if (real === null || !within(root, real) || hardLinked(real)) return false;
+  const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
+  if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
+  return grantAllows(grant, { tool: "Edit", filePath: real }, root);
 }
 
 /** Whether the hook approves this tool call without asking. */
@@ -352,12 +400,13 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   const tool = input.tool_name;
   const t = input.tool_input;
   if (typeof t !== "object" || t === null) return false;
+  if (t.dangerouslyDisableSandbox !== undefined && t.dangerouslyDisableSandbox !== false) return false;
   if (tool === "Bash") {
-    if (t.dangerouslyDisableSandbox !== undefined && t.dangerouslyDisableSandbox !== false) return false;
-    return typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill);
+    return (typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill)) || granted(tool, t, input.cwd);
   }
+  if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input.cwd);
   if (typeof t.file_path !== "string") return false;
-  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill);
+  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input.cwd);
   if (tool === "Read") {
     if (!normalAbsolute(t.file_path)) return false;
     const real = realPath(t.file_path);
@@ -370,6 +419,6 @@ export const ALLOW = {
   hookSpecificOutput: {
     hookEventName: "PreToolUse",
     permissionDecision: "allow",
-    permissionDecisionReason: "do: the skill's own helper call or .design file",
+    permissionDecisionReason: "do: the skill's own helper call, a .design file, or a call the user's execute grant covers",
   },
 };

@@ -10,6 +10,8 @@ export type Json = Record<string, unknown>;
 export type PlanPart = "auxiliaryRoles" | "verificationSpecs" | "progress";
 
 export const ROLE_STATUSES = ["pending", "in_progress", "completed", "failed", "skipped", "blocked"] as const;
+/** The outcomes of an attemptLog entry (update-status and resume-reset write them; schemas/plan.ts describes them). */
+export const ATTEMPT_OUTCOMES = ["running", "completed", "failed", "stalled", "interrupted"] as const;
 export type RoleStatus = (typeof ROLE_STATUSES)[number];
 
 export function structure(message: string): HelperError {

@@ -3,7 +3,7 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +19,9 @@ const nullOpt = (o: Json, k: string, ok: (v: unknown) => boolean) => o[k] === un
 const arrayOf = (ok: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v) && v.every(ok);
 
 const STATUSES: readonly unknown[] = ROLE_STATUSES;
+const OUTCOMES: readonly unknown[] = ATTEMPT_OUTCOMES;
+/** z.number().int().positive(). */
+const positive = (v: unknown) => count(v) && (v as number) >= 1;
 const AUX_TYPES: readonly unknown[] = ["pre-execution", "post-execution", "per-role"];
 const AUX_TRIGGERS: readonly unknown[] = ["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"];
 
@@ -28,6 +31,9 @@ const scope = (v: unknown) =>
 const expertContext = (v: unknown) => isObj(v) && nonEmpty(v.expert) && nonEmpty(v.artifact) && opt(v, "relevance", str);
 
 const criterion = (v: unknown) => isObj(v) && nonEmpty(v.criterion) && nonEmpty(v.check);
+
+const attemptEntry = (v: unknown) =>
+  isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o));
 
 const assumption = (v: unknown) =>
   isObj(v) && nonEmpty(v.text) && opt(v, "severity", (s) => s === "blocking" || s === "non-blocking");
@@ -47,6 +53,7 @@ function role(v: unknown): boolean {
     nullOpt(v, "fallback", str) &&
     nullOpt(v, "status", (s) => STATUSES.includes(s)) &&
     opt(v, "attempts", count) &&
+    opt(v, "attemptLog", arrayOf(attemptEntry)) &&
     opt(v, "directoryOverlaps", arrayOf(count))
   );
 }

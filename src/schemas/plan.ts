@@ -2,7 +2,7 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 
@@ -82,18 +82,34 @@ export const RoleSchema = z
       .describe("Unsuccessful attempts so far; a failed role is retried while attempts < 3 and it has not stalled twice."),
     attemptLog: z
       .array(
-        z.looseObject({
-          attempt: z.number().int().positive().optional().describe("1-based attempt number."),
-          model: z.string().optional().describe("The model tier the attempt ran on."),
-          agent: z.string().optional().describe("The agent name (its report is .design/worker-<agent>.json)."),
-          outcome: z
-            .string()
-            .optional()
-            .describe("running, completed, failed, stalled or interrupted."),
-        }),
+        z
+          .looseObject({
+            attempt: z.number().int().positive().optional().describe("1-based attempt number."),
+            model: z
+              .string()
+              .min(1)
+              .optional()
+              .describe("The model tier the attempt ran on (the next attempt's tier is one above a failed one's)."),
+            agent: z
+              .string()
+              .min(1)
+              .optional()
+              .describe("The worker agent's name: its report is .design/worker-<agent>.json (slug, then slug--<attempt>)."),
+            outcome: z
+              .enum(ATTEMPT_OUTCOMES)
+              .optional()
+              .describe(
+                "running (started, not yet recorded), completed, failed, stalled (the worker went silent; a role " +
+                  "that stalled twice is not retried) or interrupted (closed by resume-reset; uses budget, no escalation).",
+              ),
+          })
+          .describe("One attempt of the role."),
       )
       .optional()
-      .describe("One entry per attempt, written by update-status and resume-reset (never by hand)."),
+      .describe(
+        "The role's attempts in order, written by update-status (in_progress opens one, completed/failed closes it) " +
+          "and resume-reset (never by hand). The scheduler (`next`) reads the tier, the agent name and the stalls from it.",
+      ),
     directoryOverlaps: z
       .array(z.number().int().nonnegative())
       .optional()

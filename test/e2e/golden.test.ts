@@ -3,14 +3,18 @@
 // in the background while the lead ends its turn), and the files are checked at the end of each session.
 //
 //   /do:design  stops after its experts phase      → the next /do:design offers to resume at cross-review, finishes
-//   /do:execute works the plan: challenge, task list, workers with a failure, a cascade, retries, verify, learn
+//   /do:execute works the plan: challenge, the grant (the user's approval of `grant --approve` given as a permission
+//               rule for that one command), the `next` loop whose background workers Edit their role's source and
+//               run its check under the grant (one Edit outside every scope is denied and named), a failure, a
+//               cascade, retries on a higher tier, the lead re-running each check, verify, learn
+//   /do:execute without a grant: the same worker's Edit and check are denied and named in the role's result
 //   /do:plan-status, /do:runs, /do:memories show what execute left
 //   /do:reflect and /do:improve read what execute left (each in a copy of the project)
 //   the next /do:design archives the finished run
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { cliSync } from "../helpers/cli.ts";
-import { agentTable, type AgentPart } from "./lib/agents.ts";
+import { agentTable, type AgentPart, type WorkStep } from "./lib/agents.ts";
 import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
 import {
   CHALLENGER_REPORT,
@@ -30,16 +34,16 @@ import {
   VERIFIER_REPORT,
   workerReport,
 } from "./lib/fixtures.ts";
-import { agent, check, done, flowScript, hasTool, helperJson, loadTools, ok, reported, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { agent, bash, check, DENIAL, done, flowScript, hasTool, helperJson, loadTools, ok, reported, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { cleanup, forkProject, sampleProject, type Sample } from "./lib/project.ts";
 import { commandPrompt, delivery, substitute } from "./lib/prompts.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
 import { SkillLead } from "./lib/skill-lead.ts";
-import type { ToolCall, TurnContext } from "./lib/stub.ts";
+import type { ToolCall, ToolResult, TurnContext } from "./lib/stub.ts";
 
 /** A session's failure, with what the scripted lead and agents reported. */
-function clean(s: Session, agentErrors: string[] = []): void {
-  assertClean(s);
+function clean(s: Session, agentErrors: string[] = [], expectedDenial: (d: any) => boolean = () => false): void {
+  assertClean({ ...s, denials: s.denials.filter((d) => !expectedDenial(d)) });
   assert.deepEqual(agentErrors, [], "a scripted agent could not write its report");
 }
 
@@ -66,9 +70,44 @@ function brief(key: string, body: string): string {
   return `Agent: ${key}\n${body}`;
 }
 
+/** The source file each role's workers change (inside the role's scope), and the line they extend. */
+const SOURCE: Record<string, { edit: string; from: string }> = {
+  "schema-designer": { edit: "src/db/store.js", from: "const todos = new Map();" },
+  "api-developer": { edit: "src/api/server.js", from: "const { todos } = require('../db/store');" },
+  "ui-developer": { edit: "src/ui/index.html", from: "<title>todos</title>" },
+  "docs-writer": { edit: "README.md", from: "# todo-api" },
+};
+/** The plan's acceptance check every role shares, as the grant lists it. */
+const CHECK = "node --test test/";
+/** What a worker's attempt writes into its role's source file. */
+const mark = (role: string, attempt: number) => `${role}, attempt ${attempt}`;
+function sourceEdit(role: string, attempt: number): WorkStep {
+  const { edit, from } = SOURCE[role];
+  const note = edit.endsWith(".html") ? ` <!-- ${mark(role, attempt)} -->` : edit.endsWith(".md") ? `\n\nTodos may carry a due date (${mark(role, attempt)}).` : ` // ${mark(role, attempt)}`;
+  return { edit, from, to: from + note };
+}
+/** An Edit outside every role's scope (the grant does not cover it). */
+const OUTSIDE: WorkStep = { edit: "package.json", from: '"private": true', to: '"private": true, "type": "commonjs"' };
+
+interface Seen {
+  key: string;
+  step: WorkStep;
+  result: ToolResult;
+}
+const denied = (r: ToolResult) => DENIAL.test(r.text);
+const describeStep = (w: WorkStep) => ("edit" in w ? `Edit ${w.edit}` : `Bash ${w.bash}`);
+/** The evidence line of a worker whose call was denied: the call and the CLI's words. */
+const deniedEvidence = (seen: Seen[]) =>
+  seen
+    .filter((x) => denied(x.result))
+    .map((x) => `denied: ${describeStep(x.step)} (${x.result.text.split("\n")[0].slice(0, 120)})`)
+    .join("; ");
+
 describe("golden path through claude -p", () => {
   let project: Sample;
   const forks: Sample[] = [];
+  // The project as execute found it (plan ready, no run, no grant): the no-grant step runs a worker there.
+  let beforeExecute: Sample | undefined;
   // Each step builds on the previous ones: after a failure the rest report "skipped" instead of failing again.
   let broken: string | null = null;
   const step = (name: string, fn: (t: TestContext) => Promise<void>) =>
@@ -80,6 +119,12 @@ describe("golden path through claude -p", () => {
         broken = name;
         throw err;
       }
+    });
+  // A step no later step builds on: its failure does not skip the rest.
+  const aside = (name: string, fn: (t: TestContext) => Promise<void>) =>
+    it(name, { timeout: 240_000 }, async (t) => {
+      if (broken) return t.skip(`needs the earlier step "${broken}"`);
+      await fn(t);
     });
 
   before(() => {
@@ -341,27 +386,52 @@ describe("golden path through claude -p", () => {
       "integration-verifier": { file: ".design/integration-verifier-report.json", content: VERIFIER_REPORT, reply: "Verification: PASS." },
       "memory-curator": { file: ".design/memory-curator-report.json", content: CURATOR_REPORT, reply: "Curator report written." },
     };
+    beforeExecute = forkProject(project);
+    forks.push(beforeExecute);
+    const sourceBefore = Object.fromEntries([...Object.values(SOURCE).map((x) => x.edit), "package.json"].map((f) => [f, project.read(f)]));
+    // Every worker changes its role's source file and runs the role's check (both inside the grant); the first
+    // api-developer also tries an Edit outside every scope, which the grant does not cover: denied, and its
+    // report names the denied call.
+    const seen: Seen[] = [];
     for (const role of ROLES)
-      for (let attempt = 1; attempt <= 3; attempt++)
-        parts[`worker-${role}-${attempt}`] = {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const key = `worker-${role}-${attempt}`;
+        const work: WorkStep[] = [sourceEdit(role, attempt), { bash: CHECK }];
+        if (role === "api-developer" && attempt === 1) work.push(OUTSIDE);
+        parts[key] = {
+          work,
+          seen: (step, result) => seen.push({ key, step, result }),
           // The agent of attempt n is the role's slug, then slug--n (the helper's `next` names it).
           file: `.design/worker-${attempt === 1 ? role : `${role}--${attempt}`}.json`,
-          content: workerReport(role, outcome(role, attempt), attempt),
+          content: () => {
+            const report: any = workerReport(role, outcome(role, attempt), attempt);
+            const mine = seen.filter((x) => x.key === key);
+            if (outcome(role, attempt)) report.filesChanged = [SOURCE[role].edit];
+            if (mine.some((x) => denied(x.result))) report.acceptanceCriteria[0].evidence = deniedEvidence(mine);
+            return report;
+          },
           reply: outcome(role, attempt) ? `${role}: done.` : `${role}: failed.`,
         };
+      }
     const agents = agentTable(project, parts, errors);
     const notes: string[] = [];
     let tasksOffered: boolean | undefined;
 
+    // In -p mode nobody can answer a prompt: the user's approval of the one `grant --approve` call (which the
+    // plugin's hook never approves) is given as a permission rule for exactly that command.
+    const approveGrant = lead.call("grant", ["--approve"]);
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      args: ["--allowedTools", `Bash(${approveGrant})`],
       maxTurns: 200,
       timeoutMs: 150_000,
       agents,
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.plan.state === "ready" && digest.run === null, `digest: ${JSON.stringify(digest.plan)} run ${JSON.stringify(digest.run)}`);
+        // Task tools are optional (plan.json's statuses are the record); note whether this CLI offers them.
+        tasksOffered = hasTool(first, "TaskCreate");
         const goal = digest.plan.goal;
         check(goal === GOAL, `plan goal in digest: ${goal}`);
 
@@ -489,12 +559,18 @@ describe("golden path through claude -p", () => {
             const report = yield* calls(`${s.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: s.agent } }));
             ok(report.results[0]);
             if (project.json(s.reportPath).achieved === true) {
+              // The lead re-runs the role's check before accepting the completion (approved by the grant).
+              const rerun = (yield* calls(`Re-running ${s.name}'s check.`, bash(CHECK, "Re-run the role's acceptance check"))).results[0];
+              check(!denied(rerun) && /# pass [1-9]/.test(rerun.text) && /# fail 0/.test(rerun.text), `the lead's check: ${rerun.text}`);
               const up = yield* helper(lead, `${s.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: i, fill: { "one-line outcome": `${s.name} done` } });
               check(up.updated.includes(i), JSON.stringify(up));
               status[i] = "completed";
               continue;
             }
-            const failed = yield* helper(lead, `${s.name} failed.`, "update-status", ['"status": "failed"'], { roleIndex: i, fill: { "what failed": `attempt ${s.attempt}: tests failed` } });
+            const evidence = project.json(s.reportPath).acceptanceCriteria[0].evidence as string;
+            const what = evidence.startsWith("denied: ") ? `attempt ${s.attempt}: ${evidence}` : `attempt ${s.attempt}: tests failed`;
+            const failed = yield* helper(lead, `${s.name} failed.`, "update-status", ['"status": "failed"'], { roleIndex: i, fill: { "what failed": what } });
+            if (evidence.startsWith("denied: ")) notes.push(`${s.name}: ${what}`);
             status[i] = "failed";
             for (const c of failed.cascaded) {
               cascadeSeen = true;
@@ -578,7 +654,31 @@ describe("golden path through claude -p", () => {
         yield turn("3 roles completed, docs-writer failed after 3 attempts. Next: /do:execute to retry it, or /do:reflect.");
       }),
     });
-    clean(s, errors);
+    clean(s, errors, (d) => d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("/package.json"));
+    // The workers' source edits and checks ran under the grant (background agents are denied whatever would
+    // prompt); the one Edit outside every scope was denied and named in the worker's report and the role's result.
+    const outside = seen.filter((x) => x.step === OUTSIDE);
+    assert.equal(outside.length, 1, "the first api-developer tried its Edit outside the grant");
+    assert.ok(denied(outside[0].result), `the Edit outside the grant: ${outside[0].result.text}`);
+    const inside = seen.filter((x) => x.step !== OUTSIDE);
+    assert.equal(inside.length, 2 * 7, "7 worker attempts, each one Edit and one check");
+    assert.deepEqual(
+      inside.filter((x) => denied(x.result) || x.result.isError).map((x) => `${x.key} ${describeStep(x.step)}: ${x.result.text}`),
+      [],
+      "a worker's granted call was refused",
+    );
+    for (const x of inside.filter((y) => "bash" in y.step)) assert.match(x.result.text, /# pass [1-9]/, `${x.key}'s check ran`);
+    assert.equal(project.read("package.json"), sourceBefore["package.json"], "the denied Edit changed nothing");
+    for (const role of ROLES) {
+      const text = project.read(SOURCE[role].edit);
+      assert.notEqual(text, sourceBefore[SOURCE[role].edit], `${role}'s source did not change`);
+      assert.ok(text.includes(mark(role, 1)), `${role}'s first attempt's edit: ${text}`);
+    }
+    assert.ok(project.read("src/api/server.js").includes(mark("api-developer", 2)));
+    assert.ok(project.read("README.md").includes(mark("docs-writer", 3)));
+    assert.match(project.read(".design/worker-api-developer.json"), /denied: Edit package\.json/);
+    assert.ok(notes.some((n) => n.startsWith("api-developer: attempt 1: denied: Edit package.json")), notes.join("\n"));
+    t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION}: the workers' source edits and checks ran under the grant; the Edit outside it: ${outside[0].result.text.split("\n")[0]}`);
     t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION}: the task tools are ${tasksOffered ? "offered: the lead keeps a task list" : "off: the lead works from plan.json's statuses alone"}`);
     if (BEHAVIOUR) assert.equal(tasksOffered, BEHAVIOUR.taskTools);
 
@@ -619,6 +719,93 @@ describe("golden path through claude -p", () => {
     );
     const pre = cliSync(["preflight", "design"], { cwd: project.dir });
     assert.equal(pre.json.plan.state, "done", "with docs-writer out of attempts the plan is done");
+  });
+
+  aside("/do:execute without a grant: the worker's Edit and check are denied and named in its result", async () => {
+    check(beforeExecute, "the execute step forks the project first");
+    const fork = beforeExecute;
+    const lead = new SkillLead("execute", PLUGIN_DIR, fork, "");
+    const errors: string[] = [];
+    const seen: Seen[] = [];
+    const key = "worker-schema-designer-1";
+    const work: WorkStep[] = [sourceEdit("schema-designer", 1), { bash: CHECK }];
+    const agents = agentTable(
+      fork,
+      {
+        challenger: { file: ".design/challenger-report.json", content: CHALLENGER_REPORT, reply: "Challenger report written." },
+        scout: { file: ".design/scout-report.json", content: SCOUT_REPORT, reply: "Scout report written." },
+        [key]: {
+          work,
+          seen: (step, result) => seen.push({ key, step, result }),
+          file: ".design/worker-schema-designer.json",
+          content: () => {
+            const report: any = workerReport("schema-designer", false, 1);
+            report.acceptanceCriteria[0].evidence = deniedEvidence(seen);
+            return report;
+          },
+          reply: "schema-designer: blocked, my calls were denied.",
+        },
+      },
+      errors,
+    );
+    const storeBefore = fork.read(SOURCE["schema-designer"].edit);
+    let proposal: any;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: fork.dir,
+      maxTurns: 40,
+      agents,
+      script: flowScript(function* (firstCtx, latest): Flow {
+        const digest = lead.digest(firstCtx);
+        check(digest.plan.state === "ready" && digest.run === null, `digest: ${JSON.stringify(digest.plan)}`);
+        yield* helper(lead, "Starting the execute run.", "run-start", [], { fill: { "plan goal": digest.plan.goal } });
+        // The challenge phase's agents end the invoking turn, as in the run above: after it, the skill's
+        // allowed-tools no longer apply (in the invoking turn they cover the agents it starts too), so only the
+        // hook decides what the workers may do.
+        let ctx = yield* calls(
+          "Spawning the challenger and the scout.",
+          agent("challenge the plan", "challenger", "sonnet", brief("challenger", "You are the challenger. Write .design/challenger-report.json.")),
+          agent("scout the code", "scout", "haiku", brief("scout", "You are the scout. Write .design/scout-report.json.")),
+        );
+        ctx = yield* waitFor(latest(), ctx.results.map((r) => (done(r), r.id)), "Waiting for the challenger and the scout.");
+        proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+        check(proposal.recorded === false, JSON.stringify(proposal));
+        // The user declines: no grant is recorded; the lead says what to allow instead (the proposal's lines).
+        const d = yield* helper(lead, `No grant: to let the workers work, allow ${proposal.summary.join(" ")} Asking the helper what to start.`, "next");
+        const w = d.start[0];
+        check(w?.name === "schema-designer", JSON.stringify(d));
+        yield* helper(lead, "Starting schema-designer.", "update-status", ['"status": "in_progress"'], {
+          roleIndex: 0,
+          replace: [
+            ['"model": "sonnet"', `"model": "${w.model}"`],
+            ['"agent": "api-developer"', `"agent": "${w.agent}"`],
+          ],
+        });
+        ctx = yield* calls("Spawning schema-designer.", agent("work on schema-designer", w.agent, w.model, brief(key, `You are ${w.agent}. Write ${w.reportPath}.`)));
+        ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the worker.");
+        ok((yield* calls("schema-designer reported.", lead.run("worker-completion-validate", [], { fill: { agent: w.agent } }))).results[0]);
+        const evidence = fork.json(w.reportPath).acceptanceCriteria[0].evidence as string;
+        check(evidence.startsWith("denied: "), `the report names no denied call: ${evidence}`);
+        yield* helper(lead, "schema-designer failed: its calls were denied.", "update-status", ['"status": "failed"'], { roleIndex: 0, fill: { "what failed": `attempt 1: ${evidence}` } });
+        yield turn("schema-designer failed: its Edit and its check were denied without a grant. Allow them (or approve the grant) and run /do:execute again.");
+      }),
+    });
+    // The worker's denied calls may be listed among the session's denials; nothing else may be.
+    clean(s, errors, (d) => (d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("src/db/store.js")) || (d.tool_name === "Bash" && d.tool_input?.command === CHECK));
+    assert.equal(fork.exists(".design/grant.json"), false, "no grant was recorded");
+    assert.ok(proposal.edits.some((e: any) => e.value === "src/db") && proposal.commands.some((c: any) => c.value === CHECK), JSON.stringify(proposal));
+    assert.deepEqual(
+      seen.map((x) => [describeStep(x.step), denied(x.result)]),
+      [
+        ["Edit src/db/store.js", true],
+        [`Bash ${CHECK}`, true],
+      ],
+      seen.map((x) => x.result.text).join("\n"),
+    );
+    assert.equal(fork.read(SOURCE["schema-designer"].edit), storeBefore, "the denied Edit changed nothing");
+    const role = fork.json(".design/plan.json").roles[0];
+    assert.equal(role.status, "failed");
+    assert.match(role.result, /^attempt 1: denied: Edit src\/db\/store\.js .*; denied: Bash node --test test\//);
   });
 
   step("/do:plan-status, /do:runs and /do:memories show what execute left", async () => {

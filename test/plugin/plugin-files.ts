@@ -181,6 +181,8 @@ export function invocations(file: PromptFile): Invocation[] {
   const out: Invocation[] = [];
   const lines = file.raw.split("\n");
   lines.forEach((lineText, idx) => {
+    // A permission rule naming the helper (execute's allowed-tools) is not a call.
+    if (lineText.startsWith("allowed-tools:")) return;
     for (const m of lineText.matchAll(CALL)) {
       const start = m.index ?? 0;
       const rest = lineText.slice(start + m[0].length);

@@ -17,6 +17,11 @@ const full = (): Json =>
         name: "api",
         status: "in_progress",
         attempts: 2,
+        attemptLog: [
+          { attempt: 1, model: "sonnet", agent: "api", outcome: "failed" },
+          { attempt: 2, model: "opus", agent: "api--2", outcome: "stalled" },
+          { attempt: 3, model: "opus", agent: "api--3", outcome: "running", note: "kept" },
+        ],
         result: { any: "json" },
         directoryOverlaps: [1],
         constraints: ["use pg"],
@@ -41,12 +46,13 @@ const full = (): Json =>
 /** Keys the schema knows that the fixtures may lack, per kind of object (so "added with a bad value" is tried too). */
 const OPTIONAL: Record<string, string[]> = {
   plan: ["goal", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
-  role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "directoryOverlaps"],
+  role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
+  attempt: ["attempt", "model", "agent", "outcome"],
   scope: ["directories", "patterns", "dependencies"],
 };
 
 const VALUES: unknown[] = [
-  null, "", "x", "pending", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
+  null, "", "x", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
   [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" },
 ];
 const DELETE = Symbol("delete");
@@ -99,6 +105,7 @@ describe("matchesPlanSchema (finalize's zod-free check)", () => {
       base.roles.forEach((r: Json, i: number) => {
         targets.push(...OPTIONAL.role.map((k) => ["roles", i, k]));
         targets.push(...OPTIONAL.scope.map((k) => ["roles", i, "scope", k]));
+        (r.attemptLog ?? []).forEach((_: Json, j: number) => targets.push(...OPTIONAL.attempt.map((k) => ["roles", i, "attemptLog", j, k])));
       });
       for (const path of targets) {
         for (const value of [DELETE, ...VALUES]) {
