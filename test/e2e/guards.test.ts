@@ -54,10 +54,10 @@ describe("the checks catch a broken plugin", { concurrency: 2 }, () => {
     assert.throws(() => checkDelivery(skillPrompt(dir, "execute"), dir, "", s), /body text did not arrive/);
   });
 
-  it("allowed-tools without Bash(node:*): the !-line is refused, the skill dropped, and the checks fail", { timeout: 120_000 }, async () => {
+  it("allowed-tools without the helper's Bash rule: the !-line is refused, the skill dropped, and the checks fail", { timeout: 120_000 }, async () => {
     const dir = pluginCopy(PLUGIN_DIR);
     copies.push(dir);
-    mutate(dir, "skills/design/SKILL.md", /^allowed-tools: Bash\(node:\*\), /m, "allowed-tools: ");
+    mutate(dir, "skills/design/SKILL.md", /^allowed-tools: Bash\(node "\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js":\*\), /m, "allowed-tools: ");
     const { s } = await run(dir, "design", "add due dates", project.dir);
     assert.throws(() => assertClean(s));
     assert.throws(() => checkDelivery(skillPrompt(dir, "design"), dir, "add due dates", s), /body text did not arrive/);
