@@ -398,17 +398,7 @@ export function writeAtomic(target: string, data: string | Buffer, durable = tru
     }
     throw err;
   }
-  if (!durable) return;
-  try {
-    const dfd = openSync(dir, "r");
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    /* best effort: some file systems refuse to fsync a directory */
-  }
+  if (durable) fsyncDir(dir);
 }
 
 /** Block the thread for `ms` (the lock's retry back-off; the helper has nothing else to do meanwhile). */
