@@ -328,6 +328,10 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      // The lead's `git restore` of the failed attempt's files is the user's to approve: execute's allowed-tools
+      // name only its helper (in the invoking turn they would also cover the agents it starts). In -p nobody can
+      // answer a prompt, so the user's approval is given as a permission rule for that command.
+      args: ["--allowedTools", "Bash(git restore:*)"],
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
