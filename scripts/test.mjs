@@ -2,16 +2,28 @@
 // (on Node 20 `tsx --test` with no matching files exits 0).
 //   node scripts/test.mjs [files or folders]    the suite (default: test/, without test/e2e)
 //   node scripts/test.mjs --soak                the process-level race tests with their soak counts (test:soak)
-import { readdirSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+//
+// Files outside test/e2e run in a pool of long-lived worker processes (scripts/test-worker.mjs), one file at a time
+// per worker, each file as one top-level suite: starting node with tsx and node:test costs about a second of CPU
+// here, which a process per file paid ~80 times. Files are handed out longest first (the durations of the previous
+// run, kept in .cache/test-times.json; without them, the largest files first). The end-to-end files still get a
+// process each (`node --test`): they drive the real CLI and run for minutes.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { fork, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
+import { isAbsolute } from "node:path";
 
 const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
+const TIMES = ".cache/test-times.json";
 const soakRun = process.argv[2] === "--soak";
 const only = soakRun ? SOAK_FILES : process.argv.slice(2);
 const roots = only.length ? only : ["test"];
 const files = [];
 for (const root of roots) {
+  if (!existsSync(root)) {
+    console.error(`no such test file or folder: ${root}`);
+    process.exit(1);
+  }
   if (root.endsWith(".test.ts")) { files.push(root); continue; }
   // test/e2e drives the real Claude Code CLI: it runs only when asked for by name (npm run test:e2e).
   const e2e = root.split("/").includes("e2e");
@@ -25,17 +37,99 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
-// Test files run as many at a time as the machine has cores; within a file, process-level tables set their own
-// concurrency (e.g. bad-inputs.test.ts). The race tests (SOAK_FILES) measure what many writers do against one lock,
-// so they run afterwards, one file at a time, with the machine to themselves: beside another process-level file
-// their 100 writers can wait out the lock's 10 s only because of the other file's load.
-const env = soakRun ? { ...process.env, DO_SOAK: "1" } : process.env;
-const alone = files.filter((f) => SOAK_FILES.includes(f));
-const together = files.filter((f) => !SOAK_FILES.includes(f));
+
+const cores = availableParallelism();
+const baseEnv = soakRun ? { ...process.env, DO_SOAK: "1" } : { ...process.env };
+// The helper and the tests make no TLS connection, and on machines that set NODE_EXTRA_CA_CERTS (a proxy's CA
+// bundle) node reads and parses that bundle at every start: ~45 ms of each of the suite's ~800 node processes here.
+// The end-to-end suite keeps it (it installs the CLI with npm).
+const unitEnv = { ...baseEnv };
+delete unitEnv.NODE_EXTRA_CA_CERTS;
+
+const e2eFiles = files.filter((f) => f.includes("/e2e/"));
+const unitFiles = files.filter((f) => !f.includes("/e2e/"));
+// The race tests (SOAK_FILES) measure what many writers do against one lock, so they run after the others, one
+// file at a time, with the machine to themselves: beside another process-level file their 100 writers can wait out
+// the lock's 10 s only because of the other file's load.
+const alone = unitFiles.filter((f) => SOAK_FILES.includes(f));
+const together = unitFiles.filter((f) => !SOAK_FILES.includes(f));
+
+let times = {};
+try {
+  times = JSON.parse(readFileSync(TIMES, "utf8"));
+} catch {
+  // no durations yet: sizes decide
+}
+const longestFirst = (list) =>
+  [...list].sort((a, b) => (times[b] ?? 1e9 + statSync(b).size) - (times[a] ?? 1e9 + statSync(a).size) || a.localeCompare(b));
+
+/** Runs `list` in `workers` worker processes; resolves to { failed, tests, pass, fail, output }. */
+function runPool(list, workers) {
+  const queue = longestFirst(list);
+  const count = Math.max(1, Math.min(workers, queue.length));
+  const totals = { failed: false, tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  const outputs = [];
+  return new Promise((done) => {
+    let running = count;
+    for (let w = 0; w < count; w++) {
+      const child = fork("scripts/test-worker.mjs", [], {
+        execArgv: ["--import", "tsx"],
+        env: unitEnv,
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
+      });
+      let out = "";
+      let current = null;
+      child.stdout.on("data", (c) => (out += c));
+      child.stderr.on("data", (c) => process.stderr.write(c));
+      child.on("message", (msg) => {
+        if (msg.done) {
+          if (!isAbsolute(msg.done)) times[msg.done] = msg.ms;
+          console.log(`# [worker ${w + 1}] ${msg.done}: ${(msg.ms / 1000).toFixed(1)} s, ${(msg.cpuMs / 1000).toFixed(1)} s of CPU`);
+          current = null;
+        }
+        if (msg.want) {
+          current = queue.shift() ?? null;
+          child.send({ file: current });
+        }
+      });
+      child.on("exit", (code, signal) => {
+        if (code !== 0) totals.failed = true;
+        if (current) {
+          totals.failed = true;
+          out += `\n# worker ${w + 1} exited (${signal ?? code}) while running ${current}\n`;
+        }
+        for (const key of ["tests", "pass", "fail", "cancelled", "skipped", "todo"]) {
+          const m = out.match(new RegExp(`^# ${key} (\\d+)$`, "m"));
+          if (m) totals[key] += Number(m[1]);
+        }
+        outputs[w] = out;
+        if (--running === 0) done({ ...totals, output: outputs.join("") });
+      });
+    }
+  });
+}
+
 let status = 0;
-for (const [group, concurrency] of [[together, Math.max(2, availableParallelism())], [alone, 1]]) {
-  if (group.length === 0) continue;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...group], { stdio: "inherit", env });
+const started = performance.now();
+if (unitFiles.length) {
+  const sum = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  for (const [group, workers] of [[together, Math.max(2, cores)], [alone, 1]]) {
+    if (group.length === 0) continue;
+    const r = await runPool(group, workers);
+    process.stdout.write(r.output);
+    for (const key of Object.keys(sum)) sum[key] += r[key];
+    if (r.failed || r.fail > 0 || r.tests === 0) status = 1;
+  }
+  mkdirSync(".cache", { recursive: true });
+  writeFileSync(TIMES, JSON.stringify(times, null, 1) + "\n");
+  const line = Object.entries(sum).map(([k, v]) => `${k} ${v}`).join(", ");
+  console.log(`# all ${unitFiles.length} files: ${line}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+if (e2eFiles.length) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${Math.max(2, cores)}`, ...e2eFiles], {
+    stdio: "inherit",
+    env: baseEnv,
+  });
   if (r.status !== 0) status = r.status ?? 1;
 }
 process.exit(status);
