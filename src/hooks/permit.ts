@@ -14,8 +14,9 @@
 //   The grant   during an execute run the user approved with `grant --approve` (.design/grant.json, bound to the
 //               plan and the run: src/lib/grant.ts), a Bash command equal to a granted command, or a Write/Edit
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
-//               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off.
-import { lstatSync, realpathSync } from "node:fs";
+//               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
+//               worker's call (an agent named after a role's `agent`) only within its own role's items.
+import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { grantAllows, readGrant } from "../lib/grant.js";
 import { SPECS } from "./specs.js";
@@ -351,6 +352,52 @@ export interface HookInput {
   tool_name?: unknown;
   tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown };
   cwd?: unknown;
+  /** Set by the CLI on a subagent's call only: an opaque id (test/e2e/hook-scope.test.ts). */
+  agent_id?: unknown;
+  /** The session's transcript (the lead's, also on a subagent's call). */
+  transcript_path?: unknown;
+}
+
+/** Who makes a call: the lead, an agent (with the name the lead gave it, or null), or an agent we cannot name. */
+export type Caller = { kind: "lead" } | { kind: "agent"; name: string | null } | { kind: "unknown" };
+
+const MAX_META = 64 * 1024;
+
+/**
+ * The caller of an event. The hook input names no agent (measured on 2.1.197 and 2.1.330): a subagent's call
+ * carries an opaque `agent_id`; the name the lead gave it is in the CLI's sidecar file
+ * `<transcript_path without .jsonl>/subagents/agent-<agent_id>.meta.json` (`{"name": …}`). The one file the hook
+ * reads outside the project and the plugin; anything odd about it makes the caller unknown.
+ */
+export function callerOf(input: HookInput): Caller {
+  if (input.agent_id === undefined) return { kind: "lead" };
+  const id = input.agent_id;
+  const tp = input.transcript_path;
+  if (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,128}$/.test(id)) return { kind: "unknown" };
+  if (typeof tp !== "string" || !normalAbsolute(tp) || !tp.endsWith(".jsonl") || tp.length > 4096) return { kind: "unknown" };
+  const meta = join(dirname(tp), basename(tp, ".jsonl"), "subagents", `agent-${id}.meta.json`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(meta, "r");
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_META) return { kind: "unknown" };
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const doc: unknown = JSON.parse(buf.subarray(0, got).toString("utf8"));
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { kind: "unknown" };
+    const name = (doc as Record<string, unknown>).name;
+    if (name === undefined) return { kind: "agent", name: null };
+    return typeof name === "string" && name !== "" ? { kind: "agent", name } : { kind: "unknown" };
+  } catch {
+    return { kind: "unknown" };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Folders a grant never covers, at any depth (compared without case: a case-insensitive disk has .GIT = .git). */
@@ -374,7 +421,8 @@ function grantRoot(cwd: unknown): string | null {
 }
 
 /** Whether the execute grant in force covers this call (see the header). */
-function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, cwd: unknown): boolean {
+function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: HookInput): boolean {
+  const cwd = input.cwd;
   const isBash = tool === "Bash";
   const file = tool === "NotebookEdit" ? t.notebook_path : t.file_path;
   const isEdit = tool === "Write" || tool === "Edit" || tool === "MultiEdit" || tool === "NotebookEdit";
@@ -386,13 +434,17 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, cwd: un
   if (!root) return false;
   const grant = readGrant(root);
   if (!grant) return false;
-  if (isBash) return grantAllows(grant, { tool: "Bash", command: t.command as string }, root);
+  // A worker gets its own role's items only; an agent the hook cannot name gets nothing.
+  const caller = callerOf(input);
+  if (caller.kind === "unknown") return false;
+  const role = caller.kind === "agent" && caller.name !== null && grant.workers.has(caller.name) ? grant.workers.get(caller.name) : undefined;
+  if (isBash) return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
   // The real path decides: a link inside the scope that points elsewhere is judged where it points.
   const real = realPath(file as string);
   if (real === null || !within(root, real) || hardLinked(real)) return false;
   const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
   if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
-  return grantAllows(grant, { tool: "Edit", filePath: real }, root);
+  return grantAllows(grant, { tool: "Edit", filePath: real, role }, root);
 }
 
 /** Whether the hook approves this tool call without asking. */
@@ -402,11 +454,11 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   if (typeof t !== "object" || t === null) return false;
   if (t.dangerouslyDisableSandbox !== undefined && t.dangerouslyDisableSandbox !== false) return false;
   if (tool === "Bash") {
-    return (typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill)) || granted(tool, t, input.cwd);
+    return (typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill)) || granted(tool, t, input);
   }
-  if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input.cwd);
+  if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input);
   if (typeof t.file_path !== "string") return false;
-  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input.cwd);
+  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input);
   if (tool === "Read") {
     if (!normalAbsolute(t.file_path)) return false;
     const real = realPath(t.file_path);

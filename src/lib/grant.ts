@@ -5,13 +5,16 @@
 //
 // This module imports only Node built-ins (no zod, no store), so the permission hook can include it cheaply:
 // `readGrant(projectDir)` answers the grant that holds now (or null), and `grantAllows(grant, request)` whether
-// one tool call falls inside it.
+// one tool call falls inside it. A call by a worker (an agent whose name is a role's `agent`, or one of the names
+// in its attemptLog) is judged against its own role's items only; the lead's and the auxiliaries' against all.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 
 export const GRANT_FILE = "grant.json";
 export const GRANT_VERSION = 1;
+/** The role name of the plan-wide items (the build and test commands), which every worker may run. */
+export const PLAN_ITEM = "(plan)";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -32,6 +35,11 @@ export interface Grant {
   approvedAt: string;
   edits: GrantItem[];
   commands: GrantItem[];
+  /**
+   * Worker names of the current plan → their role's name (null when two roles claim the name), read from each
+   * role's `agent` and the agents of its attemptLog when the grant is read; never recorded in grant.json.
+   */
+  workers: Map<string, string | null>;
 }
 
 export interface GrantRequest {
@@ -40,6 +48,12 @@ export interface GrantRequest {
   filePath?: string;
   /** Bash: the command line as the tool got it. */
   command?: string;
+  /**
+   * Who calls, when it is a worker: its role's name (only that role's items, and the plan's build and test
+   * commands, are allowed), or null for a worker no single role claims (only the plan's commands). Undefined: the
+   * lead or an auxiliary agent (every item).
+   */
+  role?: string | null;
 }
 
 /**
@@ -105,17 +119,32 @@ export function editCovers(item: GrantItem, rel: string): boolean {
 
 /** Whether one tool call falls inside the grant. Commands must match exactly (outer whitespace aside). */
 export function grantAllows(grant: Grant, request: GrantRequest, projectDir: string): boolean {
+  const role = request.role;
+  const mine = (item: GrantItem) => role === undefined || (role !== null && item.roles.includes(role)) || item.roles.includes(PLAN_ITEM);
   if (request.tool === "Bash") {
     const cmd = (request.command ?? "").trim();
-    return cmd !== "" && grant.commands.some((c) => c.value.trim() === cmd);
+    return cmd !== "" && grant.commands.some((c) => c.value.trim() === cmd && mine(c));
   }
   if (request.tool === "Write" || request.tool === "Edit" || request.tool === "MultiEdit" || request.tool === "NotebookEdit") {
     if (!request.filePath) return false;
     const rel = projectPath(projectDir, request.filePath);
     if (rel === null || refusedEdit(rel)) return false;
-    return grant.edits.some((e) => editCovers(e, rel));
+    return grant.edits.some((e) => mine(e) && editCovers(e, rel));
   }
   return false;
+}
+
+/** Each worker name the plan records (a role's `agent`, its attemptLog's agents) → that role's name. */
+export function planWorkers(plan: unknown): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  const roles = isObj(plan) && Array.isArray(plan.roles) ? plan.roles : [];
+  for (const r of roles) {
+    if (!isObj(r) || typeof r.name !== "string") continue;
+    const log = Array.isArray(r.attemptLog) ? r.attemptLog : [];
+    const names = new Set([r.agent, ...log.map((a) => (isObj(a) ? a.agent : undefined))].filter((n): n is string => typeof n === "string" && n !== ""));
+    for (const n of names) out.set(n, out.has(n) && out.get(n) !== r.name ? null : r.name);
+  }
+  return out;
 }
 
 function readObj(path: string): Obj | null {
@@ -154,5 +183,6 @@ export function readGrant(projectDir: string): Grant | null {
     approvedAt: typeof g.approvedAt === "string" ? g.approvedAt : "",
     edits: items(g.edits),
     commands: items(g.commands),
+    workers: planWorkers(plan),
   };
 }

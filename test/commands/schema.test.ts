@@ -55,6 +55,21 @@ describe("schema", () => {
     assert.deepEqual(await req("expert"), ["summary", "verificationProperties"]);
   });
 
+  it("describes each role's attemptLog: one entry per attempt, with its tier, agent and outcome", async (t) => {
+    const schema = (await project(t).run("schema", ["plan"])).schema as any;
+    const log = schema.properties.roles.items.properties.attemptLog;
+    assert.equal(log.type, "array");
+    assert.match(log.description, /update-status/);
+    const entry = log.items;
+    assert.equal(entry.type, "object");
+    assert.deepEqual(Object.keys(entry.properties), ["attempt", "model", "agent", "outcome"]);
+    assert.equal(entry.properties.attempt.type, "integer");
+    assert.equal(entry.properties.model.type, "string");
+    assert.equal(entry.properties.agent.type, "string");
+    assert.deepEqual(entry.properties.outcome.enum, ["running", "completed", "failed", "stalled", "interrupted"]);
+    assert.deepEqual(schema.properties.roles.items.required, ["name", "goal", "model", "scope", "acceptanceCriteria"], "attemptLog is optional");
+  });
+
   it("rejects an unknown name as a usage error listing the names", async (t) => {
     const out = await project(t).run("schema", ["planner"]);
     assert.equal(out.ok, false);

@@ -451,6 +451,101 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.deepEqual([st.counts.completed, st.counts.failed, st.counts.skipped], [1, 1, 1]);
   });
 
+  it("the grant binds each worker to its own role: an Edit in another role's scope is denied and named in its report", { timeout: TIMEOUT }, async () => {
+    // Both roles are granted (the union covers src/db, src/api and src/ui), but the hook knows which worker calls
+    // (the name the lead gave it, from the CLI's sidecar file) and allows it only its own role's scope and checks.
+    const roles: RoleSpec[] = [
+      { name: "store-dev", model: "haiku", dirs: ["src/db"] },
+      { name: "api-dev", model: "haiku", dirs: ["src/api", "src/ui"] },
+    ];
+    const project = planned(projects, "bind the grant to the roles", roles);
+    // Two attempts of store-dev already failed (an earlier run): this run's attempt, store-dev--3, is its last.
+    for (let k = 0; k < 2; k++) {
+      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
+      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "failed", result: `attempt ${k + 1}: tests failed` }]));
+    }
+    const CHECK = "node --test test/";
+    const own = { edit: "src/db/store.js", from: "const todos = new Map();", to: "const todos = new Map(); // store-dev" };
+    const foreign = { edit: "src/ui/index.html", from: "<title>todos</title>", to: "<title>store-dev was here</title>" };
+    const apiEdit = { edit: "src/api/server.js", from: "return [...todos.values()];", to: "return [...todos.values()]; // api-dev" };
+    const seen: Array<{ who: string; step: string; result: string; denied: boolean }> = [];
+    const DENIED = /^Permission to use \S+ has been denied|needs approval|was blocked|requires approval/;
+    const note = (who: string) => (step: any, r: any) =>
+      seen.push({ who, step: "edit" in step ? `Edit ${step.edit}` : `Bash ${step.bash}`, result: r.text.split("\n")[0], denied: DENIED.test(r.text) || r.isError });
+    const errors: string[] = [];
+    const agents = agentTable(
+      project,
+      {
+        "worker-store-dev--3": {
+          work: [own, foreign, { bash: CHECK }],
+          seen: note("store-dev--3"),
+          file: ".design/worker-store-dev--3.json",
+          content: () => {
+            const r: any = report("store-dev", false, { filesChanged: ["src/db/store.js"] });
+            const denied = seen.filter((x) => x.who === "store-dev--3" && x.denied);
+            r.acceptanceCriteria[0].evidence = denied.map((x) => `denied: ${x.step} (${x.result.slice(0, 100)})`).join("; ") || "nothing denied";
+            return r;
+          },
+          reply: "store-dev--3: blocked, my Edit of src/ui/index.html was denied.",
+        },
+        "worker-api-dev": {
+          work: [apiEdit, { bash: CHECK }],
+          seen: note("api-dev"),
+          file: ".design/worker-api-dev.json",
+          content: () => report("api-dev", true, { filesChanged: ["src/api/server.js"] }),
+          reply: "api-dev: done.",
+        },
+      },
+      errors,
+    );
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let loop!: Loop;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      maxTurns: 70,
+      timeoutMs: 150_000,
+      agents,
+      script: flowScript(function* (first, latest): Flow {
+        const digest = lead.digest(first);
+        const reset = yield* preflight(lead, digest.plan.goal);
+        check(reset.noWorkRemaining === false, JSON.stringify(reset));
+        yield* noChallenge(lead);
+        yield* grantPhase(lead, roles);
+        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+        loop = yield* workerLoop(lead, latest);
+        yield* workersCheckpoint(lead, ["store-dev--3", "api-dev"], 1, 1, 0, loop.last.reason);
+        yield turn(`Workers done: ${loop.last.reason}`);
+      }),
+    });
+    // The one denial: store-dev--3's Edit in api-dev's scope.
+    assertClean({ ...s, denials: s.denials.filter((d: any) => !(d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("src/ui/index.html"))) });
+    assert.deepEqual(errors, [], "a scripted agent failed");
+    assert.deepEqual(
+      seen.map((x) => [x.who, x.step, x.denied]).sort(),
+      [
+        ["api-dev", `Bash ${CHECK}`, false],
+        ["api-dev", "Edit src/api/server.js", false],
+        ["store-dev--3", `Bash ${CHECK}`, false],
+        ["store-dev--3", "Edit src/db/store.js", false],
+        ["store-dev--3", "Edit src/ui/index.html", true],
+      ],
+      JSON.stringify(seen),
+    );
+    assert.match(project.read("src/db/store.js"), /\/\/ store-dev/);
+    assert.match(project.read("src/api/server.js"), /\/\/ api-dev/);
+    assert.equal(project.read("src/ui/index.html"), "<!doctype html><title>todos</title>\n", "the other role's file is untouched");
+    assert.ok(project.json(".design/grant.json").edits.some((e: any) => e.value === "src/ui"), "the union grant did cover src/ui");
+    const evidence = project.json(".design/worker-store-dev--3.json").acceptanceCriteria[0].evidence;
+    assert.match(evidence, /^denied: Edit src\/ui\/index\.html/);
+    const plan = project.json(".design/plan.json");
+    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status, r.attemptLog.at(-1).agent]), [
+      ["store-dev", "failed", "store-dev--3"],
+      ["api-dev", "completed", "api-dev"],
+    ]);
+    assert.deepEqual(loop.last.failedForGood.map((f: any) => f.name), ["store-dev"]);
+  });
+
   it("an invalid challenger report gets one correction, then the run continues without it", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [{ name: "solo", model: "haiku", dirs: ["src/db"] }];
     const project = planned(projects, "challenge with a bad report", roles, [

@@ -908,6 +908,7 @@ describe("golden path through claude -p", () => {
     const args = "greet clarity";
     const lead = new SkillLead("improve", PLUGIN_DIR, fork, args);
     const errors: string[] = [];
+    let archivedSeen: unknown = null;
     const agents = agentTable(
       fork,
       {
@@ -961,11 +962,11 @@ describe("golden path through claude -p", () => {
         };
         yield* put(lead, "Writing the plan.", ".design/draft/plan.json", plan);
         done((yield* calls("Phase 6/8 Guards.", lead.ref("guards.md"))).results[0]);
-        // The newest archived plan (Glob in the skill's words; ls through Bash here).
-        ctx = yield* calls("Finding the archived plan.", { name: "Bash", input: { command: "ls -d .design/history/*/plan.json", description: "List archived plans" } });
-        const archived = done(ctx.results[0]).trim().split("\n").pop()!;
-        const diff = yield* helper(lead, "Circular-improvement guard.", "plan-diff", [], { fill: { "archived-plan": archived } });
+        // As SKILL.md says: plan-diff with the history folder finds the newest archived plan itself (no file search).
+        const diff = yield* helper(lead, "Circular-improvement guard.", "plan-diff", [".design/history"]);
         debug(diff);
+        check(/^\.design\/history\/[^/]+\/plan\.json$/.test(String(diff.archivedPlan)) && typeof diff.archivedGoal === "string", `plan-diff found no archived plan: ${JSON.stringify(diff)}`);
+        archivedSeen = diff.archivedPlan;
         yield* helper(lead, "Phase 7/8 Finalize.", "validate-checks");
         const fin = yield* helper(lead, "Finalize.", "finalize", [".design/draft/plan.json"]);
         check(fin.validated === true, JSON.stringify(fin));
@@ -988,6 +989,7 @@ describe("golden path through claude -p", () => {
     assert.equal(fork.read(".design/skill-snapshot.md"), fork.read(".claude/skills/greet/SKILL.md"));
     assert.equal(fork.json(".design/plan.json").roles[0].name, "greet-clarifier");
     assert.equal(fork.list(".design/history").length, 1);
+    assert.equal(archivedSeen, `.design/history/${fork.list(".design/history")[0]}/plan.json`, "plan-diff did not compare the archived plan");
     assert.deepEqual(
       fork.jsonl(".design/reflection.jsonl").map((r) => r.skill),
       ["recon", "design", "execute", "improve"],

@@ -5,14 +5,15 @@
 //   substituted, `${CLAUDE_SKILL_DIR}` replaced by an empty string;
 // - it does NOT run for the skill's subagents' calls: a background agent's call that needs approval is refused;
 // - a session that never invokes the skill runs no hook at all;
-// - the plugin-wide hook (hooks/hooks.json) does run for subagents' calls.
+// - the plugin-wide hook (hooks/hooks.json) does run for subagents' calls;
+// - its input tells a subagent's call by an opaque agent_id only; the agent's name is in the CLI's sidecar file.
 // The skills' agents write their reports under .design/ with the Write tool, so the plugin keeps its hook global.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureClaude } from "./lib/claude.ts";
+import { ensureClaude, scratchHome } from "./lib/claude.ts";
 import { agent, bash, DENIAL, flowScript, turn, waitFor } from "./lib/lead.ts";
 import { sampleProject, cleanup, type Sample } from "./lib/project.ts";
 import { session } from "./lib/session.ts";
@@ -22,9 +23,18 @@ const LOGGER = `// Appends what the hook saw, approves Bash commands that contai
 const fs = require("fs");
 let raw = "";
 process.stdin.on("data", (c) => (raw += c));
+// The CLI's sidecar file of a subagent, as the hook finds it while the call waits (null for the lead or none).
+function readMeta(ev) {
+  if (!ev.agent_id || typeof ev.transcript_path !== "string") return null;
+  try {
+    return JSON.parse(fs.readFileSync(ev.transcript_path.replace(/\\.jsonl$/, "") + "/subagents/agent-" + ev.agent_id + ".meta.json", "utf8"));
+  } catch (e) {
+    return { error: String(e) };
+  }
+}
 process.stdin.on("end", () => {
   const ev = JSON.parse(raw);
-  fs.appendFileSync(process.env.HOOK_LOG || require("path").join(__dirname, "hook-log.jsonl"), JSON.stringify({ argv: process.argv.slice(2), pluginRootEnv: process.env.CLAUDE_PLUGIN_ROOT ?? null, tool: ev.tool_name, command: ev.tool_input && ev.tool_input.command, agent: ev.agent_id ?? null, cwd: ev.cwd }) + "\\n");
+  fs.appendFileSync(process.env.HOOK_LOG || require("path").join(__dirname, "hook-log.jsonl"), JSON.stringify({ argv: process.argv.slice(2), pluginRootEnv: process.env.CLAUDE_PLUGIN_ROOT ?? null, tool: ev.tool_name, command: ev.tool_input && ev.tool_input.command, agent: ev.agent_id ?? null, cwd: ev.cwd, event: { ...ev, tool_input: undefined }, meta: readMeta(ev) }) + "\\n");
   if (ev.tool_name === "Bash" && String(ev.tool_input.command).includes("approve-me")) {
     process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "probe" } }));
   }
@@ -68,6 +78,10 @@ interface Logged {
   tool: string;
   command?: string;
   agent: string | null;
+  /** The whole hook input but tool_input. */
+  event: Record<string, unknown>;
+  /** A subagent's `subagents/agent-<id>.meta.json`, read while the hook ran. */
+  meta: unknown;
 }
 
 function log(dir: string): Logged[] {
@@ -139,6 +153,64 @@ describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, (
     assert.equal(byCommand(probe("agent")).length, 1, "the plugin-wide hook did not see the agent's call");
     assert.equal(byCommand(probe("agent"))[0].argv[0], "global");
     assert.ok(approved(agentResult), `agent call not approved: ${agentResult?.text}`);
+  });
+
+  // How the plugin's hook binds a worker's calls to its role (src/hooks/permit.ts callerOf): the event names no agent.
+  // A subagent's call carries an opaque `agent_id`, `agent_type` "general-purpose" (the Agent tool's type, not the
+  // `name` the lead gave) and the lead's session transcript; the name is only in the CLI's own sidecar file
+  // `<transcript without .jsonl>/subagents/agent-<agent_id>.meta.json` (undocumented, outside the project), which
+  // already exists while the hook runs. A change to any of these shows up here first.
+  it("plugin-wide: the hook input tells agents apart by an opaque id only, not by the name the lead gave", { timeout: 180_000 }, async () => {
+    rmSync(join(globalPlugin, "hook-log.jsonl"), { force: true });
+    const home = scratchHome();
+    const names = ["schema-designer", "api-developer"];
+    try {
+      await session({
+        prompt: "/probe:scoped go",
+        cwd: project.dir,
+        pluginDir: globalPlugin,
+        home,
+        maxTurns: 10,
+        agents: (brief) =>
+          flowScript(function* () {
+            const who = /^Agent: (\S+)/m.exec(brief)?.[1] ?? "unknown";
+            yield turn("Probing.", bash(probe(who), "probe"));
+            yield turn("Agent done.");
+          }),
+        script: flowScript(function* (_first, latest) {
+          yield turn("First.", bash(probe("lead"), "probe"));
+          const spawned = yield turn("Spawning.", ...names.map((n) => agent(`work on ${n}`, n, "haiku", `Agent: ${n}\nRun one command.`)));
+          yield* waitFor(latest(), spawned.results.map((r) => r.id), "Waiting.");
+          yield turn("Done.");
+        }),
+      });
+      const seen = log(globalPlugin);
+      const eventOf = (who: string) => {
+        const e = seen.filter((x) => x.command === probe(who));
+        assert.equal(e.length, 1, `${who}: the hook saw ${e.length} calls`);
+        return e[0].event as Record<string, unknown>;
+      };
+      const lead = eventOf("lead");
+      assert.equal(lead.agent_id, undefined, "the lead's call carries an agent_id");
+      assert.equal(lead.agent_type, undefined, "the lead's call carries an agent_type");
+      const ids = names.map((name) => {
+        const ev = eventOf(name);
+        assert.match(String(ev.agent_id), /^[0-9a-z]{8,}$/, `${name}: agent_id ${ev.agent_id}`);
+        assert.equal(ev.agent_type, "general-purpose", `${name}: agent_type now says more than the tool's type`);
+        assert.equal(ev.transcript_path, lead.transcript_path, `${name}: the transcript is no longer the session's`);
+        assert.equal(ev.session_id, lead.session_id);
+        for (const other of names) assert.ok(!JSON.stringify(ev).includes(other), `${name}: the hook input now names an agent (${other}): ${JSON.stringify(ev)}`);
+        // Only the CLI's sidecar file knows which id is which name, and it is there while the hook runs: what the
+        // plugin's hook reads to bind a worker's calls to its role (src/hooks/permit.ts callerOf).
+        const meta = seen.find((x) => x.command === probe(name))!.meta as any;
+        assert.equal(meta?.name, name, `${name}: the sidecar while the hook ran: ${JSON.stringify(meta)}`);
+        assert.equal(meta.description, `work on ${name}`);
+        return ev.agent_id;
+      });
+      assert.notEqual(ids[0], ids[1]);
+    } finally {
+      if (!process.env.DO_E2E_KEEP) rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it("runs no hook in a session that never invokes the skill", { timeout: 120_000 }, async () => {

@@ -648,6 +648,72 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!g.edit(join(g.root, "src/api/orders.ts")));
   });
 
+  it("binds a worker's calls to its own role's items; the lead, auxiliaries and unnamed agents keep them all", async (t) => {
+    const g = await granted(t);
+    // The lead recorded the workers with update-status (the fingerprint ignores agent and attemptLog).
+    const doc: any = g.p.json(".design/plan.json");
+    doc.roles[0].agent = "api-developer";
+    doc.roles[1].agent = "docs-writer--2";
+    doc.roles[1].attemptLog = [{ attempt: 1, model: "haiku", agent: "docs-writer", outcome: "failed" }, { attempt: 2, model: "sonnet", agent: "docs-writer--2", outcome: "running" }];
+    writeFileSync(join(g.root, ".design/plan.json"), JSON.stringify(doc));
+    // The CLI's sidecar files: <transcript without .jsonl>/subagents/agent-<id>.meta.json.
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-home-")));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const transcript = join(home, "projects", "p", "session-1.jsonl");
+    const subagents = join(home, "projects", "p", "session-1", "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(transcript, "");
+    const meta = (id: string, content: string) => writeFileSync(join(subagents, `agent-${id}.meta.json`), content);
+    meta("a1", JSON.stringify({ agentType: "general-purpose", description: "work on api", name: "api-developer" }));
+    meta("a2", JSON.stringify({ name: "docs-writer--2" }));
+    meta("a3", JSON.stringify({ name: "docs-writer" }));
+    meta("a4", JSON.stringify({ name: "integration-verifier" }));
+    meta("a5", JSON.stringify({ agentType: "general-purpose" }));
+    meta("bad1", "{");
+    meta("bad2", JSON.stringify({ name: 7 }));
+    meta("bad3", JSON.stringify(["api-developer"]));
+    meta("bad4", JSON.stringify({ name: "" }));
+    mkdirSync(join(subagents, "agent-bad5.meta.json"));
+    const calls: Array<[string, (who: Record<string, unknown>) => boolean]> = [
+      ["api check", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: g.root, ...who } as HookInput)],
+      ["docs check", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm run docs" }, cwd: g.root, ...who } as HookInput)],
+      ["plan test", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm test" }, cwd: g.root, ...who } as HookInput)],
+      ["plan build", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm run build" }, cwd: g.root, ...who } as HookInput)],
+      ["api edit", (who) => allows({ tool_name: "Edit", tool_input: { file_path: join(g.root, "src/api/orders.ts") }, cwd: g.root, ...who } as HookInput)],
+      ["docs write", (who) => allows({ tool_name: "Write", tool_input: { file_path: join(g.root, "docs/guide.md") }, cwd: g.root, ...who } as HookInput)],
+      ["report", (who) => allows({ tool_name: "Write", tool_input: { file_path: join(g.root, ".design/worker-x.json") }, cwd: g.root, ...who } as HookInput)],
+    ];
+    const rights = (who: Record<string, unknown>) => calls.filter(([, call]) => call(who)).map(([what]) => what);
+    const agentCall = (id: unknown, tp: unknown = transcript) => ({ agent_id: id, transcript_path: tp });
+    const all = calls.map(([what]) => what);
+    assert.deepEqual(rights({ transcript_path: transcript }), all, "the lead");
+    assert.deepEqual(rights(agentCall("a1")), ["api check", "plan test", "plan build", "api edit", "report"], "api-developer");
+    assert.deepEqual(rights(agentCall("a2")), ["docs check", "plan test", "plan build", "docs write", "report"], "docs-writer--2 (its role's agent)");
+    assert.deepEqual(rights(agentCall("a3")), ["docs check", "plan test", "plan build", "docs write", "report"], "docs-writer (in its role's attemptLog)");
+    assert.deepEqual(rights(agentCall("a4")), all, "an auxiliary");
+    assert.deepEqual(rights(agentCall("a5")), all, "an agent started without a name");
+    // An agent the hook cannot name gets no grant (its .design writes stay approved).
+    for (const who of [
+      agentCall("missing"),
+      agentCall("bad1"),
+      agentCall("bad2"),
+      agentCall("bad3"),
+      agentCall("bad4"),
+      agentCall("bad5"),
+      agentCall("../subagents/agent-a1"),
+      agentCall(""),
+      agentCall(7),
+      agentCall("a1", "session-1.jsonl"),
+      agentCall("a1", `${home}/projects/p/../p/session-1.jsonl`),
+      agentCall("a1", join(home, "projects", "p", "session-1")),
+      { agent_id: "a1" },
+    ]) assert.deepEqual(rights(who), ["report"], JSON.stringify(who));
+    // A name two roles claim: only the plan's commands.
+    doc.roles[1].agent = "api-developer";
+    writeFileSync(join(g.root, ".design/plan.json"), JSON.stringify(doc));
+    assert.deepEqual(rights(agentCall("a1")), ["plan test", "plan build", "report"], "an ambiguous name");
+  });
+
   it("the hook process consults the grant too", async (t) => {
     const { root } = await granted(t);
     const ev = JSON.stringify({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: root });

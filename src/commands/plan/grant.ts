@@ -6,7 +6,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { GRANT_FILE, GRANT_VERSION, planFingerprint, refusedEdit, type GrantItem } from "../../lib/grant.js";
+import { GRANT_FILE, GRANT_VERSION, PLAN_ITEM, planFingerprint, refusedEdit, type GrantItem } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
@@ -64,8 +64,8 @@ export default defineCommand({
     }
     const context = isObject(doc.context) ? doc.context : {};
     if (toRun.length > 0) {
-      if (typeof context.buildCommand === "string") add(commands, context.buildCommand, "(plan)", "build");
-      if (typeof context.testCommand === "string") add(commands, context.testCommand, "(plan)", "test");
+      if (typeof context.buildCommand === "string") add(commands, context.buildCommand, PLAN_ITEM, "build");
+      if (typeof context.testCommand === "string") add(commands, context.testCommand, PLAN_ITEM, "test");
     }
 
     const fingerprint = planFingerprint(doc);
