@@ -1,8 +1,8 @@
 // execute's Workflow path (`/do:execute --workflow`) measured on the real CLI, in the default permission mode, on a
 // small plan (db, then api which depends on db) in a git project. What it proves, and keeps true until a CLI changes:
-// - the lead's tools: Workflow is offered on 2.1.330, absent on 2.1.197; where it is absent, or where the Workflow
-//   call is refused (in -p nobody can answer its "Review dynamic workflow" prompt), execute takes the Agent-tool loop
-//   and the same plan completes;
+// - the lead's tools: Workflow is offered on 2.1.330 and on 2.1.197 alike (WORKFLOW_OFFERED); where it is absent,
+//   or where the Workflow call is refused (in -p nobody can answer its "Review dynamic workflow" prompt, as when a
+//   user declines it), execute takes the Agent-tool loop and the same plan completes;
 // - with the user's approval of the Workflow call and of the grant: the workflow's agents (agent_type
 //   "workflow-subagent") go through the plugin's PreToolUse hook, which approves their Edit of the role's source
 //   and their check under the grant; an Edit outside every scope is denied, and the agent is told so in its
@@ -11,6 +11,7 @@
 // - without the grant: the same Edit and check are denied; the role fails, its dependent is skipped, the run ends;
 // - a run interrupted after its first agent leaves plan.json without any status (the script's updates reach the
 //   lead only at the end), and a new session cannot resume it: resumeFromRunId finds no journal.
+// Why execute keeps this path opt-in: test/e2e/README.md, "The Workflow tool, as measured".
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,7 +27,16 @@ import { cliSync } from "../helpers/cli.ts";
 
 const TIMEOUT = 240_000;
 /** Releases measured: whether the lead is offered the Workflow tool. Any other release is only reported. */
-const WORKFLOW_OFFERED: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+const WORKFLOW_OFFERED: Record<string, boolean> = { "2.1.197": true, "2.1.330": true };
+/**
+ * Releases measured: what resumeFromRunId does with a run started by another session (killed CLI, new `claude -p`):
+ * refused (no journal), or launched with nothing replayed (every agent runs again).
+ */
+const RESUME_FROM_ANOTHER_SESSION: Record<string, "refused" | "reruns-all"> = { "2.1.197": "reruns-all", "2.1.330": "refused" };
+/** Releases measured: whether the end notification names the run's journal.jsonl and counts the agents. */
+const NOTIFICATION_JOURNAL: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+/** Releases measured: whether a workflow agent's prompt arrives framed as computed text ("[Workflow harness …"). */
+const PROMPT_FRAMED: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
 const CHECK = "node --test test/";
 const ROLES = [
   { name: "db", dirs: ["src/db"], deps: [] as string[], edit: "src/db/store.js", from: "const todos = new Map();" },
@@ -228,6 +238,14 @@ function workflowResult(ctx: TurnContext, id: string): { status: string; value: 
   return { status: n.status, value, raw: n.result };
 }
 
+/** The whole <task-notification> block of one tool call (the last one). */
+function notificationBlock(ctx: TurnContext, id: string): string {
+  const all = JSON.stringify(ctx.body.messages).replace(/\\n/g, "\n").replace(/\\"/g, '"');
+  const blocks = [...all.matchAll(/<task-notification>[\s\S]*?<\/task-notification>/g)].map((m) => m[0]).filter((b) => b.includes(`<tool-use-id>${id}</tool-use-id>`));
+  if (!blocks.length) throw new Error(`no notification for ${id}`);
+  return blocks[blocks.length - 1];
+}
+
 /** After the workflow returns: replay its updates, write missing reports, re-run each completed role's check. */
 function* replay(lead: SkillLead, value: any): Generator<any, { update: any; checks: ToolResult[] }, TurnContext> {
   done((yield* calls("Recording the workflow's updates.", lead.write(".design/tmp/updates.json", value.updates))).results[0]);
@@ -254,7 +272,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
   const offered = WORKFLOW_OFFERED[CLAUDE_CODE_VERSION];
   const needsWorkflow = (t: TestContext): boolean => {
     if (offered === true) return true;
-    t.skip(offered === false ? `Claude Code ${CLAUDE_CODE_VERSION} has no Workflow tool (the first test proves the Agent-tool path)` : "release not measured");
+    t.skip(offered === false ? `Claude Code ${CLAUDE_CODE_VERSION} has no Workflow tool (the first test proves the Agent-tool path)` : `Claude Code ${CLAUDE_CODE_VERSION} not measured: add it to WORKFLOW_OFFERED`);
     return false;
   };
 
@@ -364,7 +382,9 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     // The agents: dependency order, the generated prompt framed as computed text, StructuredOutput offered and asked for.
     assert.deepEqual(seen.map((x) => x.agent), ["db", "api"]);
     for (const a of seen) {
-      assert.match(a.brief, /^\[Workflow harness/);
+      const framed = /^\[Workflow harness — computed task\][\s\S]*carries no user authority[\s\S]*\n  You are /.test(a.brief);
+      if (PROMPT_FRAMED[CLAUDE_CODE_VERSION] === undefined) t.diagnostic(`workflow agent prompt framed: ${framed}`);
+      else assert.equal(framed, PROMPT_FRAMED[CLAUDE_CODE_VERSION], a.brief.slice(0, 300));
       assert.ok(a.tools.includes("StructuredOutput") && a.tools.includes("Edit") && a.tools.includes("Bash"), a.tools.join(","));
       assert.ok(!a.tools.includes("Agent") && !a.tools.includes("Workflow"), `a workflow agent may start agents: ${a.tools.join(",")}`);
       assert.match(a.system, /MUST call the StructuredOutput tool exactly once/);
@@ -395,11 +415,10 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.deepEqual(result.value.statuses, ["completed", "completed"]);
     assert.match(result.value.reason, /all 2 roles completed/);
     assert.deepEqual(Object.keys(result.value.reports).sort(), ["api", "db"]);
-    const note = notifications(lastCtx!.body).find((n) => n.toolUseId === launched.launch.id)!;
-    assert.ok(note);
-    const whole = JSON.stringify(lastCtx!.body.messages);
-    assert.match(whole, /Per-agent results: \S+\/journal\.jsonl/);
-    assert.match(whole, /<agents_done>2<\/agents_done><agents_error>0<\/agents_error>/);
+    const block = notificationBlock(lastCtx!, launched.launch.id).replace(result.raw, "…");
+    const journal = /Per-agent results: \S+\/journal\.jsonl/.test(block) && /<agents_done>2<\/agents_done><agents_error>0<\/agents_error>/.test(block);
+    if (NOTIFICATION_JOURNAL[CLAUDE_CODE_VERSION] === undefined) t.diagnostic(`notification: ${block}`);
+    else assert.equal(journal, NOTIFICATION_JOURNAL[CLAUDE_CODE_VERSION], `notification: ${block}`);
     // execute replays it: statuses, attemptLog and results in plan.json; the reports on disk; the checks pass.
     // One entry per update replayed (each role: in_progress, then its outcome).
     assert.deepEqual(replayed.update.updated, [0, 0, 1, 1]);
@@ -492,25 +511,45 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.match(project.read("src/db/store.js"), /db \(workflow\)/);
     assert.equal(project.json(".design/worker-db.json").achieved, true);
     assert.deepEqual(project.json(".design/plan.json").roles.map((r: any) => r.status ?? "pending"), ["pending", "pending"]);
-    // A new session (what /do:execute again is) asks to resume that run: its journal is not this session's.
+    // A new session (what /do:execute again is) asks to resume that run.
     let resumed: ToolResult | undefined;
+    let result: any;
+    const seen2: WfSeen[] = [];
     const second = await session({
       prompt: "resume the workflow",
       cwd: project.dir,
       home,
       args: ["--allowedTools", "Workflow"],
-      maxTurns: 6,
-      script: flowScript(function* (f): Flow {
-        const ctx = yield* loadTools(f, ["Workflow"]);
-        void ctx;
+      maxTurns: 8,
+      timeoutMs: 200_000,
+      agents: workflowAgents(project, seen2),
+      script: flowScript(function* (f, latest): Flow {
+        yield* loadTools(f, ["Workflow"]);
         resumed = (yield turn("Resuming.", { name: "Workflow", input: { scriptPath: ".design/workflow.js", resumeFromRunId: runId } })).results[0];
+        if (!resumed.isError) result = workflowResult(yield* waitFor(latest(), [resumed.id], "Waiting for the workflow."), resumed.id);
         yield turn("Done.");
       }),
     });
     cleanup(home);
     assertClean(second);
-    assert.ok(resumed?.isError, `resumeFromRunId in a new session: ${resumed?.text}`);
-    assert.match(resumed!.text, /journal for workflow run wf_\S+ is not on disk.*nothing to resume/s);
-    t.diagnostic(`resumeFromRunId from a new session: ${resumed!.text.slice(0, 160)}`);
+    const across = RESUME_FROM_ANOTHER_SESSION[CLAUDE_CODE_VERSION];
+    t.diagnostic(`resumeFromRunId from a new session: ${resumed!.text.slice(0, 160)}; agents run again: ${seen2.map((x) => x.agent).join(",")}`);
+    if (across === undefined) return;
+    if (across === "refused") {
+      assert.ok(resumed?.isError, `resumeFromRunId in a new session: ${resumed?.text}`);
+      assert.match(resumed!.text, /journal for workflow run wf_\S+ is not on disk.*nothing to resume/s);
+      assert.deepEqual(seen2, []);
+      return;
+    }
+    // This release launches it but replays nothing: db, which had finished, runs again before api.
+    assert.ok(!resumed?.isError, `resumeFromRunId in a new session: ${resumed?.text}`);
+    assert.deepEqual(seen2.map((x) => x.agent), ["db", "api"]);
+    assert.deepEqual(result.value.statuses, ["completed", "completed"]);
+    assert.deepEqual(result.value.updates.map((u: any) => [u.roleIndex, u.status]), [
+      [0, "in_progress"],
+      [0, "completed"],
+      [1, "in_progress"],
+      [1, "completed"],
+    ]);
   });
 });
