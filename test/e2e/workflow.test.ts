@@ -1,8 +1,9 @@
 // execute's Workflow path (`/do:execute --workflow`) measured on the real CLI, in the default permission mode, on a
 // small plan (db, then api which depends on db) in a git project. What it proves, and keeps true until a CLI changes:
-// - the lead's tools: Workflow is offered on 2.1.330 and on 2.1.197 alike (WORKFLOW_OFFERED); where it is absent,
-//   or where the Workflow call is refused (in -p nobody can answer its "Review dynamic workflow" prompt, as when a
-//   user declines it), execute takes the Agent-tool loop and the same plan completes;
+// - the lead's tools: Workflow is offered on 2.1.330 and on 2.1.197 alike (WORKFLOW_OFFERED); where it is absent
+//   (played by --disallowedTools Workflow), or where the Workflow call is refused (in -p nobody can answer its
+//   "Review dynamic workflow" prompt, as when a user declines it), execute takes the Agent-tool loop and the same
+//   plan completes;
 // - with the user's approval of the Workflow call and of the grant: the workflow's agents (agent_type
 //   "workflow-subagent") go through the plugin's PreToolUse hook, which approves their Edit of the role's source
 //   and their check under the grant; an Edit outside every scope is denied, and the agent is told so in its
@@ -20,7 +21,7 @@ import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./li
 import { agent, bash, check, DENIAL, done, flowScript, hasTool, loadTools, notifications, ok, read, turn, waitFor, write, type Flow } from "./lib/lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, pluginCopy, sampleProject, type Sample } from "./lib/project.ts";
-import { assertClean, session, type Session } from "./lib/session.ts";
+import { assertClean, session } from "./lib/session.ts";
 import { SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type Script, type ToolCall, type ToolResult, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
@@ -276,70 +277,77 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     return false;
   };
 
-  it("--workflow where the tool is absent or its call is refused: the Agent-tool loop runs the same plan", { timeout: TIMEOUT }, async (t) => {
-    const project = planned(projects, "wf: fallback to the loop");
-    const errors: string[] = [];
-    const agents = agentTable(project, Object.fromEntries(ROLES.map((r) => [`worker-${r.name}`, loopWorker(r)])), errors);
-    const lead = new SkillLead("execute", PLUGIN_DIR, project, "--workflow");
-    let toolOffered: boolean | undefined;
-    let refusal: ToolResult | undefined;
-    const nexts: any[] = [];
-    const s = await session({
-      prompt: "/do:execute --workflow",
-      cwd: project.dir,
-      maxTurns: 80,
-      timeoutMs: 200_000,
-      agents,
-      script: flowScript(function* (first, latest): Flow {
-        toolOffered = hasTool(first, "Workflow");
-        yield* upToWorkers(lead, lead.digest(first).plan.goal, true);
-        if (toolOffered) {
-          // In -p nobody answers the CLI's "Review dynamic workflow" prompt: the call is refused, as when a user declines.
-          refusal = (yield* launchWorkflow(lead)).launch;
-          yield* helper(lead, "The workflow was refused: recovering, then the loop.", "resume-reset");
-        }
-        for (;;) {
-          const d = yield* helper(lead, "Asking the helper what to start.", "next");
-          nexts.push(d);
-          if (d.done) break;
-          const ids: string[] = [];
-          for (const st of d.start) {
-            yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
-              roleIndex: st.roleIndex,
-              replace: [
-                ['"model": "sonnet"', `"model": "${st.model}"`],
-                ['"agent": "api-developer"', `"agent": "${st.agent}"`],
-              ],
-            });
-            const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}. Report to ${st.reportPath}.`));
-            ids.push(done(spawn.results[0]) && spawn.results[0].id);
+  // Two ways the workflow path is unavailable: the CLI offers no Workflow tool (a release without it, played here by
+  // --disallowedTools Workflow), or its call is refused (in -p nobody answers the review prompt, as a user declines).
+  for (const absent of [false, true]) {
+    const how = absent ? "the tool is absent" : "its call is refused";
+    it(`--workflow where ${how}: the Agent-tool loop runs the same plan`, { timeout: TIMEOUT }, async (t) => {
+      const project = planned(projects, `wf: loop when ${how}`);
+      const errors: string[] = [];
+      const agents = agentTable(project, Object.fromEntries(ROLES.map((r) => [`worker-${r.name}`, loopWorker(r)])), errors);
+      const lead = new SkillLead("execute", PLUGIN_DIR, project, "--workflow");
+      let toolOffered: boolean | undefined;
+      let refusal: ToolResult | undefined;
+      const nexts: any[] = [];
+      const s = await session({
+        prompt: "/do:execute --workflow",
+        cwd: project.dir,
+        maxTurns: 80,
+        timeoutMs: 200_000,
+        args: absent ? ["--disallowedTools", "Workflow"] : [],
+        agents,
+        script: flowScript(function* (first, latest): Flow {
+          toolOffered = hasTool(first, "Workflow");
+          yield* upToWorkers(lead, lead.digest(first).plan.goal, true);
+          if (toolOffered) {
+            // In -p nobody answers the CLI's "Review dynamic workflow" prompt: the call is refused, as when a user declines.
+            refusal = (yield* launchWorkflow(lead)).launch;
+            yield* helper(lead, "The workflow was refused: recovering, then the loop.", "resume-reset");
           }
-          yield* waitFor(latest(), ids, "Waiting for the workers.");
-          for (const st of d.start) {
-            ok((yield* calls(`${st.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: st.agent } }))).results[0]);
-            const c = (yield* calls("Running the role's check.", bash(CHECK, "acceptance check"))).results[0];
-            done(c);
-            yield* helper(lead, `${st.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": `${st.name} done` } });
+          for (;;) {
+            const d = yield* helper(lead, "Asking the helper what to start.", "next");
+            nexts.push(d);
+            if (d.done) break;
+            const ids: string[] = [];
+            for (const st of d.start) {
+              yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
+                roleIndex: st.roleIndex,
+                replace: [
+                  ['"model": "sonnet"', `"model": "${st.model}"`],
+                  ['"agent": "api-developer"', `"agent": "${st.agent}"`],
+                ],
+              });
+              const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}. Report to ${st.reportPath}.`));
+              ids.push(done(spawn.results[0]) && spawn.results[0].id);
+            }
+            yield* waitFor(latest(), ids, "Waiting for the workers.");
+            for (const st of d.start) {
+              ok((yield* calls(`${st.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: st.agent } }))).results[0]);
+              const c = (yield* calls("Running the role's check.", bash(CHECK, "acceptance check"))).results[0];
+              done(c);
+              yield* helper(lead, `${st.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": `${st.name} done` } });
+            }
           }
-        }
-        yield turn("All roles completed through the Agent-tool loop.");
-      }),
+          yield turn("All roles completed through the Agent-tool loop.");
+        }),
+      });
+      assertClean(s);
+      assert.deepEqual(errors, []);
+      if (absent) assert.equal(toolOffered, false, "the lead was offered Workflow despite --disallowedTools Workflow");
+      else if (offered === undefined) t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION}: Workflow offered to the lead: ${toolOffered}`);
+      else assert.equal(toolOffered, offered, `the lead ${offered ? "lacks" : "has"} the Workflow tool on ${CLAUDE_CODE_VERSION}`);
+      if (toolOffered) {
+        // The refusal is the CLI's own: the Workflow call asks the user (not the plugin's hook, which never sees it).
+        assert.ok(refusal?.isError, `the Workflow call ran without the user's approval: ${refusal?.text}`);
+        assert.match(refusal!.text, /Review dynamic workflow before running/);
+        // Unlike a refused call outside a skill, it is not listed in -p's permission_denials.
+        assert.deepEqual(s.denials, []);
+      }
+      assert.match(nexts.at(-1).reason, /all 2 roles completed/);
+      assert.deepEqual(project.json(".design/plan.json").roles.map((r: any) => r.status), ["completed", "completed"]);
+      for (const r of ROLES) assert.match(project.read(r.edit), new RegExp(`${r.name} \\(loop\\)`));
     });
-    assertClean(s);
-    assert.deepEqual(errors, []);
-    if (offered === undefined) t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION}: Workflow offered to the lead: ${toolOffered}`);
-    else assert.equal(toolOffered, offered, `the lead ${offered ? "lacks" : "has"} the Workflow tool on ${CLAUDE_CODE_VERSION}`);
-    if (toolOffered) {
-      // The refusal is the CLI's own: the Workflow call asks the user (not the plugin's hook, which never sees it).
-      assert.ok(refusal?.isError, `the Workflow call ran without the user's approval: ${refusal?.text}`);
-      assert.match(refusal!.text, /Review dynamic workflow before running/);
-      // Unlike a refused call outside a skill, it is not listed in -p's permission_denials.
-      assert.deepEqual(s.denials, []);
-    }
-    assert.match(nexts.at(-1).reason, /all 2 roles completed/);
-    assert.deepEqual(project.json(".design/plan.json").roles.map((r: any) => r.status), ["completed", "completed"]);
-    for (const r of ROLES) assert.match(project.read(r.edit), new RegExp(`${r.name} \\(loop\\)`));
-  });
+  }
 
   it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls", { timeout: TIMEOUT }, async (t) => {
     if (!needsWorkflow(t)) return;
