@@ -46,6 +46,8 @@ async function runScript(text: string, script: Script, names: string[]): Promise
   const ctx = vm.createContext({
     agent: async (prompt: string, opts: any) => {
       assert.equal(opts.schema.type, "object");
+      // The Workflow tool refuses a schema naming the 2020-12 meta-schema (measured on 2.1.330).
+      assert.equal("$schema" in opts.schema, false, "agent() schema carries $schema");
       calls.push({ label: opts.label, model: opts.model, prompt, isolation: opts.isolation });
       const name = names.find((n) => prompt.includes(`("${n}")`)) as string;
       const k = (attempts.get(name) ?? 0) + 1;

@@ -74,13 +74,16 @@ export default defineCommand({
       });
     }
     if (decision.done) throw new HelperError("E_INVALID", `Nothing to run: ${decision.reason}`, { reason: decision.reason });
+    // The Workflow tool's validator knows no draft 2020-12 meta-schema: an agent() schema naming it in `$schema` is
+    // refused ("no schema with key or ref", measured on 2.1.330) and every worker dies before it starts.
+    const { $schema: _metaSchema, ...reportSchema } = z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     const script = workflowScript({
       planPath,
       goal: str(doc.goal),
       roles,
       priorContext: priorContext(ctx.cwd, roles),
       memories,
-      reportSchema: z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }),
+      reportSchema,
     });
     ensureDir(resolve(ctx.cwd, ".design"));
     const target = confine(ctx.cwd, "workflow script", WORKFLOW_PATH, "write");
