@@ -16,7 +16,7 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
-import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { grantAllows, readGrant } from "../lib/grant.js";
 import { SPECS } from "./specs.js";
@@ -362,12 +362,17 @@ export interface HookInput {
 export type Caller = { kind: "lead" } | { kind: "agent"; name: string | null } | { kind: "unknown" };
 
 const MAX_META = 64 * 1024;
+/** Workflow runs of one session searched for an agent's sidecar. */
+const MAX_RUNS = 256;
 
 /**
  * The caller of an event. The hook input names no agent (measured on 2.1.197 and 2.1.330): a subagent's call
  * carries an opaque `agent_id`; the name the lead gave it is in the CLI's sidecar file
- * `<transcript_path without .jsonl>/subagents/agent-<agent_id>.meta.json` (`{"name": …}`). The one file the hook
- * reads outside the project and the plugin; anything odd about it makes the caller unknown.
+ * `<transcript_path without .jsonl>/subagents/agent-<agent_id>.meta.json` (`{"name": …}`). An agent of a Workflow
+ * run has its sidecar one level down, `subagents/workflows/<run id>/agent-<agent_id>.meta.json`, with
+ * `"agentType": "workflow-subagent"` and its `agent()` label as `description` (the label the helper's generated
+ * script gives it: the role's agent name); that label is its name. These are the only files the hook reads outside
+ * the project and the plugin; anything odd about them makes the caller unknown.
  */
 export function callerOf(input: HookInput): Caller {
   if (input.agent_id === undefined) return { kind: "lead" };
@@ -375,12 +380,43 @@ export function callerOf(input: HookInput): Caller {
   const tp = input.transcript_path;
   if (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,128}$/.test(id)) return { kind: "unknown" };
   if (typeof tp !== "string" || !normalAbsolute(tp) || !tp.endsWith(".jsonl") || tp.length > 4096) return { kind: "unknown" };
-  const meta = join(dirname(tp), basename(tp, ".jsonl"), "subagents", `agent-${id}.meta.json`);
+  const subagents = join(dirname(tp), basename(tp, ".jsonl"), "subagents");
+  const direct = readMeta(join(subagents, `agent-${id}.meta.json`));
+  if (direct !== undefined) return direct === null ? { kind: "unknown" } : nameOf(direct, false);
+  let runs: string[] = [];
+  try {
+    runs = readdirSync(join(subagents, "workflows")).filter((n) => /^[A-Za-z0-9_-]{1,128}$/.test(n)).slice(0, MAX_RUNS);
+  } catch {
+    return { kind: "unknown" };
+  }
+  for (const run of runs) {
+    const doc = readMeta(join(subagents, "workflows", run, `agent-${id}.meta.json`));
+    if (doc === null) return { kind: "unknown" };
+    if (doc !== undefined) return nameOf(doc, true);
+  }
+  return { kind: "unknown" };
+}
+
+/** The caller a sidecar names: a Workflow agent by its label (`description`), any other agent by `name`. */
+function nameOf(doc: Record<string, unknown>, inWorkflow: boolean): Caller {
+  if (inWorkflow) {
+    const label = doc.description;
+    if (doc.agentType !== "workflow-subagent" || doc.inWorkflowRun !== true) return { kind: "unknown" };
+    if (label === undefined) return { kind: "agent", name: null };
+    return typeof label === "string" && label !== "" ? { kind: "agent", name: label } : { kind: "unknown" };
+  }
+  const name = doc.name;
+  if (name === undefined) return { kind: "agent", name: null };
+  return typeof name === "string" && name !== "" ? { kind: "agent", name } : { kind: "unknown" };
+}
+
+/** A sidecar's JSON object; undefined when the file does not exist, null when it is not a small JSON object. */
+function readMeta(meta: string): Record<string, unknown> | null | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(meta, "r");
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_META) return { kind: "unknown" };
+    if (!st.isFile() || st.size > MAX_META) return null;
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {
@@ -389,12 +425,10 @@ export function callerOf(input: HookInput): Caller {
       got += n;
     }
     const doc: unknown = JSON.parse(buf.subarray(0, got).toString("utf8"));
-    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { kind: "unknown" };
-    const name = (doc as Record<string, unknown>).name;
-    if (name === undefined) return { kind: "agent", name: null };
-    return typeof name === "string" && name !== "" ? { kind: "agent", name } : { kind: "unknown" };
-  } catch {
-    return { kind: "unknown" };
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
+    return doc as Record<string, unknown>;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? undefined : null;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

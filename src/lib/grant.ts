@@ -3,13 +3,16 @@
 // the plan. Recorded in .design/grant.json by the `grant --approve` command, bound to the plan's fingerprint and
 // to the execute run it was given for.
 //
-// This module imports only Node built-ins (no zod, no store), so the permission hook can include it cheaply:
+// This module imports only Node built-ins and the self-contained scheduler (no zod, no store), so the permission
+// hook can include it cheaply:
 // `readGrant(projectDir)` answers the grant that holds now (or null), and `grantAllows(grant, request)` whether
-// one tool call falls inside it. A call by a worker (an agent whose name is a role's `agent`, or one of the names
-// in its attemptLog) is judged against its own role's items only; the lead's and the auxiliaries' against all.
+// one tool call falls inside it. A call by a worker (an agent whose name is a role's `agent`, one of the names in
+// its attemptLog, or a name the scheduler gives the role's attempts) is judged against its own role's items only;
+// the lead's and the auxiliaries' against all.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { schedulerCore } from "./scheduler.js";
 
 export const GRANT_FILE = "grant.json";
 export const GRANT_VERSION = 1;
@@ -134,16 +137,25 @@ export function grantAllows(grant: Grant, request: GrantRequest, projectDir: str
   return false;
 }
 
-/** Each worker name the plan records (a role's `agent`, its attemptLog's agents) → that role's name. */
+/**
+ * Each worker name of a role → that role's name: the names the plan records (its `agent`, its attemptLog's agents)
+ * and the ones the scheduler gives its attempts. A name two roles claim maps to null.
+ */
 export function planWorkers(plan: unknown): Map<string, string | null> {
   const out = new Map<string, string | null>();
   const roles = isObj(plan) && Array.isArray(plan.roles) ? plan.roles : [];
-  for (const r of roles) {
-    if (!isObj(r) || typeof r.name !== "string") continue;
+  // The names the scheduler gives each attempt (`next`, and the labels of the generated Workflow script, whose
+  // agents' updates reach plan.json only when the run ends): "<slug>" and "<slug>--<attempt>".
+  const core = schedulerCore();
+  const bases = core.baseNames(roles);
+  roles.forEach((r, i) => {
+    if (!isObj(r) || typeof r.name !== "string") return;
     const log = Array.isArray(r.attemptLog) ? r.attemptLog : [];
-    const names = new Set([r.agent, ...log.map((a) => (isObj(a) ? a.agent : undefined))].filter((n): n is string => typeof n === "string" && n !== ""));
+    const last = Math.max(core.MAX_ATTEMPTS, core.attemptsOf(r) + 1);
+    const scheduled = Array.from({ length: last }, (_, k) => core.agentName(bases[i], k + 1));
+    const names = new Set([r.agent, ...log.map((a) => (isObj(a) ? a.agent : undefined)), ...scheduled].filter((n): n is string => typeof n === "string" && n !== ""));
     for (const n of names) out.set(n, out.has(n) && out.get(n) !== r.name ? null : r.name);
-  }
+  });
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { planWith, project } from "../helpers/design-dir.ts";
-import { globMatch, grantAllows, planFingerprint, readGrant } from "../../src/lib/grant.ts";
+import { globMatch, grantAllows, planFingerprint, planWorkers, readGrant } from "../../src/lib/grant.ts";
 
 const P = ".design/plan.json";
 const run = (over: Record<string, unknown> = {}) => ({ schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null, ...over });
@@ -111,5 +111,35 @@ describe("grant: glob matching", () => {
     assert.equal(globMatch("docs/*.md", "docs/x/a.md"), false);
     assert.equal(globMatch("src/?.ts", "src/a.ts"), true);
     assert.equal(globMatch("src/a.ts", "src/a_ts"), false);
+  });
+});
+
+describe("planWorkers: the worker names of each role", () => {
+  it("maps the recorded names and the names the scheduler gives every attempt to the role", () => {
+    const plan = {
+      roles: [
+        { name: "API Server", agent: "api-dev", attemptLog: [{ attempt: 1, model: "haiku", agent: "api-first", outcome: "failed" }] },
+        { name: "api server", attempts: 4 },
+        { name: "Docs" },
+      ],
+    };
+    const w = planWorkers(plan);
+    for (const n of ["api-dev", "api-first", "api-server", "api-server--2", "api-server--3"]) assert.equal(w.get(n), "API Server", n);
+    // A second role with the same slug gets worker-pool's -2, and a name for each attempt it may still make.
+    for (const n of ["api-server-2", "api-server-2--2", "api-server-2--5"]) assert.equal(w.get(n), "api server", n);
+    assert.equal(w.get("api-server-2--6"), undefined);
+    for (const n of ["docs", "docs--2", "docs--3"]) assert.equal(w.get(n), "Docs", n);
+    assert.equal(w.get("docs--4"), undefined);
+  });
+
+  it("maps a name two roles claim to null", () => {
+    const w = planWorkers({ roles: [{ name: "a" }, { name: "b", agent: "a--2" }] });
+    assert.equal(w.get("a--2"), null);
+    assert.equal(w.get("b"), "b");
+  });
+
+  it("answers an empty map for a plan without roles", () => {
+    assert.equal(planWorkers(null).size, 0);
+    assert.equal(planWorkers({ roles: "x" }).size, 0);
   });
 });

@@ -193,7 +193,7 @@ interface WfSeen {
  * <i>"): each edits its role's source, runs the check, optionally tries an Edit outside every scope, writes its
  * report file, and returns the report through StructuredOutput (what the agent() schema asks for).
  */
-function workflowAgents(project: Sample, seen: WfSeen[], opts: { outside?: string; onStart?: (agent: string) => void } = {}): (brief: string) => Script | undefined {
+function workflowAgents(project: Sample, seen: WfSeen[], opts: { outside?: string; cross?: string; onStart?: (agent: string) => void } = {}): (brief: string) => Script | undefined {
   return (brief) => {
     const m = /You are (\S+), the worker for role (\d+)/.exec(brief);
     if (!m) return undefined;
@@ -211,6 +211,13 @@ function workflowAgents(project: Sample, seen: WfSeen[], opts: { outside?: strin
         const pkg = project.path(OUTSIDE.edit);
         done((yield turn("Reading package.json.", read(pkg))).results[0]);
         rec.results.push((yield turn("Editing outside my scope.", { name: "Edit", input: { file_path: pkg, old_string: OUTSIDE.from, new_string: OUTSIDE.to } })).results[0]);
+      }
+      if (opts.cross === agentName) {
+        // Inside the grant's union of scopes, but another role's: a worker's grant covers its own role only.
+        const other = ROLES[(Number(idx) + 1) % ROLES.length];
+        const otherPath = project.path(other.edit);
+        done((yield turn("Reading another role's source.", read(otherPath))).results[0]);
+        rec.results.push((yield turn("Editing another role's source.", { name: "Edit", input: { file_path: otherPath, old_string: other.from, new_string: `${other.from} // ${role.name} (not mine)` } })).results[0]);
       }
       const refused = rec.results.filter((r) => r.isError || DENIAL.test(r.text));
       const own = rec.results.slice(0, 2);
@@ -349,7 +356,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     });
   }
 
-  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls", { timeout: TIMEOUT }, async (t) => {
+  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's", { timeout: TIMEOUT }, async (t) => {
     if (!needsWorkflow(t)) return;
     const project = planned(projects, "wf: granted");
     const plugin = loggingPlugin();
@@ -368,7 +375,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       args: ["--allowedTools", "Workflow"],
       maxTurns: 60,
       timeoutMs: 200_000,
-      agents: workflowAgents(project, seen, { outside: "db" }),
+      agents: workflowAgents(project, seen, { outside: "db", cross: "db" }),
       script: flowScript(function* (first, latest): Flow {
         yield* upToWorkers(lead, lead.digest(first).plan.goal, true);
         launched = yield* launchWorkflow(lead);
@@ -402,8 +409,11 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.match(seen[1].brief, /db: db is done/, "api got db's context");
     // Their source edits and checks ran under the grant; the Edit outside every scope was denied and told to the agent.
     const db = seen[0].results;
-    assert.deepEqual(db.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false], ["Edit", true]]);
+    assert.deepEqual(db.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false], ["Edit", true], ["Edit", true]]);
     assert.match(db[2].text, /Claude requested permissions to write to .*package\.json/);
+    // The hook names a workflow agent by its agent() label: db's grant does not cover the api role's source.
+    assert.match(db[3].text, /Claude requested permissions to write to .*src\/api\/server\.js/);
+    assert.doesNotMatch(project.read("src/api/server.js"), /not mine/);
     assert.deepEqual(seen[1].results.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false]]);
     for (const r of ROLES) assert.match(project.read(r.edit), new RegExp(`${r.name} \\(workflow\\)`));
     assert.doesNotMatch(project.read("package.json"), /commonjs/);
@@ -412,7 +422,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.ok(agentCalls.length >= 10, `hook saw ${agentCalls.length} workflow-agent calls`);
     assert.ok(agentCalls.every((e) => e.mode === "default"), JSON.stringify(agentCalls.map((e) => e.mode)));
     const decided = (tool: string, pred: (e: any) => boolean) => agentCalls.filter((e) => e.tool === tool && pred(e)).map((e) => e.allowed);
-    assert.deepEqual(decided("Edit", (e) => /src\/(db|api)\//.test(e.input.file_path)), [true, true]);
+    assert.deepEqual(decided("Edit", (e) => /src\/(db|api)\//.test(e.input.file_path)), [true, false, true]);
     assert.deepEqual(decided("Bash", (e) => e.input.command === CHECK), [true, true]);
     assert.deepEqual(decided("Edit", (e) => e.input.file_path.endsWith("package.json")), [false]);
     assert.deepEqual(decided("Write", (e) => /\.design\/worker-(db|api)\.json$/.test(e.input.file_path)), [true, true]);

@@ -674,6 +674,19 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     meta("bad3", JSON.stringify(["api-developer"]));
     meta("bad4", JSON.stringify({ name: "" }));
     mkdirSync(join(subagents, "agent-bad5.meta.json"));
+    // A Workflow run's agents: subagents/workflows/<run id>/agent-<id>.meta.json, named by their agent() label.
+    const wfRun = join(subagents, "workflows", "wf_15bf6262-042");
+    mkdirSync(wfRun, { recursive: true });
+    mkdirSync(join(subagents, "workflows", "wf_empty"));
+    const wfMeta = (id: string, doc: unknown) => writeFileSync(join(wfRun, `agent-${id}.meta.json`), typeof doc === "string" ? doc : JSON.stringify(doc));
+    const wfAgent = { agentType: "workflow-subagent", isBuiltIn: true, workflowPhase: "Workers", inWorkflowRun: true };
+    wfMeta("w1", { ...wfAgent, description: "api-developer" });
+    wfMeta("w2", { ...wfAgent, description: "docs-writer--2" });
+    wfMeta("w3", { ...wfAgent, description: "integration-verifier" });
+    wfMeta("wbad1", { ...wfAgent, agentType: "general-purpose", description: "api-developer" });
+    wfMeta("wbad2", { ...wfAgent, inWorkflowRun: false, description: "api-developer" });
+    wfMeta("wbad3", "{");
+    wfMeta("wbad4", { ...wfAgent, description: 7 });
     const calls: Array<[string, (who: Record<string, unknown>) => boolean]> = [
       ["api check", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: g.root, ...who } as HookInput)],
       ["docs check", (who) => allows({ tool_name: "Bash", tool_input: { command: "npm run docs" }, cwd: g.root, ...who } as HookInput)],
@@ -692,6 +705,9 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("a3")), ["docs check", "plan test", "plan build", "docs write", "report"], "docs-writer (in its role's attemptLog)");
     assert.deepEqual(rights(agentCall("a4")), all, "an auxiliary");
     assert.deepEqual(rights(agentCall("a5")), all, "an agent started without a name");
+    assert.deepEqual(rights(agentCall("w1")), ["api check", "plan test", "plan build", "api edit", "report"], "a workflow agent labelled api-developer");
+    assert.deepEqual(rights(agentCall("w2")), ["docs check", "plan test", "plan build", "docs write", "report"], "a workflow agent of the docs role");
+    assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent no role names");
     // An agent the hook cannot name gets no grant (its .design writes stay approved).
     for (const who of [
       agentCall("missing"),
@@ -700,6 +716,10 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
       agentCall("bad3"),
       agentCall("bad4"),
       agentCall("bad5"),
+      agentCall("wbad1"),
+      agentCall("wbad2"),
+      agentCall("wbad3"),
+      agentCall("wbad4"),
       agentCall("../subagents/agent-a1"),
       agentCall(""),
       agentCall(7),
