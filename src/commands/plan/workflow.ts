@@ -3,14 +3,13 @@
 // `scriptPath`, and when the workflow returns, replays its `updates` through update-status. Refuses a plan with
 // roles in progress (resume-reset first) and a plan with nothing to do.
 import { resolve } from "node:path";
-import { z } from "zod";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { projectPath } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
-import { WorkerCompletionSchema } from "../../schemas/reports.js";
+import { JSON_SCHEMAS } from "../../schemas/json-schemas.js";
 import { confine, ensureDir, readJson, updateText } from "../../store.js";
 import { workflowScript } from "./workflow-script.js";
 
@@ -80,7 +79,7 @@ export default defineCommand({
       roles,
       priorContext: priorContext(ctx.cwd, roles),
       memories,
-      reportSchema: z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }),
+      reportSchema: JSON_SCHEMAS["worker-completion"],
     });
     ensureDir(resolve(ctx.cwd, ".design"));
     const target = confine(ctx.cwd, "workflow script", WORKFLOW_PATH, "write");
