@@ -1,6 +1,6 @@
 // The team-name rule (contract 4.1): do-<skill>-<slug of the cwd's last component, 20 chars>-<md5 prefix of the cwd>.
-import { createHash } from "node:crypto";
 import { basename, resolve } from "node:path";
+import { md5Hex } from "./md5.js";
 
 /** Lowercase, one "-" per run of characters outside [a-z0-9], "-" stripped at both ends, first 20 kept. */
 function sanitize(base: string): string {
@@ -13,6 +13,6 @@ function sanitize(base: string): string {
 
 export function teamNameFor(skill: string, cwd: string): string {
   const dir = resolve(cwd); // absolute, no trailing slash ("/" stays "/")
-  const hash = createHash("md5").update(dir, "utf8").digest("hex").slice(0, 6);
+  const hash = md5Hex(dir).slice(0, 6);
   return `do-${skill}-${sanitize(basename(dir))}-${hash}`;
 }

@@ -1,4 +1,6 @@
-import { createHash, randomUUID } from "node:crypto";
+// node:crypto is loaded on first use only (~5 ms of a call's start): most commands never hash or make an id.
+let crypto: typeof import("node:crypto") | undefined;
+const nodeCrypto = () => (crypto ??= require("node:crypto") as typeof import("node:crypto"));
 
 // Value semantics shared by all commands (contract 1.5, 1.6, 3.6, 3.10).
 
@@ -161,11 +163,11 @@ export function tokens(text: unknown): Set<string> {
 /** Random UUID v4, lowercase canonical form. */
 /** Lowercase hex SHA-256. */
 export function sha256(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 
 export function uuid4(): string {
-  return randomUUID();
+  return nodeCrypto().randomUUID();
 }
 
 /** Stable descending sort by a numeric key (equal keys keep their order). */

@@ -3,9 +3,12 @@
 // behind its back, survive being corrupted, and keep the append byte-exact.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cli } from "../helpers/cli.ts";
 import { project } from "../helpers/design-dir.ts";
+import { crc32, useJsCrc } from "../../src/commands/memory/dup-index.ts";
 import { contentSimilarity } from "../../src/commands/memory/scoring.ts";
 import { INDEX_MIN_BYTES } from "../../src/commands/memory/add.ts";
 
@@ -112,5 +115,125 @@ describe("memory-add on a large memory file (duplicate-gate index)", () => {
     const p = project(t, { [MEM]: '{"id":"a","category":"pattern","content":"small"}\n' });
     assert.equal((await p.run("memory-add", add("pattern", "a small file needs no index"))).ok, true);
     assert.deepEqual(p.list(".design"), ["memory.jsonl"]);
+  });
+
+  describe("append-only upkeep", () => {
+    /** The index a full rebuild writes for the file as it is now: remove it, and let a refused add rebuild it. */
+    async function rebuiltIndex(p: { dir: string; run: (n: string, a: string[]) => Promise<Record<string, unknown>> }, dupOf: Record<string, unknown>) {
+      unlinkSync(join(p.dir, INDEX));
+      const out = await p.run("memory-add", add(String(dupOf.category), String(dupOf.content)));
+      assert.equal(out.gate, "duplicate", "the rebuild probe must be refused (it changes nothing)");
+      return readFileSync(join(p.dir, INDEX));
+    }
+
+    it("appends one record per add in place, and ends byte for byte where a full rebuild ends", async (t) => {
+      const { text } = bigMemory();
+      const p = project(t, { [MEM]: text });
+      assert.equal((await p.run("memory-add", add("pattern", "zebra crossings need a first index"))).ok, true);
+      const ino = statSync(join(p.dir, INDEX)).ino;
+      let size = statSync(join(p.dir, INDEX)).size;
+      const added: Array<Record<string, unknown>> = [];
+      for (let k = 0; k < 6; k++) {
+        const content = `zebra learning ${k} about ${"abcdefghij".slice(0, k + 1)} crossings and lights`;
+        const out = await p.run("memory-add", add(CATS[k % 6], content));
+        assert.equal(out.ok, true, String(out.error));
+        added.push({ category: CATS[k % 6], content });
+        const st = statSync(join(p.dir, INDEX));
+        assert.equal(st.ino, ino, "the index is appended to, not replaced");
+        assert.ok(st.size > size && (st.size - size) % 4 === 0 && st.size - size <= 16 + 64, `one record: ${st.size - size} bytes`);
+        size = st.size;
+      }
+      const incremental = readFileSync(join(p.dir, INDEX));
+      assert.deepEqual(await rebuiltIndex(p, added[2]), incremental);
+    });
+
+    it("rebuilds after lines appended by another program, and sees them", async (t) => {
+      const { text } = bigMemory();
+      const p = project(t, { [MEM]: text });
+      assert.equal((await p.run("memory-add", add("pattern", "zebra crossings need a first index"))).ok, true);
+      const ino = statSync(join(p.dir, INDEX)).ino;
+      const foreign = { id: "foreign-1", category: "mistake", content: "a foreign program wrote this zebra line", keywords: ["x"] };
+      appendFileSync(join(p.dir, MEM), `${JSON.stringify(foreign)}\n`);
+      const out = await p.run("memory-add", add("mistake", "A foreign program wrote this zebra line"));
+      assert.deepEqual([out.ok, out.duplicateOf, out.similarity], [false, "foreign-1", 1]);
+      assert.notEqual(statSync(join(p.dir, INDEX)).ino, ino, "a stale index is replaced by a rebuilt one");
+      assert.equal((await p.run("memory-add", add("mistake", "after the rebuild a new zebra learning lands"))).ok, true);
+    });
+
+    it("rebuilds a truncated index, or one with a record changed, and gives the full comparison's verdict", async (t) => {
+      const { text, entries } = bigMemory();
+      const p = project(t, { [MEM]: text });
+      assert.equal((await p.run("memory-add", add("pattern", "zebra crossings need a first index"))).ok, true);
+      assert.equal((await p.run("memory-add", add("mistake", "a second zebra add appends a record"))).ok, true);
+      const good = readFileSync(join(p.dir, INDEX));
+      const damage: Array<[string, () => void]> = [
+        ["the last record cut off", () => truncateSync(join(p.dir, INDEX), good.length - 16)],
+        ["cut inside the header", () => truncateSync(join(p.dir, INDEX), 40)],
+        ["a token hash of an early record changed", () => writeFileSync(join(p.dir, INDEX), Buffer.from(good.map((b, i) => (i === 64 + 17 ? b ^ 0x40 : b))))],
+        ["a record's category changed", () => writeFileSync(join(p.dir, INDEX), Buffer.from(good.map((b, i) => (i === 64 + 8 ? b ^ 1 : b))))],
+      ];
+      for (const [what, harm] of damage) {
+        writeFileSync(join(p.dir, INDEX), good);
+        harm();
+        const e = entries[(what.length * 31) % entries.length];
+        const expected = reference(entries, String(e.category), String(e.content).toUpperCase());
+        const out = await p.run("memory-add", add(String(e.category), String(e.content).toUpperCase()));
+        assert.deepEqual([out.ok, out.duplicateOf], [false, expected?.id], what);
+        assert.deepEqual(readFileSync(join(p.dir, INDEX)).subarray(0, 64), good.subarray(0, 64), `${what}: rebuilt as it was`);
+      }
+    });
+
+    it("never writes through a symlinked or hard-linked index", async (t) => {
+      const { text } = bigMemory();
+      const p = project(t, { [MEM]: text });
+      assert.equal((await p.run("memory-add", add("pattern", "zebra crossings need a first index"))).ok, true);
+      const good = readFileSync(join(p.dir, INDEX));
+      const outside = mkdtempSync(join(tmpdir(), "do-outside-"));
+      t.after(() => rmSync(outside, { recursive: true, force: true }));
+      const victim = join(outside, "victim");
+      for (const link of ["symlink", "hardlink"] as const) {
+        writeFileSync(victim, good);
+        unlinkSync(join(p.dir, INDEX));
+        if (link === "symlink") symlinkSync(victim, join(p.dir, INDEX));
+        else linkSync(victim, join(p.dir, INDEX));
+        assert.equal((await p.run("memory-add", add("failure", `a ${link} must not be written through by this zebra add`))).ok, true);
+        assert.deepEqual(readFileSync(victim), good, `${link}: the linked file is unchanged`);
+        assert.equal(statSync(join(p.dir, INDEX)).nlink, 1);
+        writeFileSync(victim, good);
+      }
+    });
+
+    it("keeps the gate exact under concurrent adds (separate processes, one lock)", { timeout: 60_000 }, async (t) => {
+      const { text } = bigMemory();
+      const p = project(t, { [MEM]: text });
+      assert.equal((await p.run("memory-add", add("pattern", "zebra crossings need a first index"))).ok, true);
+      // Eight processes: four distinct learnings, each sent twice at once. Exactly one of each pair lands.
+      const contents = ["harbour cranes lifting", "violin strings tuning", "glacier melting slowly", "pancake batter resting"].map((w) => `concurrent zebra note: ${w}`);
+      const runs = await Promise.all([...contents, ...contents].map((c) => cli(["memory-add", ...add("convention", c)], { cwd: p.dir })));
+      for (const c of contents) {
+        const mine = runs.filter((_, i) => contents[i % 4] === c);
+        assert.deepEqual(mine.map((r) => r.json.ok).sort(), [false, true], c);
+        assert.equal(mine.find((r) => !r.json.ok)?.json.gate, "duplicate");
+      }
+      const lines = p.read(MEM).split(/\r?\n/).filter((l) => l.includes("concurrent zebra"));
+      assert.equal(lines.length, 4);
+      const incremental = readFileSync(join(p.dir, INDEX));
+      assert.deepEqual(await rebuiltIndex(p, { category: "convention", content: contents[0] }), incremental);
+    });
+
+    it("computes the same CRC-32 in JavaScript as zlib's, chained or whole", () => {
+      const rnd = rng(5);
+      const data = Buffer.from(Array.from({ length: 5000 }, () => Math.floor(rnd() * 256)));
+      const native = [crc32(data), crc32(data.subarray(1234), crc32(data.subarray(0, 1234))), crc32(Buffer.alloc(0))];
+      useJsCrc(true);
+      try {
+        const js = [crc32(data), crc32(data.subarray(1234), crc32(data.subarray(0, 1234))), crc32(Buffer.alloc(0))];
+        assert.deepEqual(js, native);
+        assert.equal(crc32(Buffer.from("123456789")), 0xcbf43926);
+      } finally {
+        useJsCrc(false);
+      }
+      assert.equal(native[0], native[1]);
+    });
   });
 });

@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { cli } from "../helpers/cli.ts";
 import { commandNames } from "../../src/registry.ts";
 import { HelperError } from "../../src/lib/errors.ts";
-import { parallelism, selfTestCases, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+import { childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
 
 describe("self-test", () => {
   it("has a case for every command of the registry", () => {
@@ -55,5 +55,23 @@ describe("self-test", () => {
 
   it("runs as many children at a time as the machine has cores, plus one", () => {
     assert.equal(parallelism(), Math.max(2, availableParallelism() + 1));
+  });
+
+  it("starts its children without NODE_EXTRA_CA_CERTS, every other variable kept", () => {
+    const env = childEnv({ PATH: "/bin", NODE_EXTRA_CA_CERTS: "/etc/ssl/certs/ca-certificates.crt", NODE_OPTIONS: "--no-warnings", HOME: "/h" });
+    assert.deepEqual(env, { PATH: "/bin", NODE_OPTIONS: "--no-warnings", HOME: "/h" });
+    assert.deepEqual(childEnv({ PATH: "/bin" }), { PATH: "/bin" });
+  });
+
+  it("starts the slow cases first, then the others in their order, each once", () => {
+    assert.deepEqual(startOrder([{}, { slow: true }, {}, { slow: true }, {}]), [1, 3, 0, 2, 4]);
+    const order = startOrder(selfTestCases);
+    assert.deepEqual([...order].sort((a, b) => a - b), selfTestCases.map((_, i) => i));
+    assert.ok(selfTestCases[order[0]].slow, "a slow case (the one python3 start) goes first");
+  });
+
+  it("starts python3 in one case only: no other fixture plan holds inline Python", () => {
+    const python = selfTestCases.filter((c) => JSON.stringify(c.files(Date.now())).includes("python3 -c"));
+    assert.deepEqual(python.map((c) => c.name), ["validate-checks (invalid)"]);
   });
 });

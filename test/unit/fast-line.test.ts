@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { parseMemoryLine } from "../../src/commands/memory/fast-line.ts";
+import { isMemoryLine, matchMemoryLine, parseMemoryLine } from "../../src/commands/memory/fast-line.ts";
 
 // Deterministic pseudo-random source, so a failure reproduces.
 function rng(seed: number) {
@@ -58,6 +58,21 @@ describe("the memory line fast path", () => {
       assert.deepEqual(fast, JSON.parse(mutated), mutated);
     }
     assert.ok(accepted > 0, "some harmless mutations (inside strings) are still read");
+  });
+
+  it("counts (isMemoryLine) exactly the lines it reads (matchMemoryLine), valid, mutated or in other layouts", () => {
+    const r = rng(3);
+    let both = 0;
+    for (let i = 0; i < 4000; i++) {
+      const good = JSON.stringify(entry(r));
+      const at = Math.floor(r() * good.length);
+      const lines = [good, good.slice(0, at) + good.slice(at + 1), good.slice(0, at) + ALPHABET[Math.floor(r() * ALPHABET.length)] + good.slice(at), ` ${good}`, JSON.stringify(JSON.parse(good), null, 1)];
+      for (const line of lines) {
+        assert.equal(isMemoryLine(line), matchMemoryLine(line) !== null, line);
+        if (isMemoryLine(line)) both++;
+      }
+    }
+    assert.ok(both > 4000, "every untouched line and some mutated ones are counted");
   });
 
   it("leaves other layouts to JSON.parse", () => {

@@ -8,7 +8,7 @@
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
 // so two concurrent adds of the same text cannot both land. Large files are checked through an index kept beside
 // them (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
-import { closeSync, openSync, readFileSync, readSync, statSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
@@ -16,7 +16,7 @@ import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../
 import {
   appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
-import { candidates, categoryCode, describe, NO_CATEGORY, parseIndex, serialise, type DupIndex, type IndexEntry } from "./dup-index.js";
+import { appendRecord, categoryCode, describe, hashBytes, NO_CATEGORY, scanIndex, serialise, type IndexEntry, type IndexScan, type Probe } from "./dup-index.js";
 import { parseMemoryLine } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf } from "./scoring.js";
 
@@ -111,10 +111,10 @@ const parseLine = (raw: string): Record<string, unknown> | undefined => {
  * The exact verdict for the candidates the index lets through: each line is read back from the file and compared
  * with contentSimilarity. "stale" when a line is not the entry the index says it is.
  */
-function verify(index: DupIndex, found: number[], entry: NewEntry, code: number, line: (i: number) => string): Dup | "stale" {
+function verify(found: IndexScan["found"], entry: NewEntry, code: number, line: (offset: number, length: number) => string): Dup | "stale" {
   let best: Dup;
-  for (const i of found) {
-    const v = parseLine(line(i));
+  for (const { offset, length } of found) {
+    const v = parseLine(line(offset, length));
     if (!v || categoryCode(v.category, v.content) !== code) return "stale";
     const similarity = contentSimilarity(entry.content, v.content as string);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity, value: v };
@@ -144,9 +144,45 @@ function readError(err: unknown): HelperError {
   return new HelperError("E_READ", `Error reading memory file: ${detail(err)}`);
 }
 
+/** `length` bytes of `fd` from `position` (fewer at the end of the file). */
+function pread(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const k = readSync(fd, buf, got, length - got, position + got);
+    if (k === 0) break;
+    got += k;
+  }
+  return got === length ? buf : buf.subarray(0, got);
+}
+
+/**
+ * The index file opened for reading and appending in place: a regular file with one link, never through a
+ * symlink (an in-place write must not land anywhere but the index itself). Undefined when it is missing or
+ * anything else; the caller then rebuilds it with an atomic rename, which replaces whatever was there.
+ */
+function openIndex(path: string): { fd: number; bytes: Buffer } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1 || st.size > 2 ** 31) throw new Error("not an index");
+    return { fd, bytes: pread(fd, 0, st.size) };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
 /**
  * Under the lock: the duplicate gate, then the append. A small file is parsed whole; a large one is checked
- * through its index (rebuilt by a full read when it is missing or stale), which is then updated with the new line.
+ * through its index: when the index is fresh, an add reads it, compares the few candidates, appends the line and
+ * then one record to the index; when it is missing or stale, a full read rebuilds it (written even when the add
+ * is refused, so the next add finds it fresh).
  */
 function gateAndAppend(target: string, entry: NewEntry): void {
   let st: BigIntStats | undefined;
@@ -157,76 +193,110 @@ function gateAndAppend(target: string, entry: NewEntry): void {
   }
   const code = categoryCode(entry.category, entry.content);
   const d = describe(entry.content);
+  const probe: Probe = { category: code, hashes: d.hashes, normHash: d.normHash, size: d.size, threshold: DUPLICATE_THRESHOLD };
+  const indexPath = indexPathOf(target);
   let dup: Dup;
-  let base: DupIndex | undefined;
+  let base: IndexScan | undefined;
   let rebuilt: IndexEntry[] | undefined;
+  let opened: { fd: number; bytes: Buffer } | undefined;
   const indexed = st !== undefined && st.isFile() && st.size >= BigInt(INDEX_MIN_BYTES) && st.size < 2n ** 32n;
-  if (st !== undefined && !indexed) {
-    const cur = readText(target);
-    if (cur.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${cur.detail}`);
-    if (cur.kind === "ok") dup = nearDuplicate(cur.text, entry);
-  } else if (st !== undefined) {
-    const stored = readBytes(indexPathOf(target));
-    base = stored ? parseIndex(stored, st) : undefined;
-    let verdict: Dup | "stale" = "stale";
-    if (base) {
-      const fd = openSync(target, "r");
-      try {
-        const b = base;
-        verdict = verify(b, candidates(b, code, d, DUPLICATE_THRESHOLD), entry, code, (i) => {
-          const buf = Buffer.alloc(b.lengths[i]);
-          readSync(fd, buf, 0, buf.length, b.offsets[i]);
-          return buf.toString("utf8");
-        });
-      } finally {
-        closeSync(fd);
-      }
-    }
-    if (verdict === "stale") {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(target);
-      } catch (err) {
-        throw readError(err);
-      }
-      rebuilt = scanForIndex(bytes);
-      base = undefined;
-      const all = serialise(undefined, rebuilt, st);
-      const fresh = parseIndex(all, st) as DupIndex;
-      verdict = verify(fresh, candidates(fresh, code, d, DUPLICATE_THRESHOLD), entry, code, (i) =>
-        bytes.toString("utf8", fresh.offsets[i], fresh.offsets[i] + fresh.lengths[i]));
-      if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: memory index disagrees with a fresh scan");
-    }
-    dup = verdict;
-  }
-  if (dup) {
-    const id = pyStr(dup.id);
-    throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
-      gate: "duplicate",
-      duplicateOf: dup.id,
-      similarity: pyRound(dup.similarity, 2),
-      // The entry it duplicates, so the caller can show it before offering a boost.
-      existing: {
-        id: dup.id, category: dup.value.category, content: dup.value.content,
-        keywords: dup.value.keywords ?? [], importance: importanceOf(dup.value), timestamp: dup.value.timestamp ?? null,
-      },
-    });
-  }
-  let added;
   try {
-    added = appendLine(target, JSON.stringify(entry));
-  } catch (err) {
-    throw new HelperError("E_WRITE", `Error writing memory file: ${detail(err)}`);
-  }
-  // The index is a cache: written without fsync, and a failure to write it costs only a full read next time.
-  if ((base || rebuilt) && added.stat.size < 2n ** 32n) {
-    const mine: IndexEntry = { offset: added.start, length: added.length, category: code, normHash: d.normHash, hashes: d.hashes };
-    try {
-      sweepOrphans(indexPathOf(target));
-      writeAtomic(indexPathOf(target), serialise(base, rebuilt ? [...rebuilt, mine] : [mine], added.stat), false);
-    } catch {
-      /* next add rebuilds it */
+    if (st !== undefined && !indexed) {
+      const cur = readText(target);
+      if (cur.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${cur.detail}`);
+      if (cur.kind === "ok") dup = nearDuplicate(cur.text, entry);
+    } else if (st !== undefined) {
+      const size = Number(st.size);
+      let verdict: Dup | "stale" = "stale";
+      opened = openIndex(indexPath);
+      if (opened) {
+        let fd: number;
+        try {
+          fd = openSync(target, "r");
+        } catch (err) {
+          throw readError(err);
+        }
+        try {
+          const file = fd;
+          base = scanIndex(opened.bytes, st, (from) => (from <= size ? pread(file, from, size - from) : undefined), probe);
+          if (base) verdict = verify(base.found, entry, code, (offset, length) => pread(file, offset, length).toString("utf8"));
+        } finally {
+          closeSync(fd);
+        }
+      }
+      if (verdict === "stale") {
+        let bytes: Buffer;
+        try {
+          bytes = readFileSync(target);
+        } catch (err) {
+          throw readError(err);
+        }
+        const all = scanForIndex(bytes);
+        const tailHash = hashBytes(bytes.subarray(all.length ? all[all.length - 1].offset : 0));
+        const fresh = scanIndex(serialise(all, st, tailHash), st, (from) => bytes.subarray(from), probe) as IndexScan;
+        verdict = verify(fresh.found, entry, code, (offset, length) => bytes.toString("utf8", offset, offset + length));
+        if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: memory index disagrees with a fresh scan");
+        base = undefined;
+        rebuilt = all;
+        if (verdict) writeIndex(indexPath, serialise(all, st, tailHash));
+      }
+      dup = verdict;
     }
+    if (dup) {
+      const id = pyStr(dup.id);
+      throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
+        gate: "duplicate",
+        duplicateOf: dup.id,
+        similarity: pyRound(dup.similarity, 2),
+        // The entry it duplicates, so the caller can show it before offering a boost.
+        existing: {
+          id: dup.id, category: dup.value.category, content: dup.value.content,
+          keywords: dup.value.keywords ?? [], importance: importanceOf(dup.value), timestamp: dup.value.timestamp ?? null,
+        },
+      });
+    }
+    const line = JSON.stringify(entry);
+    let added;
+    try {
+      added = appendLine(target, line);
+    } catch (err) {
+      throw new HelperError("E_WRITE", `Error writing memory file: ${detail(err)}`);
+    }
+    // The index is a cache: written without fsync, and a failure to write it costs only a full read next time.
+    if ((base || rebuilt) && added.stat.size < 2n ** 32n) {
+      const mine: IndexEntry = { offset: added.start, length: added.length, category: code, normHash: d.normHash, hashes: d.hashes };
+      const tailHash = hashBytes(Buffer.from(`${line}\n`, "utf8"));
+      if (base && opened) {
+        // Fresh index: one record at its end, then the header that makes it count (a crash in between leaves a
+        // header that no longer matches the memory file, so the next add rebuilds).
+        const { record, at, header } = appendRecord(base, mine, added.stat, tailHash);
+        try {
+          writeAllAt(opened.fd, record, at);
+          writeAllAt(opened.fd, header, 0);
+        } catch {
+          /* the header no longer matches the memory file: the next add rebuilds */
+        }
+      } else if (rebuilt) {
+        writeIndex(indexPath, serialise([...rebuilt, mine], added.stat, tailHash));
+      }
+    }
+  } finally {
+    if (opened) closeSync(opened.fd);
+  }
+}
+
+function writeAllAt(fd: number, buf: Buffer, position: number): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, position + off);
+}
+
+/** A whole new index, renamed into place (no fsync: it is a cache); a failure costs a full read next time. */
+function writeIndex(path: string, bytes: Buffer): void {
+  try {
+    sweepOrphans(path);
+    writeAtomic(path, bytes, false);
+  } catch {
+    /* next add rebuilds it */
   }
 }
 

@@ -6,10 +6,16 @@
 
 const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
 const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
-const LINE = new RegExp(
-  `^\\{"id":(${STRING}),"timestamp":(${STRING}),"category":(${STRING}),"keywords":\\[((?:${STRING}(?:,${STRING})*)?)\\],` +
-    `"content":(${STRING}),"source":(${STRING}),"goal_context":(${STRING}),"importance":(${NUMBER}),"usage_count":(${NUMBER})\\}$`,
-);
+/** The full-line pattern; with `capture` false its groups capture nothing (a test allocates no substrings). */
+const linePattern = (capture: boolean) => {
+  const g = capture ? "(" : "(?:";
+  return new RegExp(
+    `^\\{"id":${g}${STRING}),"timestamp":${g}${STRING}),"category":${g}${STRING}),"keywords":\\[${g}(?:${STRING}(?:,${STRING})*)?)\\],` +
+      `"content":${g}${STRING}),"source":${g}${STRING}),"goal_context":${g}${STRING}),"importance":${g}${NUMBER}),"usage_count":${g}${NUMBER})\\}$`,
+  );
+};
+const LINE = linePattern(true);
+const LINE_SHAPE = linePattern(false);
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
 
@@ -17,6 +23,11 @@ const STRINGS = STRING_LITERALS;
  * 6 source, 7 goal_context, 8 importance, 9 usage_count), or null. */
 export function matchMemoryLine(line: string): RegExpExecArray | null {
   return LINE.exec(line);
+}
+
+/** Whether matchMemoryLine would match `line`, without making its captures (preflight only counts lines). */
+export function isMemoryLine(line: string): boolean {
+  return LINE_SHAPE.test(line);
 }
 
 /** A JSON string literal's value: the text itself when it has no escape, else what JSON.parse makes of it. */

@@ -3,14 +3,13 @@
 // `scriptPath`, and when the workflow returns, replays its `updates` through update-status. Refuses a plan with
 // roles in progress (resume-reset first) and a plan with nothing to do.
 import { resolve } from "node:path";
-import { z } from "zod";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { projectPath } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
-import { WorkerCompletionSchema } from "../../schemas/reports.js";
+import { JSON_SCHEMAS } from "../../schemas/json-schemas.js";
 import { confine, ensureDir, readJson, updateText } from "../../store.js";
 import { workflowScript } from "./workflow-script.js";
 
@@ -76,7 +75,7 @@ export default defineCommand({
     if (decision.done) throw new HelperError("E_INVALID", `Nothing to run: ${decision.reason}`, { reason: decision.reason });
     // The Workflow tool's validator knows no draft 2020-12 meta-schema: an agent() schema naming it in `$schema` is
     // refused ("no schema with key or ref", measured on 2.1.330) and every worker dies before it starts.
-    const { $schema: _metaSchema, ...reportSchema } = z.toJSONSchema(WorkerCompletionSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    const { $schema: _metaSchema, ...reportSchema } = JSON_SCHEMAS["worker-completion"] as Record<string, unknown>;
     const script = workflowScript({
       planPath,
       goal: str(doc.goal),

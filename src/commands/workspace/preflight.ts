@@ -13,7 +13,7 @@ import {
   isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, scanJsonlFile,
   type JsonRead, type JsonlFile, type TextRead,
 } from "../../store.js";
-import { matchMemoryLine } from "../memory/fast-line.js";
+import { isMemoryLine } from "../memory/fast-line.js";
 
 export const PREFLIGHT_SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 const MAX_ATTEMPTS = 3;
@@ -189,7 +189,7 @@ function skippedProblem(file: string, lines: readonly number[]): string {
 function memoryFacts(path: string | null, problems: string[]): { count: number; skippedLines: number } {
   if (path === null) return { count: 0, skippedLines: 0 };
   let count = 0;
-  const scan = scanJsonlFile(path, () => count++, (line) => (matchMemoryLine(line) ? COUNTED : undefined));
+  const scan = scanJsonlFile(path, () => count++, (line) => (isMemoryLine(line) ? COUNTED : undefined));
   if (scan.kind === "error") problems.push(`memory.jsonl: cannot read: ${scan.detail}`);
   if (scan.kind !== "ok") return { count: 0, skippedLines: 0 };
   if (scan.skipped) problems.push(skippedProblem("memory.jsonl", scan.skippedLines));
