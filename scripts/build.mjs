@@ -113,6 +113,15 @@ const specsText = [
 ].join("\n");
 if (!existsSync(specsFile) || readFileSync(specsFile, "utf8") !== specsText) writeFileSync(specsFile, specsText);
 
+// proper-lockfile (kept as the lock library) requires graceful-fs, which patches and clones node:fs on load. The
+// helper uses only the synchronous API (lockSync), where graceful-fs adds nothing, so it gets node:fs itself.
+const plainFs = {
+  name: "plain-fs",
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: "node:fs", external: true }));
+  },
+};
+
 // One file per command. V8 compiles the whole of a script before running it, so a single bundle made every call
 // pay for every command (~25 ms of CPU on the 2-core machine, against ~2 ms for a command's own file). dist/plan.js
 // holds the CLI, the registry and the argument parser; each registry entry's module is bundled on its own to
@@ -145,9 +154,9 @@ const noCommands = {
 
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
-  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod], banner: true },
+  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod, plainFs], banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod], banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod, plainFs], banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);

@@ -3,11 +3,11 @@
 // over the target and releases the lock (contract 1.7). JSONL appends write the new line with O_APPEND under the
 // same lock (appendJsonl); a rewrite of existing lines uses the copy-and-rename protocol.
 //
-// Startup is a hot path: everything here is synchronous (no libuv thread pool), the lock is a plain mkdir (no lock
-// library to load), and node:crypto is not loaded at all.
+// Startup is a hot path: everything here is synchronous (no libuv thread pool), the lock library is loaded only by
+// writers, and node:crypto is not loaded at all.
 import {
   chmodSync, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readFileSync, readdirSync,
-  readlinkSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats,
+  readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { ArgSpec, Args } from "./lib/args.js";
@@ -409,117 +409,33 @@ function sleepSync(ms: number): void {
 type Release = () => void;
 
 /**
- * One attempt at proper-lockfile's lock on `target`: mkdir of `<target>.lock` (atomic); when it exists and its
- * mtime is older than LOCK_STALE_MS, its holder is gone: it is removed and the mkdir tried once more. True when
- * the lock is ours. The same directory and staleness rule as proper-lockfile 4, so a holder of either kind
- * excludes the other; what is left out is its load cost (~10 ms of CPU per writer on the 2-core machine: the
- * library, its promise-to-sync adapter of node:fs, and signal-exit's handlers on every signal).
- */
-function tryLock(lockPath: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      mkdirSync(lockPath);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-        throw err;
-      }
-    }
-    let mtime: number;
-    try {
-      mtime = statSync(lockPath).mtimeMs;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") continue; // released meanwhile: try again
-      throw err;
-    }
-    if (mtime >= Date.now() - LOCK_STALE_MS) return false;
-    try {
-      rmdirSync(lockPath);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-  }
-  return false;
-}
-
-/** Locks this process holds, removed if it exits (or is interrupted by SIGINT, SIGTERM, SIGHUP) while holding them. */
-const held = new Set<string>();
-const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-function releaseAllOnExit(): void {
-  for (const path of held) {
-    try {
-      rmdirSync(path);
-    } catch {
-      /* gone already */
-    }
-  }
-  held.clear();
-}
-
-function onInterrupt(signal: NodeJS.Signals): void {
-  releaseAllOnExit();
-  for (const s of INTERRUPTS) process.removeListener(s, onInterrupt);
-  process.kill(process.pid, signal);
-}
-
-/**
- * Take the exclusive lock on `target` (the `<target>.lock` directory), synchronously, retrying with jittered
- * back-off up to LOCK_TIMEOUT_MS. While held, its mtime is refreshed every second if the event loop runs (an
- * asynchronous critical section); `onCompromised` is called if another writer broke it meanwhile.
+ * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
+ * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
+ * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
  */
 function acquire(target: string, onCompromised: () => void): Release {
-  const lockPath = `${target}.lock`;
+  // Loaded here, not at the top: only writers pay for it. (The build gives it plain node:fs for graceful-fs.)
+  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
   let delay = 10;
   for (;;) {
-    let ok: boolean;
     try {
-      ok = tryLock(lockPath);
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
     } catch (err) {
-      throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
+        throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
+      }
+      if (Date.now() >= deadline) {
+        throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
+      }
+      sleepSync(delay * (0.5 + Math.random()));
+      delay = Math.min(200, delay * 2);
     }
-    if (ok) break;
-    if (Date.now() >= deadline) {
-      throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
-    }
-    sleepSync(delay * (0.5 + Math.random()));
-    delay = Math.min(200, delay * 2);
   }
-  if (held.size === 0) {
-    process.once("exit", releaseAllOnExit);
-    for (const s of INTERRUPTS) process.on(s, onInterrupt);
-  }
-  held.add(lockPath);
-  let last = statSync(lockPath).mtimeMs;
-  let compromised = false;
-  const timer = setInterval(() => {
-    try {
-      if (statSync(lockPath).mtimeMs !== last) throw new Error("changed");
-      const now = new Date();
-      utimesSync(lockPath, now, now);
-      last = statSync(lockPath).mtimeMs;
-    } catch {
-      compromised = true;
-      clearInterval(timer);
-      onCompromised();
-    }
-  }, LOCK_UPDATE_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    held.delete(lockPath);
-    if (held.size === 0) {
-      process.removeListener("exit", releaseAllOnExit);
-      for (const s of INTERRUPTS) process.removeListener(s, onInterrupt);
-    }
-    if (!compromised) rmdirSync(lockPath);
-  };
 }
 
 /**
- * Run `fn` while holding the exclusive lock on `target` (`<target>.lock`, proper-lockfile's protocol). The target need not
+ * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
  * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
  * LOCK_STALE_MS. The lock is always released.
  */
