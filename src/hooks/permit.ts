@@ -370,8 +370,8 @@ const MAX_RUNS = 256;
  * carries an opaque `agent_id`; the name the lead gave it is in the CLI's sidecar file
  * `<transcript_path without .jsonl>/subagents/agent-<agent_id>.meta.json` (`{"name": …}`). An agent of a Workflow
  * run has its sidecar one level down, `subagents/workflows/<run id>/agent-<agent_id>.meta.json`, with
- * `"agentType": "workflow-subagent"` and its `agent()` label as `description` (the label the helper's generated
- * script gives it: the role's agent name); that label is its name. These are the only files the hook reads outside
+ * `"agentType": "workflow-subagent"` and, on 2.1.330, its `agent()` label as `description` (the label the helper's
+ * generated script gives it: the role's agent name); that label is its name (2.1.197 records none: unnamed). These are the only files the hook reads outside
  * the project and the plugin; anything odd about them makes the caller unknown.
  */
 export function callerOf(input: HookInput): Caller {
@@ -401,7 +401,8 @@ export function callerOf(input: HookInput): Caller {
 function nameOf(doc: Record<string, unknown>, inWorkflow: boolean): Caller {
   if (inWorkflow) {
     const label = doc.description;
-    if (doc.agentType !== "workflow-subagent" || doc.inWorkflowRun !== true) return { kind: "unknown" };
+    // 2.1.197 writes no label (`{"agentType": "workflow-subagent", "spawnDepth": 1}`): an agent without a name.
+    if (doc.agentType !== "workflow-subagent") return { kind: "unknown" };
     if (label === undefined) return { kind: "agent", name: null };
     return typeof label === "string" && label !== "" ? { kind: "agent", name: label } : { kind: "unknown" };
   }

@@ -36,6 +36,12 @@ const WORKFLOW_OFFERED: Record<string, boolean> = { "2.1.197": true, "2.1.330": 
 const RESUME_FROM_ANOTHER_SESSION: Record<string, "refused" | "reruns-all"> = { "2.1.197": "reruns-all", "2.1.330": "refused" };
 /** Releases measured: whether the end notification names the run's journal.jsonl and counts the agents. */
 const NOTIFICATION_JOURNAL: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+/**
+ * Releases measured: whether a workflow agent's sidecar (subagents/workflows/<run>/agent-<id>.meta.json) carries its
+ * agent() label, by which the hook binds it to its own role's grant; without it the agent is unnamed and gets the
+ * whole grant, like an Agent-tool agent started without a name.
+ */
+const LABEL_IN_SIDECAR: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
 /** Releases measured: whether a workflow agent's prompt arrives framed as computed text ("[Workflow harness …"). */
 const PROMPT_FRAMED: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
 const CHECK = "node --test test/";
@@ -409,11 +415,14 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.match(seen[1].brief, /db: db is done/, "api got db's context");
     // Their source edits and checks ran under the grant; the Edit outside every scope was denied and told to the agent.
     const db = seen[0].results;
-    assert.deepEqual(db.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false], ["Edit", true], ["Edit", true]]);
+    // Where the sidecar names a workflow agent by its agent() label, db's grant does not cover the api role's source.
+    const labelled = LABEL_IN_SIDECAR[CLAUDE_CODE_VERSION];
+    if (labelled === undefined) t.diagnostic(`workflow agent's cross-role Edit denied: ${db[3]?.isError}`);
+    const crossDenied = labelled ?? db[3]?.isError === true;
+    assert.deepEqual(db.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false], ["Edit", true], ["Edit", crossDenied]]);
     assert.match(db[2].text, /Claude requested permissions to write to .*package\.json/);
-    // The hook names a workflow agent by its agent() label: db's grant does not cover the api role's source.
-    assert.match(db[3].text, /Claude requested permissions to write to .*src\/api\/server\.js/);
-    assert.doesNotMatch(project.read("src/api/server.js"), /not mine/);
+    if (crossDenied) assert.match(db[3].text, /Claude requested permissions to write to .*src\/api\/server\.js/);
+    assert.equal(/not mine/.test(project.read("src/api/server.js")), !crossDenied);
     assert.deepEqual(seen[1].results.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false]]);
     for (const r of ROLES) assert.match(project.read(r.edit), new RegExp(`${r.name} \\(workflow\\)`));
     assert.doesNotMatch(project.read("package.json"), /commonjs/);
@@ -422,7 +431,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     assert.ok(agentCalls.length >= 10, `hook saw ${agentCalls.length} workflow-agent calls`);
     assert.ok(agentCalls.every((e) => e.mode === "default"), JSON.stringify(agentCalls.map((e) => e.mode)));
     const decided = (tool: string, pred: (e: any) => boolean) => agentCalls.filter((e) => e.tool === tool && pred(e)).map((e) => e.allowed);
-    assert.deepEqual(decided("Edit", (e) => /src\/(db|api)\//.test(e.input.file_path)), [true, false, true]);
+    assert.deepEqual(decided("Edit", (e) => /src\/(db|api)\//.test(e.input.file_path)), [true, !crossDenied, true]);
     assert.deepEqual(decided("Bash", (e) => e.input.command === CHECK), [true, true]);
     assert.deepEqual(decided("Edit", (e) => e.input.file_path.endsWith("package.json")), [false]);
     assert.deepEqual(decided("Write", (e) => /\.design\/worker-(db|api)\.json$/.test(e.input.file_path)), [true, true]);

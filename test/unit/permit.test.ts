@@ -684,7 +684,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     wfMeta("w2", { ...wfAgent, description: "docs-writer--2" });
     wfMeta("w3", { ...wfAgent, description: "integration-verifier" });
     wfMeta("wbad1", { ...wfAgent, agentType: "general-purpose", description: "api-developer" });
-    wfMeta("wbad2", { ...wfAgent, inWorkflowRun: false, description: "api-developer" });
+    wfMeta("w4", { agentType: "workflow-subagent", spawnDepth: 1 }); // 2.1.197's sidecar: no label
     wfMeta("wbad3", "{");
     wfMeta("wbad4", { ...wfAgent, description: 7 });
     const calls: Array<[string, (who: Record<string, unknown>) => boolean]> = [
@@ -708,6 +708,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("w1")), ["api check", "plan test", "plan build", "api edit", "report"], "a workflow agent labelled api-developer");
     assert.deepEqual(rights(agentCall("w2")), ["docs check", "plan test", "plan build", "docs write", "report"], "a workflow agent of the docs role");
     assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent no role names");
+    assert.deepEqual(rights(agentCall("w4")), all, "a workflow agent without a label, as an agent without a name");
     // An agent the hook cannot name gets no grant (its .design writes stay approved).
     for (const who of [
       agentCall("missing"),
@@ -717,7 +718,6 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
       agentCall("bad4"),
       agentCall("bad5"),
       agentCall("wbad1"),
-      agentCall("wbad2"),
       agentCall("wbad3"),
       agentCall("wbad4"),
       agentCall("../subagents/agent-a1"),
