@@ -27,12 +27,19 @@ function bigMemory(): { text: string; entries: Array<Record<string, unknown>> } 
   const w = () => WORDS[Math.floor(rnd() * WORDS.length)];
   const entries: Array<Record<string, unknown>> = [];
   const lines: string[] = [];
-  for (let i = 0; lines.join("\n").length < INDEX_MIN_BYTES + 40_000; i++) {
+  // The same stopping point as measuring lines.join("\n") after every entry, without building that string each time.
+  let joined = -1;
+  for (let i = 0; joined < INDEX_MIN_BYTES + 40_000; i++) {
     const e = { id: `m-${i}`, timestamp: "2026-01-01T00:00:00Z", category: CATS[i % 6], keywords: [w()], content: `${w()} ${w()} ${w()} ${w()} ${w()} notes ${i % 50}`, source: "t", goal_context: "", importance: 5, usage_count: 0 };
     entries.push(e);
     lines.push(i % 97 === 5 ? ` ${JSON.stringify(e, null, 0)} ` : JSON.stringify(e));
-    if (i === 10) lines.push('{"id": "torn", "content": "half a line');
+    joined += lines[lines.length - 1].length + 1;
+    if (i === 10) {
+      lines.push('{"id": "torn", "content": "half a line');
+      joined += lines[lines.length - 1].length + 1;
+    }
   }
+  if (joined !== lines.join("\n").length) throw new Error("bigMemory: length bookkeeping is off");
   return { text: lines.join("\r\n") + "\r\n", entries };
 }
 
