@@ -10,7 +10,7 @@ import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, read, 
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
-import { SkillLead } from "./lib/skill-lead.ts";
+import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type ToolCall, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
 
@@ -74,16 +74,6 @@ function report(role: string, achieved: boolean, extra: Partial<{ filesChanged: 
   };
 }
 
-function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
-  const ctx: TurnContext = yield turn(text, ...tools);
-  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
-  return ctx;
-}
-
-function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
-  return ok((yield* calls(text, lead.run(command, contains, fill))).results[0]);
-}
-
 /** The brief's first line picks the scripted agent; the rest is what the lead tells it. */
 function brief(key: string, body: string): string {
   return `Agent: ${key}\n${body}`;
@@ -134,6 +124,19 @@ interface Loop {
   spawned: Record<string, any>;
   /** The last `next` answer (done). */
   last: any;
+}
+
+/**
+ * Pre-flight (work must remain), no challenge, the grant for `granted`, then phase 4's loop until `next` says
+ * done: what a plain /do:execute run does up to its workers checkpoint.
+ */
+function* throughWorkers(lead: SkillLead, first: TurnContext, latest: () => TurnContext, granted: RoleSpec[]): Generator<any, { reset: any; loop: Loop }, TurnContext> {
+  const reset = yield* preflight(lead, lead.digest(first).plan.goal);
+  check(reset.noWorkRemaining === false, `resume-reset: ${JSON.stringify(reset)}`);
+  yield* noChallenge(lead);
+  yield* grantPhase(lead, granted);
+  done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+  return { reset, loop: yield* workerLoop(lead, latest) };
 }
 
 interface LoopHooks {
@@ -338,12 +341,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.run === null && digest.plan.counts.failed === 1, JSON.stringify(digest));
-        reset = yield* preflight(lead, digest.plan.goal);
-        check(reset.noWorkRemaining === false, `resume-reset: ${JSON.stringify(reset)}`);
-        yield* noChallenge(lead);
-        yield* grantPhase(lead, [roles[1]]);
-        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
-        loop = yield* workerLoop(lead, latest);
+        ({ reset, loop } = yield* throughWorkers(lead, first, latest, [roles[1]]));
         yield* workersCheckpoint(lead, ["docs-dev--2"], 1, 0, 0, loop.last.reason);
         yield turn("docs-dev completed on its retry.");
       }),
@@ -404,13 +402,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       timeoutMs: 150_000,
       agents,
       script: flowScript(function* (first, latest): Flow {
-        const digest = lead.digest(first);
-        const reset = yield* preflight(lead, digest.plan.goal);
-        check(reset.noWorkRemaining === false, JSON.stringify(reset));
-        yield* noChallenge(lead);
-        yield* grantPhase(lead, roles);
-        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
-        loop = yield* workerLoop(lead, latest);
+        loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
         yield* workersCheckpoint(lead, ["holder--3", "waiter"], 1, 1, 1, loop.last.reason);
         yield turn(`Workers done: ${loop.last.reason}`);
       }),
@@ -507,13 +499,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       timeoutMs: 150_000,
       agents,
       script: flowScript(function* (first, latest): Flow {
-        const digest = lead.digest(first);
-        const reset = yield* preflight(lead, digest.plan.goal);
-        check(reset.noWorkRemaining === false, JSON.stringify(reset));
-        yield* noChallenge(lead);
-        yield* grantPhase(lead, roles);
-        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
-        loop = yield* workerLoop(lead, latest);
+        loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
         yield* workersCheckpoint(lead, ["store-dev--3", "api-dev"], 1, 1, 0, loop.last.reason);
         yield turn(`Workers done: ${loop.last.reason}`);
       }),

@@ -38,26 +38,13 @@ import { agent, bash, check, DENIAL, done, flowScript, hasTool, helperJson, load
 import { cleanup, forkProject, sampleProject, type Sample } from "./lib/project.ts";
 import { commandPrompt, delivery, substitute } from "./lib/prompts.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
-import { SkillLead } from "./lib/skill-lead.ts";
+import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import type { ToolCall, ToolResult, TurnContext } from "./lib/stub.ts";
 
 /** A session's failure, with what the scripted lead and agents reported. */
 function clean(s: Session, agentErrors: string[] = [], expectedDenial: (d: any) => boolean = () => false): void {
   assertClean({ ...s, denials: s.denials.filter((d) => !expectedDenial(d)) });
   assert.deepEqual(agentErrors, [], "a scripted agent could not write its report");
-}
-
-/** Run the calls of one turn and return their results (each must succeed). */
-function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
-  const ctx: TurnContext = yield turn(text, ...tools);
-  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
-  return ctx;
-}
-
-/** One helper call as a turn; returns its JSON (ok:true required). */
-function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
-  const ctx = yield* calls(text, lead.run(command, contains, fill));
-  return ok(ctx.results[0]);
 }
 
 /** Write a project file with the Write tool, reading it first when it exists (the tool refuses otherwise). */

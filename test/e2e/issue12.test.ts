@@ -14,17 +14,11 @@ import { check, done, flowScript, helperJson, ok, turn, type Flow } from "./lib/
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { GOAL, RECON_GOAL, reconDoc } from "./lib/fixtures.ts";
 import { assertClean, session } from "./lib/session.ts";
-import { SkillLead } from "./lib/skill-lead.ts";
+import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { cliSync } from "../helpers/cli.ts";
 import type { ToolCall, TurnContext } from "./lib/stub.ts";
 
 const TIMEOUT = 120_000;
-
-function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
-  const ctx: TurnContext = yield turn(text, ...tools);
-  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
-  return ctx;
-}
 
 /** A helper call that must run and answer ok:false (the helper refusing); returns its JSON. */
 function* refused(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
@@ -32,10 +26,6 @@ function* refused(lead: SkillLead, text: string, command: string, contains: stri
   const doc = helperJson(r);
   check(doc.ok === false, `${command} should have been refused: ${r.text}`);
   return doc;
-}
-
-function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
-  return ok((yield* calls(text, lead.run(command, contains, fill))).results[0]);
 }
 
 describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {

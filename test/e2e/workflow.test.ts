@@ -22,7 +22,7 @@ import { agent, bash, check, DENIAL, done, flowScript, hasTool, loadTools, notif
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, pluginCopy, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session } from "./lib/session.ts";
-import { SkillLead } from "./lib/skill-lead.ts";
+import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type Script, type ToolCall, type ToolResult, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
 
@@ -117,16 +117,6 @@ process.stdin.on("end", () => {
     dir,
     log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []),
   };
-}
-
-function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
-  const ctx: TurnContext = yield turn(text, ...tools);
-  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
-  return ctx;
-}
-
-function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
-  return ok((yield* calls(text, lead.run(command, contains, fill))).results[0]);
 }
 
 /** Phases 1-3 as SKILL.md spells them (no challenger or scout; the grant approved or declined). */

@@ -1,7 +1,7 @@
 // A scripted lead bound to one skill: its helper calls come from the SKILL.md text (exactly as written, with
 // ${CLAUDE_SKILL_DIR} and the {placeholders} filled), its refs from the skill's folder, its files under the project.
 import { join } from "node:path";
-import { bash, read, write } from "./lead.ts";
+import { bash, check, ok, read, turn, write } from "./lead.ts";
 import type { Sample } from "./project.ts";
 import { delivery, skillCall, skillPrompt, type CallFill, type Prompt } from "./prompts.ts";
 import { userText, type ToolCall, type TurnContext } from "./stub.ts";
@@ -47,4 +47,16 @@ export class SkillLead {
     if (d.missing.length) throw new Error(`${this.skill}: the skill body did not arrive: ${d.missing[0].slice(0, 200)}`);
     return JSON.parse(d.injected[0]);
   }
+}
+
+/** One turn of tool calls; the flow fails unless each call got its result. Returns the next turn's context. */
+export function* calls(text: string, ...tools: ToolCall[]): Generator<any, TurnContext, TurnContext> {
+  const ctx: TurnContext = yield turn(text, ...tools);
+  check(ctx.results.length === tools.length, `expected ${tools.length} results, got ${ctx.results.length}`);
+  return ctx;
+}
+
+/** One helper call of the skill as a turn; returns its JSON answer, which must be ok:true. */
+export function* helper(lead: SkillLead, text: string, command: string, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): Generator<any, any, TurnContext> {
+  return ok((yield* calls(text, lead.run(command, contains, fill))).results[0]);
 }
