@@ -139,6 +139,25 @@ function* throughWorkers(lead: SkillLead, first: TurnContext, latest: () => Turn
   return { reset, loop: yield* workerLoop(lead, latest) };
 }
 
+/** A whole /do:execute session through its workers checkpoint, which records `reports` and `counts` (completed, failed, skipped). */
+async function workersSession(project: Sample, agents: ReturnType<typeof agentTable>, roles: RoleSpec[], reports: string[], counts: [number, number, number]): Promise<{ s: Session; loop: Loop }> {
+  const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+  let loop!: Loop;
+  const s = await session({
+    prompt: "/do:execute",
+    cwd: project.dir,
+    maxTurns: 70,
+    timeoutMs: 150_000,
+    agents,
+    script: flowScript(function* (first, latest): Flow {
+      loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
+      yield* workersCheckpoint(lead, reports, ...counts, loop.last.reason);
+      yield turn(`Workers done: ${loop.last.reason}`);
+    }),
+  });
+  return { s, loop };
+}
+
 interface LoopHooks {
   /** Called after a start was recorded in plan.json and before its agent is spawned; may interrupt the run. */
   beforeSpawn?: (s: any) => void;
@@ -393,20 +412,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       },
       errors,
     );
-    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-    let loop!: Loop;
-    const s = await session({
-      prompt: "/do:execute",
-      cwd: project.dir,
-      maxTurns: 70,
-      timeoutMs: 150_000,
-      agents,
-      script: flowScript(function* (first, latest): Flow {
-        loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
-        yield* workersCheckpoint(lead, ["holder--3", "waiter"], 1, 1, 1, loop.last.reason);
-        yield turn(`Workers done: ${loop.last.reason}`);
-      }),
-    });
+    const { s, loop } = await workersSession(project, agents, roles, ["holder--3", "waiter"], [1, 1, 1]);
     clean(s, errors);
     const [a0, a1] = loop.answers;
     // First answer: the holder's last attempt (opus: two failures escalated it twice), the waiter waits on the overlap.
@@ -490,20 +496,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       },
       errors,
     );
-    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-    let loop!: Loop;
-    const s = await session({
-      prompt: "/do:execute",
-      cwd: project.dir,
-      maxTurns: 70,
-      timeoutMs: 150_000,
-      agents,
-      script: flowScript(function* (first, latest): Flow {
-        loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
-        yield* workersCheckpoint(lead, ["store-dev--3", "api-dev"], 1, 1, 0, loop.last.reason);
-        yield turn(`Workers done: ${loop.last.reason}`);
-      }),
-    });
+    const { s, loop } = await workersSession(project, agents, roles, ["store-dev--3", "api-dev"], [1, 1, 0]);
     // The one denial: store-dev--3's Edit in api-dev's scope.
     assertClean({ ...s, denials: s.denials.filter((d: any) => !(d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("src/ui/index.html"))) });
     assert.deepEqual(errors, [], "a scripted agent failed");
