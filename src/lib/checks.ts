@@ -1,7 +1,10 @@
 // Acceptance-check analysis shared by validate-checks and finalize: surface-only detection (contract 3.8), the
 // `|| true` anti-pattern, extraction of the Python source a shell would pass to `python3 -c` (3.9), and one
 // batched python3 child that compiles every extracted source.
-import { spawn } from "node:child_process";
+// node:child_process is loaded only when a check has Python to compile (finalize and validate-checks load this
+// module on every call; most plans have none).
+let childProcess: typeof import("node:child_process") | undefined;
+const childProcesses = () => (childProcess ??= require("node:child_process") as typeof import("node:child_process"));
 
 // ---------------------------------------------------------------- surface-only (contract 3.8)
 
@@ -158,9 +161,9 @@ export function compilePython(
       }
       resolve(unavailable);
     };
-    let child: ReturnType<typeof spawn>;
+    let child: import("node:child_process").ChildProcess;
     try {
-      child = spawn(opts.command ?? "python3", ["-I", "-S", "-c", COMPILER], {
+      child = childProcesses().spawn(opts.command ?? "python3", ["-I", "-S", "-c", COMPILER], {
         stdio: ["pipe", "pipe", "ignore"],
         windowsHide: true,
       });

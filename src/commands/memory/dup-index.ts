@@ -20,7 +20,6 @@
 // the file by a program that ignores the lock, within the same clock tick as memory-add's own append (the file
 // system's timestamp granularity), that leaves the last entry's line as it was.
 import type { BigIntStats } from "node:fs";
-import * as zlib from "node:zlib";
 import { tokens } from "../../lib/values.js";
 import { MEMORY_CATEGORIES, normaliseContent } from "./scoring.js";
 
@@ -111,7 +110,8 @@ let nativeCrc: Crc | null | undefined;
 /** CRC-32 of `bytes`, continuing from `value` (the CRC of what came before; 0 for none). */
 export function crc32(bytes: Uint8Array, value = 0): number {
   if (nativeCrc === undefined) {
-    const native = (zlib as { crc32?: Crc }).crc32;
+    // Loaded here, not at the top: only an add to a memory file large enough for the index needs it.
+    const native = (require("node:zlib") as { crc32?: Crc }).crc32;
     nativeCrc = typeof native === "function" ? native : null;
   }
   return nativeCrc ? nativeCrc(bytes, value) >>> 0 : crc32js(bytes, value);
