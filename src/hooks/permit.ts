@@ -16,7 +16,7 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { grantAllows, readGrant } from "../lib/grant.js";
 import { SPECS } from "./specs.js";
@@ -418,14 +418,7 @@ function readMeta(meta: string): Record<string, unknown> | null | undefined {
     fd = openSync(meta, "r");
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_META) return null;
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    const doc: unknown = JSON.parse(buf.subarray(0, got).toString("utf8"));
+    const doc: unknown = JSON.parse(readFileSync(fd, "utf8"));
     if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
     return doc as Record<string, unknown>;
   } catch (err) {
