@@ -79,6 +79,8 @@ export interface SchedulerCore {
   statusOf(role: any): string;
   attemptsOf(role: any): number;
   logOf(role: any): AttemptEntry[];
+  /** Worker name from a role name: lowercase, `_`/whitespace runs → "-", only [a-z0-9-], no "-" runs or ends. */
+  slug(name: string): string;
   baseNames(roles: any[]): string[];
   depsOf(roles: any[]): number[][];
   conflictsOf(roles: any[], deps: number[][]): number[][];
@@ -532,6 +534,7 @@ export function schedulerCore(): SchedulerCore {
     statusOf,
     attemptsOf,
     logOf,
+    slug,
     baseNames,
     depsOf,
     conflictsOf,

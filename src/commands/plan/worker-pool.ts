@@ -4,19 +4,9 @@
 import { defineCommand } from "../../lib/command.js";
 import { depths } from "../../lib/graph.js";
 import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf, str } from "../../lib/plan.js";
+import { schedulerCore } from "../../lib/scheduler.js";
 
 const DOOMED = new Set(["failed", "blocked", "skipped"]);
-
-/** Worker name from a role name: lowercase, `_`/whitespace runs → "-", only [a-z0-9-], no "-" runs or ends. */
-function slug(name: string): string {
-  const s = name
-    .toLowerCase()
-    .replace(/[\s_]+/g, "-")
-    .replace(/[^a-z0-9-]/g, "")
-    .replace(/-+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return s || "worker";
-}
 
 export default defineCommand({
   positionals: [PLAN_PATH],
@@ -34,6 +24,8 @@ export default defineCommand({
     const perDepth = new Map<number, number>();
     for (const i of runnable) perDepth.set(depth[i], (perDepth.get(depth[i]) ?? 0) + 1);
 
+    // The scheduler's slug rule, the one `next` and the execute grant name workers by.
+    const { slug } = schedulerCore();
     const issued = new Set<string>();
     const workers = runnable.map((i) => {
       const role = roles[i];
