@@ -2,8 +2,14 @@
 // It exits as soon as the document is flushed: nothing else is left to do, and waiting for the event loop to
 // drain (the lock library's refresh timer, closed handles) only adds latency. A command may add one line for a
 // person on stderr (self-test's summary); stdout stays one JSON document.
+//
+// Required rather than run (`require("dist/plan.js")`), the bundle runs nothing and exports `run(argv, ctx)`: the
+// same commands, arguments and JSON document, in the caller's process. self-test runs a command's further cases
+// that way, and the unit suite its in-process tables; neither prints or exits.
 import { fail } from "./lib/command.js";
-import { main } from "./main.js";
+import { main, run } from "./main.js";
+
+export { run };
 
 function finish(output: unknown, exitCode: number, note?: string): void {
   process.exitCode = exitCode;
@@ -11,7 +17,9 @@ function finish(output: unknown, exitCode: number, note?: string): void {
   process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(exitCode));
 }
 
-main(process.argv.slice(2)).then(
-  ({ exitCode, output, note }) => finish(output, exitCode, note?.(performance.now())),
-  (err: unknown) => finish(fail(err).output, 1),
-);
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    ({ exitCode, output, note }) => finish(output, exitCode, note?.(performance.now())),
+    (err: unknown) => finish(fail(err).output, 1),
+  );
+}

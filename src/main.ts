@@ -45,14 +45,19 @@ export async function invoke(name: string, argv: readonly string[], ctx: Context
   }
 }
 
-export async function main(argv: readonly string[]): Promise<Outcome> {
+/** Run one command line (`argv` as after `plan.js`) in a given context. The CLI entry and in-process callers use it. */
+export async function run(argv: readonly string[], ctx: Context): Promise<Outcome> {
   const [name, ...rest] = argv;
   if (name === undefined) return fail(usage("No command given", { commands: commandNames }));
   if (name === "--help" || name === "-h") {
     return ok({ command: null, usage: "plan.js <command> [args...]", arguments: [], commands: commandNames });
   }
+  return invoke(name, rest, ctx);
+}
+
+export async function main(argv: readonly string[]): Promise<Outcome> {
   let stdinText: Promise<string> | undefined;
-  return invoke(name, rest, {
+  return run(argv, {
     cwd: process.cwd(),
     now: () => Date.now(),
     stdin: () => (stdinText ??= readStdin()),

@@ -27,6 +27,43 @@ describe("the bundle", () => {
     assert.deepEqual(foreign, []);
   });
 
+  it("required rather than started, runs nothing and exports run(), which answers as the command line does", async () => {
+    const dir = scratch();
+    try {
+      writeFiles(dir, { ".design/plan.json": planWith(["api", { name: "web", deps: ["api"] }]) });
+      const lines = [["status"], ["team-name", "design"], ["bogus"], [], ["summary", "../outside.json"], ["update-status"]];
+      // A child requires the bundle and prints what run() returns for each command line, then its own exit code.
+      const script = [
+        `const m = require(${JSON.stringify(PLAN_JS)});`,
+        "(async () => {",
+        `  for (const argv of ${JSON.stringify(lines)}) {`,
+        '    const r = await m.run(argv, { cwd: process.cwd(), now: () => Date.now(), stdin: async () => "[]" });',
+        "    process.stdout.write(JSON.stringify([r.exitCode, r.output]) + '\\n');",
+        "  }",
+        "  process.stdout.write(JSON.stringify({ exports: Object.keys(m), exitCode: process.exitCode ?? null }) + '\\n');",
+        "})();",
+      ].join("\n");
+      const child = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const c = spawn(process.execPath, ["-e", script], { cwd: dir });
+        let stdout = "";
+        let stderr = "";
+        c.stdout.on("data", (d) => (stdout += d));
+        c.stderr.on("data", (d) => (stderr += d));
+        c.on("close", (code) => done({ code, stdout, stderr }));
+      });
+      assert.equal(child.stderr, "");
+      assert.equal(child.code, 0);
+      const out = child.stdout.trim().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(out.at(-1), { exports: ["run"], exitCode: null }, "nothing ran on require, no exit code set");
+      for (const [i, argv] of lines.entries()) {
+        const r = await cli(argv, { cwd: dir, stdin: "[]" });
+        assert.deepEqual(out[i], [r.code, r.json], `run(${JSON.stringify(argv)}) answers as the process does`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("starts with a shebang", () => {
     assert.ok(readFileSync(PLAN_JS, "utf8").startsWith("#!/usr/bin/env node\n"));
   });
