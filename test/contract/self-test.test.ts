@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { cli } from "../helpers/cli.ts";
 import { commandNames } from "../../src/registry.ts";
 import { HelperError } from "../../src/lib/errors.ts";
-import { childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+import { asProcess, childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
 
 describe("self-test", () => {
   it("has a case for every command of the registry", () => {
@@ -73,5 +73,13 @@ describe("self-test", () => {
   it("starts python3 in one case only: no other fixture plan holds inline Python", () => {
     const python = selfTestCases.filter((c) => JSON.stringify(c.files(Date.now())).includes("python3 -c"));
     assert.deepEqual(python.map((c) => c.name), ["validate-checks (invalid)"]);
+  });
+
+  it("runs each command's first case as a child process and its further cases in-process", () => {
+    assert.deepEqual(asProcess([{ command: "a" }, { command: "b" }, { command: "a" }, { command: "a" }]), [true, true, false, false]);
+    const flags = asProcess(selfTestCases);
+    const children = selfTestCases.filter((_, i) => flags[i]).map((c) => c.command);
+    assert.deepEqual([...children].sort(), [...commandNames].sort(), "every registry command exactly once as a process");
+    assert.ok(flags.filter((f) => !f).length > 0, "some commands have further cases");
   });
 });
