@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli } from "../helpers/cli.ts";
 import { planWith, writeFiles, type Files } from "../helpers/design-dir.ts";
 import { snapshot } from "../helpers/snapshot.ts";
+import { helperCall } from "../helpers/soak.ts";
 
 const plan = planWith(["api", { name: "web", deps: ["api"] }]);
 const finalized = planWith([
@@ -96,8 +96,8 @@ const TABLE: Bad[] = [
   { name: "schema of an unknown name", args: ["schema", "bogus"], error: /bogus/ },
 ];
 
-// Each case is a real process that mostly waits on Node's start-up: the cases run as many at a time as the
-// machine has cores (plus one), not one after another.
+// Under `npm run test:soak` each case is a real process that mostly waits on Node's start-up, so the cases run as
+// many at a time as the machine has cores (plus one); in `npm test` they go through the bundle in-process.
 describe("bad inputs", { concurrency: availableParallelism() + 1 }, () => {
   it("has at least forty cases", () => assert.ok(TABLE.length >= 40, `only ${TABLE.length}`));
 
@@ -107,7 +107,7 @@ describe("bad inputs", { concurrency: availableParallelism() + 1 }, () => {
       try {
         writeFiles(dir, bad.files ?? {});
         const before = snapshot(dir);
-        const r = await cli(bad.args, { cwd: dir, stdin: bad.stdin });
+        const r = await helperCall(bad.args, { cwd: dir, stdin: bad.stdin });
         assert.equal(r.code, 1, `exit code (stdout: ${r.stdout})`);
         assert.equal(r.stderr, "", "nothing on stderr");
         assert.equal(r.stdout.trim().split("\n").length, 1, "one JSON document on one line");

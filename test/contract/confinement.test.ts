@@ -1,11 +1,11 @@
-// The helper's confinement contract, as real processes of the built bundle: every command that writes, reads or
+// The helper's confinement contract, through the built bundle (real processes under `npm run test:soak`, which CI
+// runs; in-process in `npm test`, see cliInProcess in test/helpers/cli.ts): every command that writes, reads or
 // hashes a path, given that path in every escape form (absolute, `..`, `--flag=value`, a comma-list entry, a
 // symlinked folder or file leading out, a `.design` that is itself a symlink out), refuses with E_PATH and exit 1,
 // and every file of the scratch project and of the scratch outside folder is byte-identical afterwards (modes and
 // symlink targets included). One template is built once; each case runs on its own copy, in parallel.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import {
   chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync,
   writeFileSync,
@@ -13,7 +13,8 @@ import {
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
-import { PLAN_JS } from "../helpers/cli.ts";
+import { pool } from "../helpers/pool.ts";
+import { helperCall } from "../helpers/soak.ts";
 
 type Access = "write" | "read";
 interface Case {
@@ -225,31 +226,11 @@ const CASES: Case[] = [
   ...dirForms("run-status", "design-dir", "read", ["design"]),
 ];
 
+/** One case's helper call: a real process under `npm run test:soak`, the bundle in-process in `npm test`. */
 function run(c: Case, caseDir: string): Promise<{ code: number | null; stdout: string }> {
   const out = join(caseDir, "outside");
   const args = c.args.map((a) => a.replaceAll("{OUT}", out));
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [PLAN_JS, ...args], { cwd: join(caseDir, c.project ?? "proj") });
-    let stdout = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout }));
-    child.stdin.end(c.stdin ?? "");
-  });
-}
-
-/** Run `fn` over `items` with at most `limit` at a time. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+  return helperCall(args, { cwd: join(caseDir, c.project ?? "proj"), stdin: c.stdin });
 }
 
 interface Outcome {

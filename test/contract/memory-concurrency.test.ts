@@ -4,23 +4,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cli, type CliResult } from "../helpers/cli.ts";
 import { project } from "../helpers/design-dir.ts";
+import { pool } from "../helpers/pool.ts";
 
 const MEM = ".design/memory.jsonl";
 const POOL = 16;
-
-/** Run every job, at most `size` at a time; results keep the jobs' order. */
-async function pool<T>(jobs: Array<() => Promise<T>>, size: number): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      results[i] = await jobs[i]();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(size, jobs.length) }, worker));
-  return results;
-}
 
 /** A shuffle with a fixed seed, so boosts and adds interleave the same way on every run. */
 function shuffled<T>(items: T[]): T[] {
@@ -45,7 +32,7 @@ describe("memory-add under concurrency (process level)", () => {
       cli(["memory-add", "--category", "pattern", "--keywords", `k${i}`, "--content", `alpha${i} bravo${i} charlie${i} delta${i}`], { cwd: p.dir }),
     );
     const boosts = Array.from({ length: 20 }, () => () => cli(["memory-add", "--boost", "--id", "boosted"], { cwd: p.dir }));
-    const results: CliResult[] = await pool(shuffled([...adds, ...boosts]), POOL);
+    const results: CliResult[] = await pool(shuffled([...adds, ...boosts]), POOL, (job) => job());
 
     for (const r of results) {
       assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -76,7 +63,7 @@ describe("memory-add under concurrency (process level)", () => {
   it("lets exactly one of several processes adding the same text land", { timeout: 60_000 }, async (t) => {
     const p = project(t, { [MEM]: "" });
     const argv = ["memory-add", "--category", "mistake", "--keywords", "race", "--content", "Never share one temp file between writers"];
-    const results = await pool(Array.from({ length: 8 }, () => () => cli(argv, { cwd: p.dir })), 8);
+    const results = await pool(Array.from({ length: 8 }), 8, () => cli(argv, { cwd: p.dir }));
     const landed = results.filter((r) => r.json?.ok === true);
     const refused = results.filter((r) => r.json?.ok === false);
     assert.equal(landed.length, 1);

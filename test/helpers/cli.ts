@@ -36,3 +36,46 @@ export function cli(args: string[], opts: { cwd: string; stdin?: string }): Prom
     child.stdin.end(opts.stdin ?? "");
   });
 }
+
+interface Bundle {
+  run(argv: readonly string[], ctx: { cwd: string; now: () => number; stdin: () => Promise<string> }): Promise<{
+    exitCode: number;
+    output: unknown;
+    note?: (elapsedMs: number) => string | undefined;
+  }>;
+}
+
+let bundle: Bundle | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * The same call as `cli`, run inside this process through the built bundle's own `run` (dist/plan.js required, not
+ * started): the same command modules, argument parsing, confinement and JSON document, without Node's start-up
+ * (~70-120 ms of CPU per process here). stdout is the document as the CLI prints it, stderr the command's note.
+ * Calls run one at a time with the process's working directory set to `cwd`, as in a process of their own, so a
+ * command that resolved a path against the process instead of its context would behave the same way here.
+ * What only a real process shows (exit through `process.exit`, stdin from a file descriptor, warnings on stderr)
+ * is covered by test/contract/cli.test.ts, self-test, and `npm run test:soak`, which runs these tables as processes.
+ */
+export function cliInProcess(args: string[], opts: { cwd: string; stdin?: string }): Promise<CliResult> {
+  const call = queue.then(async (): Promise<CliResult> => {
+    bundle ??= require(PLAN_JS) as Bundle;
+    const home = process.cwd();
+    const started = performance.now();
+    process.chdir(opts.cwd);
+    try {
+      const { exitCode, output, note } = await bundle.run(args, {
+        cwd: process.cwd(),
+        now: () => Date.now(),
+        stdin: async () => opts.stdin ?? "",
+      });
+      const stdout = `${JSON.stringify(output)}\n`;
+      const line = note?.(performance.now() - started);
+      return { code: exitCode, stdout, stderr: line ? `${line}\n` : "", json: parse(stdout) };
+    } finally {
+      process.chdir(home);
+    }
+  });
+  queue = call.catch(() => undefined);
+  return call;
+}
