@@ -1,22 +1,28 @@
 // Runs every test/**/*.test.ts with node:test through tsx, and fails when there is none
 // (on Node 20 `tsx --test` with no matching files exits 0).
 //   node scripts/test.mjs [files or folders]    the suite (default: test/, without test/e2e)
-//   node scripts/test.mjs --soak                the process-level race tests with their soak counts (test:soak)
+//   node scripts/test.mjs --soak                the process-level tests at full strength (test:soak): the race
+//                                               tests with their soak counts, the contract tables as real processes
 //
 // Files outside test/e2e run in a pool of long-lived worker processes (scripts/test-worker.mjs), one file at a time
 // per worker, each file as one top-level suite: starting node with tsx and node:test costs about a second of CPU
 // here, which a process per file paid ~80 times. Files are handed out longest first (the durations of the previous
 // run, kept in .cache/test-times.json; without them, the largest files first). The end-to-end files still get a
-// process each (`node --test`): they drive the real CLI and run for minutes.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// process each (`node --test`): they drive the real CLI and run for minutes. The race files (SOAK_FILES) share the
+// pool but never run beside each other.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { fork, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { isAbsolute } from "node:path";
+import { delimiter, isAbsolute, resolve } from "node:path";
+import { testQueue } from "./test-queue.mjs";
 
 const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
+// The contract tables whose helper calls are in-process in `npm test` and real processes in test:soak
+// (test/helpers/soak.ts).
+const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts"];
 const TIMES = ".cache/test-times.json";
 const soakRun = process.argv[2] === "--soak";
-const only = soakRun ? SOAK_FILES : process.argv.slice(2);
+const only = soakRun ? [...TABLE_FILES, ...SOAK_FILES] : process.argv.slice(2);
 const roots = only.length ? only : ["test"];
 const files = [];
 for (const root of roots) {
@@ -45,14 +51,26 @@ const baseEnv = soakRun ? { ...process.env, DO_SOAK: "1" } : { ...process.env };
 // The end-to-end suite keeps it (it installs the CLI with npm).
 const unitEnv = { ...baseEnv };
 delete unitEnv.NODE_EXTRA_CA_CERTS;
+// python3 on PATH may be a version manager's shim (pyenv: bash and pyenv itself before the interpreter, ~0.3 s of
+// CPU per start here, ~20 starts in the suite). Ask it once which interpreter it runs and put a link to that one
+// first on the unit suite's PATH: the same python3, started directly.
+const python = spawnSync("python3", ["-I", "-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env: baseEnv });
+const interpreter = python.status === 0 ? python.stdout.trim() : "";
+if (isAbsolute(interpreter) && existsSync(interpreter)) {
+  const bin = ".cache/python3-bin";
+  mkdirSync(bin, { recursive: true });
+  const link = `${bin}/python3.${process.pid}`;
+  rmSync(link, { force: true });
+  symlinkSync(interpreter, link);
+  renameSync(link, `${bin}/python3`); // atomic: another run may be reading the link
+  unitEnv.PATH = `${resolve(bin)}${delimiter}${baseEnv.PATH ?? ""}`;
+}
 
 const e2eFiles = files.filter((f) => f.includes("/e2e/"));
 const unitFiles = files.filter((f) => !f.includes("/e2e/"));
-// The race tests (SOAK_FILES) measure what many writers do against one lock, so they run after the others, one
-// file at a time, with the machine to themselves: beside another process-level file their 100 writers can wait out
-// the lock's 10 s only because of the other file's load.
-const alone = unitFiles.filter((f) => SOAK_FILES.includes(f));
-const together = unitFiles.filter((f) => !SOAK_FILES.includes(f));
+// The race tests (SOAK_FILES) measure what many writers do against one lock: they never run beside each other
+// (two of them at once could make a writer wait out the lock's 10 s), only beside one file of the others.
+const isRace = (f) => SOAK_FILES.includes(f);
 
 let times = {};
 try {
@@ -60,13 +78,16 @@ try {
 } catch {
   // no durations yet: sizes decide
 }
-const longestFirst = (list) =>
-  [...list].sort((a, b) => (times[b] ?? 1e9 + statSync(b).size) - (times[a] ?? 1e9 + statSync(a).size) || a.localeCompare(b));
+const weight = (f) => times[f] ?? 1e9 + statSync(f).size;
 
-/** Runs `list` in `workers` worker processes; resolves to { failed, tests, pass, fail, output }. */
+/**
+ * Runs `list` in `workers` worker processes, longest first, at most one race file at a time; resolves to
+ * { failed, tests, pass, fail, output }. A worker that finds nothing it may start stops; the one running the race
+ * file takes the next race file.
+ */
 function runPool(list, workers) {
-  const queue = longestFirst(list);
-  const count = Math.max(1, Math.min(workers, queue.length));
+  const queue = testQueue(list, { weight, exclusive: isRace });
+  const count = Math.max(1, Math.min(workers, queue.left()));
   const totals = { failed: false, tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
   const outputs = [];
   return new Promise((done) => {
@@ -83,12 +104,13 @@ function runPool(list, workers) {
       child.stderr.on("data", (c) => process.stderr.write(c));
       child.on("message", (msg) => {
         if (msg.done) {
+          queue.finished(msg.done);
           if (!isAbsolute(msg.done)) times[msg.done] = msg.ms;
           console.log(`# [worker ${w + 1}] ${msg.done}: ${(msg.ms / 1000).toFixed(1)} s, ${(msg.cpuMs / 1000).toFixed(1)} s of CPU`);
           current = null;
         }
         if (msg.want) {
-          current = queue.shift() ?? null;
+          current = queue.take();
           child.send({ file: current });
         }
       });
@@ -113,7 +135,11 @@ let status = 0;
 const started = performance.now();
 if (unitFiles.length) {
   const sum = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
-  for (const [group, workers] of [[together, Math.max(2, cores)], [alone, 1]]) {
+  // test:soak starts all 100 writers of a race test at once: those files then run alone, after the tables.
+  const rounds = soakRun
+    ? [[unitFiles.filter((f) => !isRace(f)), Math.max(2, cores)], [unitFiles.filter(isRace), 1]]
+    : [[unitFiles, Math.max(2, cores)]];
+  for (const [group, workers] of rounds) {
     if (group.length === 0) continue;
     const r = await runPool(group, workers);
     process.stdout.write(r.output);

@@ -46,4 +46,20 @@ describe("the test runner (scripts/test.mjs)", () => {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /no such test file or folder: test\/no-such\.test\.ts/);
   });
+
+  it("hands out the longest files first and never two race files at once", async () => {
+    const { testQueue } = await import("../../scripts/test-queue.mjs");
+    const ms: Record<string, number> = { r1: 90, r2: 80, a: 70, b: 60, c: 10 };
+    const q = testQueue(Object.keys(ms), { weight: (f: string) => ms[f], exclusive: (f: string) => f.startsWith("r") });
+    assert.equal(q.take(), "r1");
+    assert.equal(q.take(), "a", "r2 waits while r1 runs");
+    assert.equal(q.take(), "b");
+    q.finished("a");
+    assert.equal(q.take(), "c");
+    assert.equal(q.take(), null, "only r2 is left and r1 still runs: this worker stops");
+    q.finished("r1");
+    assert.equal(q.take(), "r2");
+    assert.equal(q.left(), 0);
+    assert.equal(q.take(), null);
+  });
 });
