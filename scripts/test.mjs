@@ -10,7 +10,7 @@
 // run, kept in .cache/test-times.json; without them, the largest files first). The end-to-end files still get a
 // process each (`node --test`): they drive the real CLI and run for minutes. The race files (SOAK_FILES) share the
 // pool but never run beside each other.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { fork, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { delimiter, isAbsolute, resolve } from "node:path";
@@ -54,16 +54,21 @@ delete unitEnv.NODE_EXTRA_CA_CERTS;
 // python3 on PATH may be a version manager's shim (pyenv: bash and pyenv itself before the interpreter, ~0.3 s of
 // CPU per start here, ~20 starts in the suite). Ask it once which interpreter it runs and put a link to that one
 // first on the unit suite's PATH: the same python3, started directly.
-const python = spawnSync("python3", ["-I", "-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8", env: baseEnv });
-const interpreter = python.status === 0 ? python.stdout.trim() : "";
-if (isAbsolute(interpreter) && existsSync(interpreter)) {
-  const bin = ".cache/python3-bin";
-  mkdirSync(bin, { recursive: true });
-  const link = `${bin}/python3.${process.pid}`;
+// (A run started from inside the suite, as test-runner.test.ts does, finds its own link first: it is left out.)
+const pythonBin = resolve(".cache/python3-bin");
+const searchPath = (baseEnv.PATH ?? "").split(delimiter).filter((d) => d && resolve(d) !== pythonBin).join(delimiter);
+const python = spawnSync("python3", ["-I", "-S", "-c", "import sys; print(sys.executable)"], {
+  encoding: "utf8",
+  env: { ...baseEnv, PATH: searchPath },
+});
+const executable = python.status === 0 ? python.stdout.trim() : "";
+if (isAbsolute(executable) && existsSync(executable)) {
+  mkdirSync(pythonBin, { recursive: true });
+  const link = `${pythonBin}/python3.${process.pid}`;
   rmSync(link, { force: true });
-  symlinkSync(interpreter, link);
-  renameSync(link, `${bin}/python3`); // atomic: another run may be reading the link
-  unitEnv.PATH = `${resolve(bin)}${delimiter}${baseEnv.PATH ?? ""}`;
+  symlinkSync(realpathSync(executable), link);
+  renameSync(link, `${pythonBin}/python3`); // atomic: another run may be starting it
+  unitEnv.PATH = `${pythonBin}${delimiter}${searchPath}`;
 }
 
 const e2eFiles = files.filter((f) => f.includes("/e2e/"));
