@@ -122,6 +122,26 @@ const plainFs = {
   },
 };
 
+// signal-exit (proper-lockfile's exit hook, which removes a held lock when the process ends) requires node:assert
+// for one `assert.equal` on its argument. Loading node:assert builds process.stderr (its colour check), which for a
+// pipe loads net and the whole streams stack: ~25 built-in modules, a few ms of every writer. It gets this check
+// instead, with the same meaning (loose equality, AssertionError's code).
+const lightAssert = {
+  name: "light-assert",
+  setup(b) {
+    b.onResolve({ filter: /^assert$/ }, (args) =>
+      /[\\/]signal-exit[\\/]/.test(args.importer) ? { path: "assert", namespace: "light-assert" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "light-assert" }, () => ({
+      loader: "js",
+      contents: [
+        "exports.equal = (actual, expected, message) => {",
+        "  if (actual != expected) throw Object.assign(new Error(message), { code: \"ERR_ASSERTION\", actual, expected, operator: \"==\" });",
+        "};",
+      ].join("\n"),
+    }));
+  },
+};
+
 // One file per command. V8 compiles the whole of a script before running it, so a single bundle made every call
 // pay for every command (~25 ms of CPU on the 2-core machine, against ~2 ms for a command's own file). dist/plan.js
 // holds the CLI, the registry and the argument parser; each registry entry's module is bundled on its own to
@@ -154,9 +174,9 @@ const noCommands = {
 
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
-  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod, plainFs], banner: true },
+  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod, plainFs, lightAssert], banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod, plainFs], banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod, plainFs, lightAssert], banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);

@@ -7,7 +7,7 @@
 // writers, and node:crypto is not loaded at all.
 import {
   chmodSync, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readFileSync, readdirSync,
-  readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
+  readlinkSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { ArgSpec, Args } from "./lib/args.js";
@@ -409,6 +409,14 @@ function sleepSync(ms: number): void {
 type Release = () => void;
 
 /**
+ * The file system proper-lockfile's sync API is given: the five calls it makes (mkdir, stat, utimes, rmdir, and
+ * realpath, which `realpath: false` never reaches). Without it the library clones all of node:fs (`{ ...fs }` in
+ * its sync adapter), which runs every lazy getter of node:fs and loads fs/promises, readline, fs streams, watchers
+ * and Dir: ~20 built-in modules that no writer uses.
+ */
+const LOCK_FS = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
+
+/**
  * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
  * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
  * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
@@ -420,7 +428,7 @@ function acquire(target: string, onCompromised: () => void): Release {
   let delay = 10;
   for (;;) {
     try {
-      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised, fs: LOCK_FS });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
         throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);

@@ -101,4 +101,36 @@ describe("command line", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it("writes a large answer whole to a slow reader, through a blocking or a non-blocking pipe", async () => {
+    // The answer is written with write(2), not through process.stdout. When stdout is non-blocking (here: a preload
+    // builds process.stdout, whose libuv pipe sets O_NONBLOCK; in life another process sharing the pipe can), what
+    // would block is handed to the stream, which waits for the reader.
+    const dir = scratch();
+    try {
+      const big = "retry queue worker ".repeat(40_000);
+      const lines = [0, 1, 2, 3].map((i) => JSON.stringify({
+        id: `m${i}`, timestamp: "2026-01-01T00:00:00Z", category: "pattern", keywords: ["queue", "retry"], content: `${big}${i}`,
+        source: "test", goal_context: "", importance: 5, usage_count: 0,
+      }));
+      writeFiles(dir, { ".design/memory.jsonl": `${lines.join("\n")}\n`, "nonblock.cjs": "process.stdout;\n" });
+      const search = [PLAN_JS, "memory-search", "--goal", "retry queue", "--keywords", "queue", "--limit", "4"];
+      for (const args of [search, ["--require", join(dir, "nonblock.cjs"), ...search]]) {
+        const { text, code } = await new Promise<{ text: string; code: number | null }>((resolve) => {
+          const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
+          const chunks: Buffer[] = [];
+          child.stdout.pause();
+          setTimeout(() => child.stdout.resume(), 300);
+          child.stdout.on("data", (c: Buffer) => chunks.push(c));
+          child.on("close", (c) => resolve({ text: Buffer.concat(chunks).toString("utf8"), code: c }));
+        });
+        assert.equal(code, 0);
+        assert.ok(text.length > 3_000_000 && text.endsWith("}\n"), `${text.length} bytes`);
+        const out = JSON.parse(text);
+        assert.equal(out.ok, true);
+        assert.equal(out.memories.length, 4);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
