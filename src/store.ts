@@ -23,6 +23,8 @@ const LOCK_UPDATE_MS = 1_000;
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
 const CHUNK = 64 * 1024;
+/** Files under this size are read with one buffer of their size; larger ones through the reused chunk. */
+const WHOLE = 1024 * 1024;
 let chunk: Buffer | undefined;
 
 /**
@@ -34,8 +36,9 @@ function readUtf8(path: string): string {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
-    if (size < CHUNK) {
-      // One read of the known size (plus one byte, to notice a file that grew since fstat).
+    if (size < WHOLE) {
+      // One read of the known size (plus one byte, to notice a file that grew since fstat), one string: a 200 KB
+      // plan read in 64 KB chunks made four young strings and a flattened copy, garbage the GC then had to scan.
       const buf = Buffer.allocUnsafe(size + 1);
       let n = 0;
       for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
