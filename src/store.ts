@@ -261,6 +261,86 @@ export function scanJsonlFile(
   return { kind: "ok", skipped: skippedLines.length, skippedLines };
 }
 
+/**
+ * What scanJsonlFile would count: the object lines of a JSONL file, and the lines it would skip, without making a
+ * string per line or keeping any entry. The file is decoded 64 KB at a time (more for a longer line), each piece
+ * cut at a line end so no partial line is carried as a string; a line the sticky `shape` matches from its first
+ * character to its line end is counted in place, any other goes through trim and JSON.parse as in scanLines.
+ * `shape` must match only complete JSON objects and must end with a lookahead for a line end or the input's end.
+ */
+export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; count: number } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+  const skippedLines: number[] = [];
+  let count = 0;
+  let line = 0;
+  try {
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    let buf = chunk;
+    let have = 0;
+    for (;;) {
+      if (have === buf.length) {
+        // One line longer than the buffer: make room for the rest of it.
+        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, have, buf.length - have, null);
+      have += n;
+      const last = n === 0;
+      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
+      let cut = have;
+      if (!last) {
+        const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
+        const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
+        const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
+        cut = Math.max(lf, cr) + 1;
+        if (cut === 0) continue;
+      }
+      // A cut after a line end never splits a UTF-8 sequence (line ends are ASCII).
+      const text = buf.toString("utf8", 0, cut);
+      let start = 0;
+      for (; last ? start <= text.length : start < text.length; line++) {
+        shape.lastIndex = start;
+        let end: number;
+        if (shape.test(text)) {
+          count++;
+          end = shape.lastIndex;
+        } else {
+          const lf = text.indexOf("\n", start);
+          const cr = text.indexOf("\r", start);
+          end = Math.min(lf < 0 ? text.length : lf, cr < 0 ? text.length : cr);
+          const t = text.slice(start, end).trim();
+          if (t !== "") {
+            let v: unknown;
+            try {
+              v = JSON.parse(t);
+            } catch {
+              v = undefined;
+            }
+            if (typeof v === "object" && v !== null && !Array.isArray(v)) count++;
+            else skippedLines.push(line + 1);
+          }
+        }
+        start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+      }
+      if (last) break;
+      buf.copy(buf, 0, cut, have);
+      have -= cut;
+    }
+  } catch (err) {
+    return { kind: "error", detail: detail(err) };
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: "ok", count, skipped: skippedLines.length, skippedLines };
+}
+
 export function parseJsonl(text: string): JsonlRead {
   const entries: JsonlEntry[] = [];
   const scan = scanJsonl(text, (value, line) => entries.push({ line, value }));
