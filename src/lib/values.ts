@@ -70,7 +70,25 @@ export function pyRound(x: number, d: number): number {
 
 /** UTC timestamp with second precision: 2026-02-18T09:04:05Z. */
 export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + "Z";
+  // Years 1970-9999 by arithmetic (the first Date#toISOString of a process costs ~1 ms); anything else by Date.
+  if (!(ms >= 0 && ms < 253402300800000)) return new Date(ms).toISOString().slice(0, 19) + "Z";
+  const secs = Math.floor(ms / 1000);
+  const days = Math.floor(secs / 86400);
+  const rest = secs - days * 86400;
+  // Days since 1970-01-01 to a proleptic Gregorian date (eras of 400 years starting on March 1st).
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const two = (v: number) => (v < 10 ? `0${v}` : `${v}`);
+  const hh = Math.floor(rest / 3600);
+  const mm = Math.floor((rest % 3600) / 60);
+  return `${year}-${two(month)}-${two(day)}T${two(hh)}:${two(mm)}:${two(rest % 60)}Z`;
 }
 
 /** Archive folder name: 20260218T090405Z. */

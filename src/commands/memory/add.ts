@@ -94,11 +94,12 @@ export const INDEX_MIN_BYTES = 256 * 1024;
 /** `.design/memory.jsonl` → `.design/.memory.jsonl.index` */
 export const indexPathOf = (target: string) => join(dirname(target), `.${basename(target)}.index`);
 
-const parseLine = (raw: string): Record<string, unknown> | undefined => {
+/** One line as an object (undefined for a blank, corrupt or non-object line); `fast`: try memory-add's layout first. */
+const parseLine = (raw: string, fast = true): Record<string, unknown> | undefined => {
   const t = raw.trim();
   if (t === "") return undefined;
-  const fast = parseMemoryLine(t);
-  if (fast) return fast;
+  const known = fast ? parseMemoryLine(t) : undefined;
+  if (known) return known;
   try {
     const v: unknown = JSON.parse(t);
     return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -114,7 +115,8 @@ const parseLine = (raw: string): Record<string, unknown> | undefined => {
 function verify(found: IndexScan["found"], entry: NewEntry, code: number, line: (offset: number, length: number) => string): Dup | "stale" {
   let best: Dup;
   for (const { offset, length } of found) {
-    const v = parseLine(line(offset, length));
+    // JSON.parse only: for a handful of lines, compiling the layout pattern (~1-2 ms cold) costs more than it saves.
+    const v = parseLine(line(offset, length), false);
     if (!v || categoryCode(v.category, v.content) !== code) return "stale";
     const similarity = contentSimilarity(entry.content, v.content as string);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity, value: v };

@@ -151,28 +151,31 @@ export function scanIndex(buf: Buffer, st: BigIntStats, tail: (offset: number) =
   const bound = threshold - 1e-9;
   const found: IndexScan["found"] = [];
   let at = HEADER;
-  let end = 0;
-  let lastFrom = 0;
+  let lastAt = -1;
   for (let i = 0; i < n; i++) {
     if (at + 16 > buf.length) return undefined;
     const w = at >>> 2;
-    const offset = u32[w];
-    const length = u32[w + 1];
     const m = u32[w + 2];
-    // Entries are in file order, never overlap and lie inside the file.
-    if (offset < end || offset + length > size) return undefined;
-    end = offset + length;
-    lastFrom = offset;
     const nb = m >>> 4;
     const from = at + 16;
+    lastAt = at;
     at = from + ((nb + 3) & ~3);
+    // Most entries are of another category: nothing else of them is read. (The checksum already vouches for every
+    // record; a candidate's place is checked below and its line is read back and compared, and the last entry's
+    // place is checked through the tail hash.)
     if ((m & 15) !== category) continue;
+    const offset = u32[w];
+    const length = u32[w + 1];
+    if (offset + length > size) return undefined;
     if (na === 0 || nb === 0) {
       // Without tokens on one side only identical normalised text reaches the threshold (similarity 1).
       if (na === 0 && nb === 0 && u32[w + 3] === normHash) found.push({ offset, length });
       continue;
     }
     if (Math.min(na, nb) / Math.max(na, nb) < bound) continue;
+    // The merge stops as soon as the shared hashes cannot reach `least`, a lower bound of the least intersection
+    // whose Jaccard ratio passes (one under the computed value, so rounding can only let more through).
+    const least = Math.ceil((bound * (na + nb)) / (1 + bound)) - 1;
     const stop = Math.min(from + nb, buf.length);
     let x = 0;
     let y = from;
@@ -183,12 +186,17 @@ export function scanIndex(buf: Buffer, st: BigIntStats, tail: (offset: number) =
         common++;
         x++;
         y++;
-      } else if (a[x] < hb) x++;
-      else y++;
+      } else {
+        if (a[x] < hb) x++;
+        else y++;
+        if (common + Math.min(na - x, stop - y) < least) break;
+      }
     }
     if (common / (na + nb - common) >= bound) found.push({ offset, length });
   }
   if (at !== buf.length) return undefined;
+  const lastFrom = lastAt < 0 ? 0 : u32[lastAt >>> 2];
+  if (lastAt >= 0 && lastFrom + u32[(lastAt >>> 2) + 1] > size) return undefined;
   const t = tail(lastFrom);
   if (t === undefined || hashBytes(t) !== dv.getUint32(60, true)) return undefined;
   return { n, bodyBytes, sum, found };
