@@ -133,4 +133,45 @@ describe("command line", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("loads no stream, net, crypto, assert or fs/promises module in the calls on the main path", async () => {
+    // Each of these costs milliseconds of every call (bench/README.md): process.stdout builds the streams stack (net
+    // for a pipe), node:assert builds process.stderr, a clone of node:fs loads fs/promises and readline, node:crypto
+    // some twenty modules. A preload records what the process loaded.
+    const dir = scratch();
+    try {
+      writeFiles(dir, {
+        ".design/plan.json": planWith(["a", "b"]),
+        "loaded.cjs": 'process.on("exit", () => require("fs").writeFileSync(process.env.DO_LOADED, process.moduleLoadList.join("\\n")));\n',
+      });
+      const calls: Array<[string[], string?]> = [
+        [["status"]],
+        [["update-status"], '[{"roleIndex":0,"status":"in_progress"}]'],
+        [["memory-add", "--category", "pattern", "--keywords", "k", "--content", "a learning about zebras"]],
+        [["run-start", "execute", "--phases", "one,two", "--goal", "g"]], // hashes the goal: node:crypto (not checked)
+        [["run-checkpoint", "execute", "--phase", "one"]],
+        [["preflight", "execute"]],
+        [["overlap-matrix"]],
+      ];
+      const forbidden = /^NativeModule (net|stream|crypto|assert|readline|internal\/fs\/promises|internal\/streams\/readable)$/;
+      for (const [args, stdin] of calls) {
+        const out = join(dir, "loaded.txt");
+        const { code, text } = await new Promise<{ code: number | null; text: string }>((resolve) => {
+          const child = spawn(process.execPath, ["--require", join(dir, "loaded.cjs"), PLAN_JS, ...args], {
+            cwd: dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, DO_LOADED: out },
+          });
+          let s = "";
+          child.stdout.on("data", (c) => (s += c));
+          child.stdin.end(stdin ?? "");
+          child.on("close", (c) => resolve({ code: c, text: s }));
+        });
+        assert.equal(code, 0, `${args[0]}: ${text}`);
+        assert.equal(JSON.parse(text).ok, true, args[0]);
+        const loaded = readFileSync(out, "utf8").split("\n");
+        if (args[0] !== "run-start") assert.deepEqual(loaded.filter((m) => forbidden.test(m)), [], args[0]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
