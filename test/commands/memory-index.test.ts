@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli } from "../helpers/cli.ts";
 import { project } from "../helpers/design-dir.ts";
-import { crc32, describe as describeContent, hashBytes, scanIndex, serialise, useJsCrc, type IndexEntry } from "../../src/commands/memory/dup-index.ts";
+import { bufferSource, crc32, describe as describeContent, hashBytes, scanIndex, serialise, useJsCrc, type IndexEntry } from "../../src/commands/memory/dup-index.ts";
 import { contentSimilarity } from "../../src/commands/memory/scoring.ts";
 import { INDEX_MIN_BYTES } from "../../src/commands/memory/add.ts";
 
@@ -253,7 +253,8 @@ describe("memory-add on a large memory file (duplicate-gate index)", () => {
     const entries: IndexEntry[] = [];
     let offset = 0;
     for (let i = 0; i < 3000; i++) {
-      const content = i % 97 === 0 ? "" : text(1 + Math.floor(rnd() * 14));
+      // One entry with more tokens than a 64 KB read holds; some without any.
+      const content = i === 1500 ? Array.from({ length: 70_000 }, (_, k) => `w${k}`).join(" ") : i % 97 === 0 ? "" : text(1 + Math.floor(rnd() * 14));
       const d = describeContent(content);
       entries.push({ offset, length: 10, category: i % 3, normHash: d.normHash, hashes: d.hashes });
       offset += 11;
@@ -286,7 +287,16 @@ describe("memory-add on a large memory file (duplicate-gate index)", () => {
         }
         return Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound;
       }).map((e) => ({ offset: e.offset, length: e.length }));
-      const got = scanIndex(buf, st, () => tailBytes, probe);
+      const got = scanIndex(bufferSource(buf), st, () => tailBytes, probe);
+      if (k === 0) {
+        // A changed byte anywhere (a skipped record's included) or a missing one: not trusted.
+        for (const at of [70, 40_000, buf.length - 1]) {
+          const bad = Buffer.from(buf);
+          bad[at] ^= 1;
+          assert.equal(scanIndex(bufferSource(bad), st, () => tailBytes, probe), undefined, `byte ${at}`);
+        }
+        assert.equal(scanIndex(bufferSource(buf.subarray(0, buf.length - 4)), st, () => tailBytes, probe), undefined);
+      }
       assert.ok(got, "a whole, fresh index is trusted");
       assert.deepEqual(got.found, want, `probe ${k} (near entry at ${base.offset})`);
       found += want.length;
