@@ -9,7 +9,7 @@
 // lazily-loaded command modules import in its place.
 import { build } from "esbuild";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { deflateRawSync } from "node:zlib";
 
 const outdir = process.argv[2] ?? "dist";
@@ -32,21 +32,27 @@ const zodSource = await build({
 });
 const zodPacked = deflateRawSync(Buffer.from(zodSource.outputFiles[0].text, "utf8"), { level: 9 }).toString("base64");
 
-const lazyZod = {
+// zod (deflated) lives in its own file, dist/zod.js, required on first use: a command that validates without it
+// (finalize, on a plan it accepts) then never reads or scans its ~140 KB of base64 (~3-4 ms of CPU per call).
+const zodFile = [
+  '"use strict";',
+  "// zod, deflated (scripts/build.mjs): inflated and compiled on first use by the commands that need it.",
+  "const m = { exports: {} };",
+  `const code = require("node:zlib").inflateRawSync(Buffer.from(${JSON.stringify(zodPacked)}, "base64")).toString("utf8");`,
+  'new Function("module", "exports", "require", code)(m, m.exports, require);',
+  "module.exports = m.exports;",
+  "",
+].join("\n");
+
+/** `zod` in a bundle written to `outfile`: a require of dist/zod.js by its path relative to that file. */
+const lazyZod = (outfile) => ({
   name: "lazy-zod",
   setup(b) {
-    b.onResolve({ filter: /^zod$/ }, () => ({ path: "zod", namespace: "lazy-zod" }));
-    b.onLoad({ filter: /.*/, namespace: "lazy-zod" }, () => ({
-      loader: "js",
-      contents: [
-        "const m = { exports: {} };",
-        `const code = require("node:zlib").inflateRawSync(Buffer.from(${JSON.stringify(zodPacked)}, "base64")).toString("utf8");`,
-        'new Function("module", "exports", "require", code)(m, m.exports, require);',
-        "module.exports = m.exports;",
-      ].join("\n"),
-    }));
+    const rel = relative(dirname(outfile), join(outdir, "zod.js")).split(sep).join("/");
+    const spec = rel.startsWith(".") ? rel : `./${rel}`;
+    b.onResolve({ filter: /^zod$/ }, () => ({ path: spec, external: true }));
   },
-};
+});
 
 // The JSON Schemas that `schema` prints and `workflow` embeds, converted from the zod schemas here once, so neither
 // command loads zod at run time (~100 ms of CPU). test/unit/json-schemas.test.ts fails when the file is stale.
@@ -122,6 +128,26 @@ const plainFs = {
   },
 };
 
+// signal-exit (proper-lockfile's exit hook, which removes a held lock when the process ends) requires node:assert
+// for one `assert.equal` on its argument. Loading node:assert builds process.stderr (its colour check), which for a
+// pipe loads net and the whole streams stack: ~25 built-in modules, a few ms of every writer. It gets this check
+// instead, with the same meaning (loose equality, AssertionError's code).
+const lightAssert = {
+  name: "light-assert",
+  setup(b) {
+    b.onResolve({ filter: /^assert$/ }, (args) =>
+      /[\\/]signal-exit[\\/]/.test(args.importer) ? { path: "assert", namespace: "light-assert" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "light-assert" }, () => ({
+      loader: "js",
+      contents: [
+        "exports.equal = (actual, expected, message) => {",
+        "  if (actual != expected) throw Object.assign(new Error(message), { code: \"ERR_ASSERTION\", actual, expected, operator: \"==\" });",
+        "};",
+      ].join("\n"),
+    }));
+  },
+};
+
 // One file per command. V8 compiles the whole of a script before running it, so a single bundle made every call
 // pay for every command (~25 ms of CPU on the 2-core machine, against ~2 ms for a command's own file). dist/plan.js
 // holds the CLI, the registry and the argument parser; each registry entry's module is bundled on its own to
@@ -154,9 +180,9 @@ const noCommands = {
 
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
-  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, lazyZod, plainFs], banner: true },
+  { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, lazyZod, plainFs], banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [noCommands, plainFs, lightAssert], zod: true, banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);
@@ -164,8 +190,9 @@ for (const o of outputs) {
   // Node's ESM loader (resolution, a CommonJS translator, cjs-module-lexer), ~15 ms more per call.
   await build({
     ...common, entryPoints: [o.entry], outfile, supported: { "dynamic-import": false },
-    ...(o.banner ? { banner: { js: "#!/usr/bin/env node" } } : {}), plugins: o.plugins,
+    ...(o.banner ? { banner: { js: "#!/usr/bin/env node" } } : {}), plugins: o.zod ? [lazyZod(outfile), ...o.plugins] : o.plugins,
   });
   if (o.banner) chmodSync(outfile, 0o755);
 }
+writeFileSync(join(outdir, "zod.js"), zodFile);
 writeFileSync(join(outdir, "package.json"), '{ "type": "commonjs" }\n');

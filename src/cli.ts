@@ -1,5 +1,5 @@
 // Entry point of dist/plan.js: prints one JSON document on stdout. The only place that sets the exit code.
-// It exits as soon as the document is flushed: nothing else is left to do, and waiting for the event loop to
+// It exits as soon as the document is written: nothing else is left to do, and waiting for the event loop to
 // drain (the lock library's refresh timer, closed handles) only adds latency. A command may add one line for a
 // person on stderr (self-test's summary); stdout stays one JSON document.
 //
@@ -7,14 +7,21 @@
 // same commands, arguments and JSON document, in the caller's process. self-test runs a command's further cases
 // that way, and the unit suite its in-process tables; neither prints or exits.
 import { fail } from "./lib/command.js";
+import { writeOut } from "./lib/out.js";
 import { main, run } from "./main.js";
 
 export { run };
 
 function finish(output: unknown, exitCode: number, note?: string): void {
   process.exitCode = exitCode;
-  if (note) process.stderr.write(`${note}\n`);
-  process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(exitCode));
+  const document = () => {
+    const rest = writeOut(1, `${JSON.stringify(output)}\n`);
+    if (rest) process.stdout.write(rest, () => process.exit(exitCode));
+    else process.exit(exitCode);
+  };
+  const rest = note ? writeOut(2, `${note}\n`) : undefined;
+  if (rest) process.stderr.write(rest, document);
+  else document();
 }
 
 if (require.main === module) {

@@ -7,7 +7,7 @@
 // writers, and node:crypto is not loaded at all.
 import {
   chmodSync, closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, readFileSync, readdirSync,
-  readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats,
+  readlinkSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { ArgSpec, Args } from "./lib/args.js";
@@ -23,6 +23,8 @@ const LOCK_UPDATE_MS = 1_000;
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
 const CHUNK = 64 * 1024;
+/** Files under this size are read with one buffer of their size; larger ones through the reused chunk. */
+const WHOLE = 1024 * 1024;
 let chunk: Buffer | undefined;
 
 /**
@@ -34,8 +36,9 @@ function readUtf8(path: string): string {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
-    if (size < CHUNK) {
-      // One read of the known size (plus one byte, to notice a file that grew since fstat).
+    if (size < WHOLE) {
+      // One read of the known size (plus one byte, to notice a file that grew since fstat), one string: a 200 KB
+      // plan read in 64 KB chunks made four young strings and a flattened copy, garbage the GC then had to scan.
       const buf = Buffer.allocUnsafe(size + 1);
       let n = 0;
       for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
@@ -258,6 +261,86 @@ export function scanJsonlFile(
   return { kind: "ok", skipped: skippedLines.length, skippedLines };
 }
 
+/**
+ * What scanJsonlFile would count: the object lines of a JSONL file, and the lines it would skip, without making a
+ * string per line or keeping any entry. The file is decoded 64 KB at a time (more for a longer line), each piece
+ * cut at a line end so no partial line is carried as a string; a line the sticky `shape` matches from its first
+ * character to its line end is counted in place, any other goes through trim and JSON.parse as in scanLines.
+ * `shape` must match only complete JSON objects and must end with a lookahead for a line end or the input's end.
+ */
+export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; count: number } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+  const skippedLines: number[] = [];
+  let count = 0;
+  let line = 0;
+  try {
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    let buf = chunk;
+    let have = 0;
+    for (;;) {
+      if (have === buf.length) {
+        // One line longer than the buffer: make room for the rest of it.
+        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, have, buf.length - have, null);
+      have += n;
+      const last = n === 0;
+      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
+      let cut = have;
+      if (!last) {
+        const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
+        const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
+        const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
+        cut = Math.max(lf, cr) + 1;
+        if (cut === 0) continue;
+      }
+      // A cut after a line end never splits a UTF-8 sequence (line ends are ASCII).
+      const text = buf.toString("utf8", 0, cut);
+      let start = 0;
+      for (; last ? start <= text.length : start < text.length; line++) {
+        shape.lastIndex = start;
+        let end: number;
+        if (shape.test(text)) {
+          count++;
+          end = shape.lastIndex;
+        } else {
+          const lf = text.indexOf("\n", start);
+          const cr = text.indexOf("\r", start);
+          end = Math.min(lf < 0 ? text.length : lf, cr < 0 ? text.length : cr);
+          const t = text.slice(start, end).trim();
+          if (t !== "") {
+            let v: unknown;
+            try {
+              v = JSON.parse(t);
+            } catch {
+              v = undefined;
+            }
+            if (typeof v === "object" && v !== null && !Array.isArray(v)) count++;
+            else skippedLines.push(line + 1);
+          }
+        }
+        start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+      }
+      if (last) break;
+      buf.copy(buf, 0, cut, have);
+      have -= cut;
+    }
+  } catch (err) {
+    return { kind: "error", detail: detail(err) };
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: "ok", count, skipped: skippedLines.length, skippedLines };
+}
+
 export function parseJsonl(text: string): JsonlRead {
   const entries: JsonlEntry[] = [];
   const scan = scanJsonl(text, (value, line) => entries.push({ line, value }));
@@ -409,6 +492,14 @@ function sleepSync(ms: number): void {
 type Release = () => void;
 
 /**
+ * The file system proper-lockfile's sync API is given: the five calls it makes (mkdir, stat, utimes, rmdir, and
+ * realpath, which `realpath: false` never reaches). Without it the library clones all of node:fs (`{ ...fs }` in
+ * its sync adapter), which runs every lazy getter of node:fs and loads fs/promises, readline, fs streams, watchers
+ * and Dir: ~20 built-in modules that no writer uses.
+ */
+const LOCK_FS = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
+
+/**
  * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
  * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
  * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
@@ -420,7 +511,7 @@ function acquire(target: string, onCompromised: () => void): Release {
   let delay = 10;
   for (;;) {
     try {
-      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised });
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised, fs: LOCK_FS });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
         throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);

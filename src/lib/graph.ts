@@ -32,7 +32,8 @@ export function ancestors(deps: Deps, i: number): Set<number> {
     const d = queue[head];
     if (seen.has(d)) continue;
     seen.add(d);
-    for (const x of deps[d]) if (!seen.has(x)) queue.push(x);
+    const next = deps[d];
+    for (let k = 0; k < next.length; k++) if (!seen.has(next[k])) queue.push(next[k]);
   }
   return seen;
 }
@@ -83,8 +84,12 @@ export function hasCycle(deps: Deps): boolean {
 
 // ---------------------------------------------------------------- territory overlap (contract 3.4)
 
+/** `s` without its trailing slashes, plus one: the form in which a path is a prefix of the paths under it. */
 function withSlash(s: string): string {
-  return `${s.replace(/\/+$/, "")}/`;
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 47) end--;
+  if (end === s.length - 1) return s; // exactly one trailing slash: already in form (no new string)
+  return `${s.slice(0, end)}/`;
 }
 
 function prefixOverlap(a: string, b: string): boolean {
@@ -96,6 +101,15 @@ function prefixOverlap(a: string, b: string): boolean {
 function globBase(s: string): string {
   const star = s.indexOf("*");
   return (star >= 0 ? s.slice(0, star) : s).replace(/\/+$/, "");
+}
+
+/** withSlash(globBase(s)), or null when the glob base is empty. */
+function globKey(s: string): string | null {
+  const star = s.indexOf("*");
+  const base = star >= 0 ? s.slice(0, star) : s;
+  let end = base.length;
+  while (end > 0 && base.charCodeAt(end - 1) === 47) end--;
+  return end === 0 ? null : withSlash(base);
 }
 
 export function pathsOverlap(a: string, b: string): boolean {
@@ -119,61 +133,155 @@ export function territoriesOverlap(a: readonly string[], b: readonly string[]): 
  * The j > i overlap rule: role j waits for role i when their territories overlap and no dependency path
  * already orders them. Returns, per i, the ascending list of such j.
  *
- * Same answer as comparing every pair of paths with pathsOverlap, in time linear in the paths' slashes plus the
- * overlapping pairs: two paths overlap literally when one's slash-terminated form is a slash-terminated prefix of
- * the other's, so each path looks up its own prefixes in a map; the `**` rule does the same on glob bases.
+ * Same answer as comparing every pair of paths with pathsOverlap, in time linear in the paths plus the overlapping
+ * pairs (and a sort of the distinct keys): two paths overlap literally when one's slash-terminated form is a prefix
+ * of the other's, and the keys that start with a given key follow it in sorted order, so one forward scan per key
+ * finds them; the `**` rule does the same on glob bases. Written to allocate little: the helper runs this once per
+ * process, and every young-generation collection it triggers copies the whole parsed plan.
  */
 export function overlapWaits(territories: readonly string[][], deps: Deps): number[][] {
   const n = territories.length;
-  const literal = new Map<string, number[]>();
-  const globAll = new Map<string, number[]>(); // every path's glob base (non-empty), slash-terminated
-  const globStar = new Map<string, number[]>(); // the same, for paths with "**" only
-  const add = (m: Map<string, number[]>, k: string, i: number) => {
-    const list = m.get(k);
-    if (!list) m.set(k, [i]);
-    else if (list[list.length - 1] !== i) list.push(i);
-  };
-  const keys: Array<Array<{ key: string; glob: string | null; star: boolean }>> = territories.map((paths, i) =>
-    paths.map((p) => {
-      const key = withSlash(p);
-      const base = globBase(p);
-      const glob = base === "" ? null : withSlash(base);
-      const star = p.includes("**");
-      add(literal, key, i);
-      if (glob !== null) {
-        add(globAll, glob, i);
-        if (star) add(globStar, glob, i);
-      }
-      return { key, glob, star };
-    }),
-  );
-
-  const pairs: Array<Set<number>> = territories.map(() => new Set());
-  const meet = (i: number, others: number[] | undefined) => {
-    if (!others) return;
-    for (const j of others) if (j !== i) pairs[Math.min(i, j)].add(Math.max(i, j));
-  };
-  /** The path's slash-terminated prefixes, itself included, each looked up in `m`. */
-  const prefixes = (k: string, m: Map<string, number[]>, i: number) => {
-    for (let at = k.indexOf("/"); at >= 0; at = k.indexOf("/", at + 1)) meet(i, m.get(k.slice(0, at + 1)));
-  };
-  keys.forEach((ks, i) => {
-    for (const { key, glob, star } of ks) {
-      prefixes(key, literal, i);
-      if (glob === null) continue;
-      if (star) prefixes(glob, globAll, i); // bases at or above a "**" path's base
-      prefixes(glob, globStar, i); // "**" paths whose base is at or above this one's
+  const pairs = overlappingPairs(territories);
+  const ordered = orderedBy(deps);
+  const out: number[][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const js = pairs[i];
+    if (!js) {
+      out[i] = [];
+      continue;
     }
-  });
-
-  const anc: Array<Set<number> | undefined> = new Array(n);
-  const ancestorsOf = (i: number) => (anc[i] ??= ancestors(deps, i));
-  const out: number[][] = territories.map(() => []);
-  pairs.forEach((js, i) => {
-    for (const j of [...js].sort((a, b) => a - b)) {
-      if (ancestorsOf(i).has(j) || ancestorsOf(j).has(i)) continue;
-      out[i].push(j);
+    js.sort(byNumber);
+    let w = 0;
+    let prev = -1;
+    for (let k = 0; k < js.length; k++) {
+      const j = js[k];
+      if (j === prev) continue;
+      prev = j;
+      if (!ordered(i, j)) js[w++] = j;
     }
-  });
+    js.length = w;
+    out[i] = js;
+  }
   return out;
+}
+
+const byNumber = (a: number, b: number) => a - b;
+
+/** pairs[i]: the j > i whose territories overlap i's (repeats possible: one per pair of overlapping paths). */
+function overlappingPairs(territories: readonly string[][]): Array<number[] | undefined> {
+  const n = territories.length;
+  let paths = 0;
+  for (let i = 0; i < n; i++) paths += territories[i].length;
+  // Per key, the roles that name it: a list threaded through owner/next (newest first, -1 ends it), so a key costs
+  // one map entry and no array. Typed arrays of this size live outside the JavaScript heap.
+  const owner = new Int32Array(3 * paths);
+  const next = new Int32Array(3 * paths);
+  let used = 0;
+  const literal = new Map<string, number>();
+  const globAll = new Map<string, number>(); // every path's glob base (non-empty), slash-terminated
+  const globStar = new Map<string, number>(); // the same, for paths with "**" only
+  const add = (m: Map<string, number>, k: string, i: number) => {
+    const head = m.get(k);
+    if (head !== undefined && owner[head] === i) return;
+    owner[used] = i;
+    next[used] = head ?? -1;
+    m.set(k, used++);
+  };
+  // Indexed loops throughout: a for-of loop allocates a result object per step until V8 optimises the function,
+  // and this code runs once per process, cold.
+  for (let i = 0; i < n; i++) {
+    const ps = territories[i];
+    for (let k = 0; k < ps.length; k++) {
+      const p = ps[k];
+      add(literal, withSlash(p), i);
+      const glob = globKey(p);
+      if (glob === null) continue;
+      add(globAll, glob, i);
+      if (p.includes("**")) add(globStar, glob, i);
+    }
+  }
+
+  const pairs: Array<number[] | undefined> = new Array(n);
+  const meet = (x: number, y: number) => {
+    for (let p = x; p >= 0; p = next[p]) {
+      const a = owner[p];
+      for (let q = y; q >= 0; q = next[q]) {
+        const b = owner[q];
+        if (a === b) continue;
+        (pairs[a < b ? a : b] ??= []).push(a < b ? b : a);
+      }
+    }
+  };
+  prefixPairs(literal, literal, meet);
+  prefixPairs(globStar, globAll, meet); // bases at or below a "**" path's base
+  prefixPairs(globAll, globStar, meet); // "**" paths whose base is at or below another base
+  return pairs;
+}
+
+/**
+ * For every key of `outer`, each key of `inner` that starts with it (itself included): `meet` their lists. Keys
+ * that start with `k` are contiguous from k's place in sorted order, so one pointer walks `inner` once.
+ */
+function prefixPairs(outer: Map<string, number>, inner: Map<string, number>, meet: (a: number, b: number) => void): void {
+  const os = [...outer.keys()].sort();
+  const is = outer === inner ? os : [...inner.keys()].sort();
+  let from = 0;
+  for (let x = 0; x < os.length; x++) {
+    const k = os[x];
+    while (from < is.length && is[from] < k) from++;
+    const mine = outer.get(k) as number;
+    for (let q = from; q < is.length && is[q].startsWith(k); q++) meet(mine, inner.get(is[q]) as number);
+  }
+}
+
+/**
+ * `ordered(i, j)`: whether a dependency path joins i and j (either way). Each role's ancestors (as `ancestors()`
+ * finds them) are computed once, on first need, breadth-first into one shared pool where they then stay, sorted:
+ * no Set or array per role.
+ */
+function orderedBy(deps: Deps): (i: number, j: number) => boolean {
+  const n = deps.length;
+  // Role i's ancestors, sorted, are pool[from[i], from[i] + size[i]); size -1: not computed yet.
+  const from = new Int32Array(n);
+  const size = new Int32Array(n).fill(-1);
+  let pool = new Int32Array(Math.max(64, 4 * n));
+  let top = 0;
+  const mark = new Int32Array(n);
+  let epoch = 0;
+  const visit = (ds: number[]) => {
+    for (let k = 0; k < ds.length; k++) {
+      const d = ds[k];
+      if (mark[d] === epoch) continue;
+      mark[d] = epoch;
+      if (top === pool.length) {
+        const bigger = new Int32Array(2 * pool.length);
+        bigger.set(pool);
+        pool = bigger;
+      }
+      pool[top++] = d;
+    }
+  };
+  const ancestorsOf = (i: number) => {
+    if (size[i] >= 0) return;
+    epoch++;
+    const start = top;
+    visit(deps[i]); // breadth-first: the pool past `start` is the queue
+    for (let head = start; head < top; head++) visit(deps[pool[head]]);
+    from[i] = start;
+    size[i] = top - start;
+    pool.subarray(start, top).sort();
+  };
+  const has = (i: number, v: number) => {
+    ancestorsOf(i);
+    let lo = from[i];
+    let hi = lo + size[i];
+    const end = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pool[mid] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < end && pool[lo] === v;
+  };
+  return (i, j) => has(i, j) || has(j, i);
 }

@@ -1,3 +1,5 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
 // node:crypto is loaded on first use only (~5 ms of a call's start): most commands never hash or make an id.
 let crypto: typeof import("node:crypto") | undefined;
 const nodeCrypto = () => (crypto ??= require("node:crypto") as typeof import("node:crypto"));
@@ -68,7 +70,25 @@ export function pyRound(x: number, d: number): number {
 
 /** UTC timestamp with second precision: 2026-02-18T09:04:05Z. */
 export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + "Z";
+  // Years 1970-9999 by arithmetic (the first Date#toISOString of a process costs ~1 ms); anything else by Date.
+  if (!(ms >= 0 && ms < 253402300800000)) return new Date(ms).toISOString().slice(0, 19) + "Z";
+  const secs = Math.floor(ms / 1000);
+  const days = Math.floor(secs / 86400);
+  const rest = secs - days * 86400;
+  // Days since 1970-01-01 to a proleptic Gregorian date (eras of 400 years starting on March 1st).
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const two = (v: number) => (v < 10 ? `0${v}` : `${v}`);
+  const hh = Math.floor(rest / 3600);
+  const mm = Math.floor((rest % 3600) / 60);
+  return `${year}-${two(month)}-${two(day)}T${two(hh)}:${two(mm)}:${two(rest % 60)}Z`;
 }
 
 /** Archive folder name: 20260218T090405Z. */
@@ -160,14 +180,51 @@ export function tokens(text: unknown): Set<string> {
   return out;
 }
 
-/** Random UUID v4, lowercase canonical form. */
 /** Lowercase hex SHA-256. */
 export function sha256(data: string | Buffer): string {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 
+// The kernel's random source, read directly: node:crypto costs ~7 ms of CPU to load (some twenty built-in
+// modules) for 16 random bytes. Its only read outside the project: a character device, nothing the project holds.
+let randomSource = "/dev/urandom";
+
+/** For tests: read random bytes from `path` instead (a path that is not a character device falls back to node:crypto). */
+export function useRandomSource(path: string): void {
+  randomSource = path;
+}
+
+/** `out` filled from the random device; false (nothing trusted) when it is missing, short or not a character device. */
+function fromRandomDevice(out: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(randomSource, "r");
+  } catch {
+    return false;
+  }
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+    for (let n = 0; n < out.length; ) {
+      const k = readSync(fd, out, n, out.length - n, null);
+      if (k <= 0) return false;
+      n += k;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Random UUID v4 (RFC 9562: version 4, variant 10), lowercase canonical form. */
 export function uuid4(): string {
-  return nodeCrypto().randomUUID();
+  const b = Buffer.allocUnsafe(16);
+  if (!fromRandomDevice(b)) nodeCrypto().randomFillSync(b);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** Stable descending sort by a numeric key (equal keys keep their order). */

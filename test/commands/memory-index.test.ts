@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli } from "../helpers/cli.ts";
 import { project } from "../helpers/design-dir.ts";
-import { crc32, useJsCrc } from "../../src/commands/memory/dup-index.ts";
+import { bufferSource, crc32, describe as describeContent, hashBytes, scanIndex, serialise, useJsCrc, type IndexEntry } from "../../src/commands/memory/dup-index.ts";
 import { contentSimilarity } from "../../src/commands/memory/scoring.ts";
 import { INDEX_MIN_BYTES } from "../../src/commands/memory/add.ts";
 
@@ -242,5 +242,65 @@ describe("memory-add on a large memory file (duplicate-gate index)", () => {
       }
       assert.equal(native[0], native[1]);
     });
+  });
+
+  it("lets through exactly the entries whose hash bound reaches the threshold (the merge's early stop changes nothing)", () => {
+    // The bound scanIndex applies: same category, and |A ∩ B| / |A ∪ B| over the sorted 8-bit hash multisets at or
+    // above the threshold (or, with no tokens on both sides, the same normalised-text hash).
+    const rnd = rng(21);
+    const vocab = WORDS.concat("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split(" "));
+    const text = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rnd() * vocab.length)]).join(" ");
+    const entries: IndexEntry[] = [];
+    let offset = 0;
+    for (let i = 0; i < 3000; i++) {
+      // One entry with more tokens than a 64 KB read holds; some without any.
+      const content = i === 1500 ? Array.from({ length: 70_000 }, (_, k) => `w${k}`).join(" ") : i % 97 === 0 ? "" : text(1 + Math.floor(rnd() * 14));
+      const d = describeContent(content);
+      entries.push({ offset, length: 10, category: i % 3, normHash: d.normHash, hashes: d.hashes });
+      offset += 11;
+    }
+    const st = { dev: 1n, ino: 2n, size: BigInt(offset), mtimeNs: 3n, ctimeNs: 4n } as unknown as import("node:fs").BigIntStats;
+    const tailBytes = Buffer.from("tail");
+    const buf = serialise(entries, st, hashBytes(tailBytes));
+    const bound = 0.8 - 1e-9;
+    let found = 0;
+    for (let k = 0; k < 300; k++) {
+      const base = entries[Math.floor(rnd() * entries.length)];
+      const content = k % 5 === 0 ? "" : k % 2 ? text(1 + Math.floor(rnd() * 14)) : `${text(1)} ${text(Math.floor(rnd() * 3))}`;
+      const d = describeContent(content);
+      const probe = { category: k % 3, hashes: d.hashes, normHash: d.normHash, size: d.size, threshold: 0.8 };
+      const want = entries.filter((e) => {
+        if (e.category !== probe.category) return false;
+        const na = probe.hashes.length;
+        const nb = e.hashes.length;
+        if (na === 0 || nb === 0) return na === 0 && nb === 0 && e.normHash === probe.normHash;
+        let x = 0;
+        let y = 0;
+        let common = 0;
+        while (x < na && y < nb) {
+          if (probe.hashes[x] === e.hashes[y]) {
+            common++;
+            x++;
+            y++;
+          } else if (probe.hashes[x] < e.hashes[y]) x++;
+          else y++;
+        }
+        return Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound;
+      }).map((e) => ({ offset: e.offset, length: e.length }));
+      const got = scanIndex(bufferSource(buf), st, () => tailBytes, probe);
+      if (k === 0) {
+        // A changed byte anywhere (a skipped record's included) or a missing one: not trusted.
+        for (const at of [70, 40_000, buf.length - 1]) {
+          const bad = Buffer.from(buf);
+          bad[at] ^= 1;
+          assert.equal(scanIndex(bufferSource(bad), st, () => tailBytes, probe), undefined, `byte ${at}`);
+        }
+        assert.equal(scanIndex(bufferSource(buf.subarray(0, buf.length - 4)), st, () => tailBytes, probe), undefined);
+      }
+      assert.ok(got, "a whole, fresh index is trusted");
+      assert.deepEqual(got.found, want, `probe ${k} (near entry at ${base.offset})`);
+      found += want.length;
+    }
+    assert.ok(found > 100, `entries let through: ${found}`);
   });
 });

@@ -14,14 +14,14 @@ const scratch = () => mkdtempSync(join(tmpdir(), "do-cli-"));
 
 describe("the bundle", () => {
   it("requires nothing but Node's own modules and its own files in dist/ at run time", () => {
-    // dist/plan.js and one file per command under dist/commands/ (scripts/build.mjs).
+    // dist/plan.js and one file per command under dist/commands/ (scripts/build.mjs); finalize requires dist/zod.js.
     const dist = dirname(PLAN_JS);
     const files = [PLAN_JS, ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, "commands", String(f)))];
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const foreign = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(/require\(["']([^"']+)["']\)/g)]
         .map((m) => m[1])
-        .filter((r) => !builtins.has(r) && !(r.startsWith("./") && existsSync(join(dirname(file), r)) && join(dirname(file), r).startsWith(dist)))
+        .filter((r) => !builtins.has(r) && !(/^\.\.?\//.test(r) && existsSync(join(dirname(file), r)) && join(dirname(file), r).startsWith(`${dist}/`)))
         .map((r) => `${file}: ${r}`),
     );
     assert.deepEqual(foreign, []);
@@ -134,6 +134,79 @@ describe("command line", () => {
         });
       });
       assert.equal(JSON.parse(out).ok, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it("writes a large answer whole to a slow reader, through a blocking or a non-blocking pipe", async () => {
+    // The answer is written with write(2), not through process.stdout. When stdout is non-blocking (here: a preload
+    // builds process.stdout, whose libuv pipe sets O_NONBLOCK; in life another process sharing the pipe can), what
+    // would block is handed to the stream, which waits for the reader.
+    const dir = scratch();
+    try {
+      const big = "retry queue worker ".repeat(40_000);
+      const lines = [0, 1, 2, 3].map((i) => JSON.stringify({
+        id: `m${i}`, timestamp: "2026-01-01T00:00:00Z", category: "pattern", keywords: ["queue", "retry"], content: `${big}${i}`,
+        source: "test", goal_context: "", importance: 5, usage_count: 0,
+      }));
+      writeFiles(dir, { ".design/memory.jsonl": `${lines.join("\n")}\n`, "nonblock.cjs": "process.stdout;\n" });
+      const search = [PLAN_JS, "memory-search", "--goal", "retry queue", "--keywords", "queue", "--limit", "4"];
+      for (const args of [search, ["--require", join(dir, "nonblock.cjs"), ...search]]) {
+        const { text, code } = await new Promise<{ text: string; code: number | null }>((resolve) => {
+          const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
+          const chunks: Buffer[] = [];
+          child.stdout.pause();
+          setTimeout(() => child.stdout.resume(), 300);
+          child.stdout.on("data", (c: Buffer) => chunks.push(c));
+          child.on("close", (c) => resolve({ text: Buffer.concat(chunks).toString("utf8"), code: c }));
+        });
+        assert.equal(code, 0);
+        assert.ok(text.length > 3_000_000 && text.endsWith("}\n"), `${text.length} bytes`);
+        const out = JSON.parse(text);
+        assert.equal(out.ok, true);
+        assert.equal(out.memories.length, 4);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("loads no stream, net, crypto, assert or fs/promises module in the calls on the main path", async () => {
+    // Each of these costs milliseconds of every call (bench/README.md): process.stdout builds the streams stack (net
+    // for a pipe), node:assert builds process.stderr, a clone of node:fs loads fs/promises and readline, node:crypto
+    // some twenty modules. A preload records what the process loaded.
+    const dir = scratch();
+    try {
+      writeFiles(dir, {
+        ".design/plan.json": planWith(["a", "b"]),
+        "loaded.cjs": 'process.on("exit", () => require("fs").writeFileSync(process.env.DO_LOADED, process.moduleLoadList.join("\\n")));\n',
+      });
+      const calls: Array<[string[], string?]> = [
+        [["status"]],
+        [["update-status"], '[{"roleIndex":0,"status":"in_progress"}]'],
+        [["memory-add", "--category", "pattern", "--keywords", "k", "--content", "a learning about zebras"]],
+        [["run-start", "execute", "--phases", "one,two", "--goal", "g"]], // hashes the goal: node:crypto (not checked)
+        [["run-checkpoint", "execute", "--phase", "one"]],
+        [["preflight", "execute"]],
+        [["overlap-matrix"]],
+      ];
+      const forbidden = /^NativeModule (net|stream|crypto|assert|readline|internal\/fs\/promises|internal\/streams\/readable)$/;
+      for (const [args, stdin] of calls) {
+        const out = join(dir, "loaded.txt");
+        const { code, text } = await new Promise<{ code: number | null; text: string }>((resolve) => {
+          const child = spawn(process.execPath, ["--require", join(dir, "loaded.cjs"), PLAN_JS, ...args], {
+            cwd: dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, DO_LOADED: out },
+          });
+          let s = "";
+          child.stdout.on("data", (c) => (s += c));
+          child.stdin.end(stdin ?? "");
+          child.on("close", (c) => resolve({ code: c, text: s }));
+        });
+        assert.equal(code, 0, `${args[0]}: ${text}`);
+        assert.equal(JSON.parse(text).ok, true, args[0]);
+        const loaded = readFileSync(out, "utf8").split("\n");
+        if (args[0] !== "run-start") assert.deepEqual(loaded.filter((m) => forbidden.test(m)), [], args[0]);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -16,7 +16,9 @@ import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../
 import {
   appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
-import { appendRecord, categoryCode, describe, hashBytes, NO_CATEGORY, scanIndex, serialise, type IndexEntry, type IndexScan, type Probe } from "./dup-index.js";
+import {
+  appendRecord, bufferSource, categoryCode, describe, hashBytes, NO_CATEGORY, scanIndex, serialise, type IndexEntry, type IndexScan, type IndexSource, type Probe,
+} from "./dup-index.js";
 import { parseMemoryLine } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf } from "./scoring.js";
 
@@ -94,11 +96,12 @@ export const INDEX_MIN_BYTES = 256 * 1024;
 /** `.design/memory.jsonl` → `.design/.memory.jsonl.index` */
 export const indexPathOf = (target: string) => join(dirname(target), `.${basename(target)}.index`);
 
-const parseLine = (raw: string): Record<string, unknown> | undefined => {
+/** One line as an object (undefined for a blank, corrupt or non-object line); `fast`: try memory-add's layout first. */
+const parseLine = (raw: string, fast = true): Record<string, unknown> | undefined => {
   const t = raw.trim();
   if (t === "") return undefined;
-  const fast = parseMemoryLine(t);
-  if (fast) return fast;
+  const known = fast ? parseMemoryLine(t) : undefined;
+  if (known) return known;
   try {
     const v: unknown = JSON.parse(t);
     return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -114,7 +117,8 @@ const parseLine = (raw: string): Record<string, unknown> | undefined => {
 function verify(found: IndexScan["found"], entry: NewEntry, code: number, line: (offset: number, length: number) => string): Dup | "stale" {
   let best: Dup;
   for (const { offset, length } of found) {
-    const v = parseLine(line(offset, length));
+    // JSON.parse only: for a handful of lines, compiling the layout pattern (~1-2 ms cold) costs more than it saves.
+    const v = parseLine(line(offset, length), false);
     if (!v || categoryCode(v.category, v.content) !== code) return "stale";
     const similarity = contentSimilarity(entry.content, v.content as string);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity, value: v };
@@ -161,7 +165,7 @@ function pread(fd: number, position: number, length: number): Buffer {
  * symlink (an in-place write must not land anywhere but the index itself). Undefined when it is missing or
  * anything else; the caller then rebuilds it with an atomic rename, which replaces whatever was there.
  */
-function openIndex(path: string): { fd: number; bytes: Buffer } | undefined {
+function openIndex(path: string): { fd: number; source: IndexSource } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
@@ -171,7 +175,7 @@ function openIndex(path: string): { fd: number; bytes: Buffer } | undefined {
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.nlink !== 1 || st.size > 2 ** 31) throw new Error("not an index");
-    return { fd, bytes: pread(fd, 0, st.size) };
+    return { fd, source: { size: st.size, read: (into, at, length, position) => readSync(fd, into, at, length, position) } };
   } catch {
     closeSync(fd);
     return undefined;
@@ -198,7 +202,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
   let dup: Dup;
   let base: IndexScan | undefined;
   let rebuilt: IndexEntry[] | undefined;
-  let opened: { fd: number; bytes: Buffer } | undefined;
+  let opened: { fd: number; source: IndexSource } | undefined;
   const indexed = st !== undefined && st.isFile() && st.size >= BigInt(INDEX_MIN_BYTES) && st.size < 2n ** 32n;
   try {
     if (st !== undefined && !indexed) {
@@ -218,7 +222,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         }
         try {
           const file = fd;
-          base = scanIndex(opened.bytes, st, (from) => (from <= size ? pread(file, from, size - from) : undefined), probe);
+          base = scanIndex(opened.source, st, (from) => (from <= size ? pread(file, from, size - from) : undefined), probe);
           if (base) verdict = verify(base.found, entry, code, (offset, length) => pread(file, offset, length).toString("utf8"));
         } finally {
           closeSync(fd);
@@ -233,7 +237,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         }
         const all = scanForIndex(bytes);
         const tailHash = hashBytes(bytes.subarray(all.length ? all[all.length - 1].offset : 0));
-        const fresh = scanIndex(serialise(all, st, tailHash), st, (from) => bytes.subarray(from), probe) as IndexScan;
+        const fresh = scanIndex(bufferSource(serialise(all, st, tailHash)), st, (from) => bytes.subarray(from), probe) as IndexScan;
         verdict = verify(fresh.found, entry, code, (offset, length) => bytes.toString("utf8", offset, offset + length));
         if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: memory index disagrees with a fresh scan");
         base = undefined;

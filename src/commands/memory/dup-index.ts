@@ -126,72 +126,182 @@ const recordBytes = (tokenCount: number) => 16 + ((tokenCount + 3) & ~3);
 
 const statKey = (st: BigIntStats) => [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs];
 
+/** Where scanIndex reads the index from: its size, and positional reads (the open file, or a buffer). */
+export interface IndexSource {
+  size: number;
+  /** Up to `length` bytes at `position` into `into` from `at`; the count read (0 at the end). */
+  read(into: Buffer, at: number, length: number, position: number): number;
+}
+
+/** An index held in memory (a fresh rebuild) as a source. */
+export function bufferSource(buf: Buffer): IndexSource {
+  return { size: buf.length, read: (into, at, length, position) => buf.copy(into, at, position, Math.min(buf.length, position + length)) };
+}
+
+const CHUNK = 64 * 1024;
+
 /**
- * One pass over the index in `buf`: undefined unless it is whole and describes the memory file as `st` shows it
- * now (`tail(offset)` returns the memory file's bytes from `offset`, the last entry's line, to its end); else the
+ * One pass over the index: undefined unless it is whole and describes the memory file as `st` shows it now
+ * (`tail(offset)` returns the memory file's bytes from `offset`, the last entry's line, to its end); else the
  * entries that may be near-duplicates of `probe`: the same category, and a Jaccard upper bound at or above the
  * threshold (or, for content without tokens, the same normalised-text hash).
+ *
+ * The index is read 64 KB at a time into one buffer (a buffer of the whole index, fresh memory, cost ~2 ms of page
+ * faults for 0.5 MB), its checksum computed chunk by chunk as it is read and compared at the end; nothing found
+ * counts unless it matches.
  */
-export function scanIndex(buf: Buffer, st: BigIntStats, tail: (offset: number) => Uint8Array | undefined, probe: Probe): IndexScan | undefined {
-  if (buf.length < HEADER || buf.length % 4 !== 0) return undefined;
-  if (buf.byteOffset % 4 !== 0) buf = Buffer.from(buf);
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
+export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: number) => Uint8Array | undefined, probe: Probe): IndexScan | undefined {
+  const total = src.size;
+  if (total < HEADER || total % 4 !== 0) return undefined;
+  const buf = Buffer.allocUnsafe(Math.min(CHUNK, total));
+  if (readFully(src, buf, 0, HEADER, 0) !== HEADER) return undefined;
+  const dv = new DataView(buf.buffer, buf.byteOffset, HEADER);
   if (dv.getUint32(0, true) !== MAGIC || dv.getUint32(4, true) !== VERSION) return undefined;
   const n = dv.getUint32(8, true);
   const bodyBytes = dv.getUint32(12, true);
   const key = statKey(st);
   for (let i = 0; i < 5; i++) if (dv.getBigUint64(16 + i * 8, true) !== key[i]) return undefined;
-  if (buf.length !== HEADER + bodyBytes || n > bodyBytes / 16) return undefined;
-  const sum = crc32(buf.subarray(HEADER));
-  if (sum !== dv.getUint32(56, true)) return undefined;
-  const u32 = new Uint32Array(buf.buffer, buf.byteOffset, buf.length >>> 2);
-  const u8 = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  if (total !== HEADER + bodyBytes || n > bodyBytes / 16) return undefined;
+  const wantSum = dv.getUint32(56, true);
+  const wantTail = dv.getUint32(60, true);
+
+  const win: Window = { src, total, buf, base: HEADER, have: 0, sum: 0, u32: new Uint32Array(0), u8: new Uint8Array(0) };
+  views(win);
+  // The loop works on local copies of the window (refreshed after each fill): a variable a closure shares would be
+  // a context slot on every access, which the cold loop pays 20,000 times.
+  let { base, have, u32, u8 } = win;
+
   const size = Number(st.size);
   const { category, hashes: a, size: na, normHash, threshold } = probe;
   const bound = threshold - 1e-9;
   const found: IndexScan["found"] = [];
   let at = HEADER;
-  let end = 0;
   let lastFrom = 0;
+  let lastEnd = 0;
   for (let i = 0; i < n; i++) {
-    if (at + 16 > buf.length) return undefined;
-    const w = at >>> 2;
-    const offset = u32[w];
-    const length = u32[w + 1];
+    if (at + 16 > base + have) {
+      if (!fill(win, at, 16)) return undefined;
+      ({ base, have, u32, u8 } = win);
+    }
+    const w = (at - base) >>> 2;
     const m = u32[w + 2];
-    // Entries are in file order, never overlap and lie inside the file.
-    if (offset < end || offset + length > size) return undefined;
-    end = offset + length;
-    lastFrom = offset;
     const nb = m >>> 4;
-    const from = at + 16;
-    at = from + ((nb + 3) & ~3);
-    if ((m & 15) !== category) continue;
-    if (na === 0 || nb === 0) {
-      // Without tokens on one side only identical normalised text reaches the threshold (similarity 1).
-      if (na === 0 && nb === 0 && u32[w + 3] === normHash) found.push({ offset, length });
-      continue;
+    const recordEnd = at + 16 + ((nb + 3) & ~3);
+    if (recordEnd > total) return undefined;
+    if (i === n - 1) {
+      lastFrom = u32[w];
+      lastEnd = lastFrom + u32[w + 1];
     }
-    if (Math.min(na, nb) / Math.max(na, nb) < bound) continue;
-    const stop = Math.min(from + nb, buf.length);
-    let x = 0;
-    let y = from;
-    let common = 0;
-    while (x < na && y < stop) {
-      const hb = u8[y];
-      if (a[x] === hb) {
-        common++;
-        x++;
-        y++;
-      } else if (a[x] < hb) x++;
-      else y++;
+    // Most entries are of another category: nothing else of them is read. (The checksum vouches for every record;
+    // a candidate's place is checked below and its line is read back and compared; the last entry's place is
+    // checked through the tail hash.)
+    if ((m & 15) === category) {
+      const offset = u32[w];
+      const length = u32[w + 1];
+      if (offset + length > size) return undefined;
+      if (na === 0 || nb === 0) {
+        // Without tokens on one side only identical normalised text reaches the threshold (similarity 1).
+        if (na === 0 && nb === 0 && u32[w + 3] === normHash) found.push({ offset, length });
+      } else if (Math.min(na, nb) / Math.max(na, nb) >= bound) {
+        if (recordEnd > base + have) {
+          if (!fill(win, at, recordEnd - at)) return undefined;
+          ({ base, have, u32, u8 } = win);
+        }
+        const from = at - base + 16;
+        const stop = from + nb;
+        // The merge stops as soon as the shared hashes cannot reach `least`, a lower bound of the least
+        // intersection whose Jaccard ratio passes (one under the computed value: rounding only lets more through).
+        const least = Math.ceil((bound * (na + nb)) / (1 + bound)) - 1;
+        let x = 0;
+        let y = from;
+        let common = 0;
+        while (x < na && y < stop) {
+          const hb = u8[y];
+          if (a[x] === hb) {
+            common++;
+            x++;
+            y++;
+          } else {
+            if (a[x] < hb) x++;
+            else y++;
+            if (common + Math.min(na - x, stop - y) < least) break;
+          }
+        }
+        if (common / (na + nb - common) >= bound) found.push({ offset, length });
+      }
     }
-    if (common / (na + nb - common) >= bound) found.push({ offset, length });
+    at = recordEnd;
   }
-  if (at !== buf.length) return undefined;
+  if (at !== total) return undefined;
+  // Whatever the records did not need is still part of the checksum.
+  if (base + have < total && !fill(win, total - 4, 4)) return undefined;
+  if (win.sum !== wantSum) return undefined;
+  if (lastEnd > size) return undefined;
   const t = tail(lastFrom);
-  if (t === undefined || hashBytes(t) !== dv.getUint32(60, true)) return undefined;
-  return { n, bodyBytes, sum, found };
+  if (t === undefined || hashBytes(t) !== wantTail) return undefined;
+  return { n, bodyBytes, sum: win.sum, found };
+}
+
+/** The part of the index scanIndex holds: the file's bytes [base, base + have) in buf, and the checksum so far. */
+interface Window {
+  src: IndexSource;
+  total: number;
+  buf: Buffer;
+  base: number;
+  have: number;
+  sum: number;
+  u32: Uint32Array;
+  u8: Uint8Array;
+}
+
+function views(win: Window): void {
+  win.u32 = new Uint32Array(win.buf.buffer, win.buf.byteOffset, win.buf.length >>> 2);
+  win.u8 = new Uint8Array(win.buf.buffer, win.buf.byteOffset, win.buf.length);
+}
+
+/**
+ * Make the file's bytes [at, at + length) available in the window, from its start (records start 4-aligned, and
+ * so does the buffer); false when the index ends first. Every byte is read once, in order, and goes into the
+ * checksum, those of records the scan skips included.
+ */
+function fill(win: Window, at: number, length: number): boolean {
+  if (at + length <= win.base + win.have) return true;
+  if (at + length > win.total) return false;
+  while (win.base + win.have < at) {
+    // Bytes before `at` never loaded (the end of a skipped record): read for the checksum only.
+    win.base += win.have;
+    win.have = 0;
+    const want = Math.min(win.buf.length, at - win.base);
+    if (readFully(win.src, win.buf, 0, want, win.base) !== want) return false;
+    win.sum = crc32(win.buf.subarray(0, want), win.sum);
+    win.base += want;
+  }
+  const keep = win.base + win.have - at;
+  if (length > win.buf.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(length, 2 * win.buf.length));
+    win.buf.copy(bigger, 0, at - win.base, at - win.base + keep);
+    win.buf = bigger;
+    views(win);
+  } else if (keep > 0 && at !== win.base) win.buf.copy(win.buf, 0, at - win.base, at - win.base + keep);
+  win.base = at;
+  win.have = keep;
+  while (win.have < length) {
+    const want = Math.min(win.buf.length - win.have, win.total - (win.base + win.have));
+    if (readFully(win.src, win.buf, win.have, want, win.base + win.have) !== want) return false;
+    win.sum = crc32(win.buf.subarray(win.have, win.have + want), win.sum);
+    win.have += want;
+  }
+  return true;
+}
+
+function readFully(src: IndexSource, into: Buffer, at: number, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const k = src.read(into, at + got, length - got, position + got);
+    if (k <= 0) break;
+    got += k;
+  }
+  return got;
 }
 
 function writeRecord(u8: Uint8Array, dv: DataView, at: number, e: IndexEntry): number {

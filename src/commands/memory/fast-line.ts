@@ -6,16 +6,23 @@
 
 const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
 const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
-/** The full-line pattern; with `capture` false its groups capture nothing (a test allocates no substrings). */
-const linePattern = (capture: boolean) => {
+/**
+ * The full-line pattern; with `capture` false its groups capture nothing (a test allocates no substrings). Sticky,
+ * it matches at `lastIndex` a line that ends at a line end or at the end of the text (countJsonlFile).
+ */
+const linePattern = (capture: boolean, sticky = false) => {
   const g = capture ? "(" : "(?:";
   return new RegExp(
-    `^\\{"id":${g}${STRING}),"timestamp":${g}${STRING}),"category":${g}${STRING}),"keywords":\\[${g}(?:${STRING}(?:,${STRING})*)?)\\],` +
-      `"content":${g}${STRING}),"source":${g}${STRING}),"goal_context":${g}${STRING}),"importance":${g}${NUMBER}),"usage_count":${g}${NUMBER})\\}$`,
+    `${sticky ? "" : "^"}\\{"id":${g}${STRING}),"timestamp":${g}${STRING}),"category":${g}${STRING}),"keywords":\\[${g}(?:${STRING}(?:,${STRING})*)?)\\],` +
+      `"content":${g}${STRING}),"source":${g}${STRING}),"goal_context":${g}${STRING}),"importance":${g}${NUMBER}),"usage_count":${g}${NUMBER})\\}` +
+      (sticky ? "(?=[\\r\\n]|$)" : "$"),
+    sticky ? "y" : "",
   );
 };
 const LINE = linePattern(true);
 const LINE_SHAPE = linePattern(false);
+/** isMemoryLine's pattern for a line inside a larger text, tried at `lastIndex` (sticky; captures nothing). */
+export const MEMORY_LINE_AT = linePattern(false, true);
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
 

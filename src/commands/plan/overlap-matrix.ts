@@ -2,14 +2,20 @@
 // For each i, the later roles j that must wait for it; the execute lead turns each into a blockedBy edge j → i.
 import { defineCommand } from "../../lib/command.js";
 import { overlapWaits } from "../../lib/graph.js";
-import { depsOf, loadPlan, PLAN_PATH, rolesOf, territoryOf } from "../../lib/plan.js";
+import { depsOf, loadPlan, PLAN_PATH, rolesOf, territoryOf, type Json } from "../../lib/plan.js";
+
+/** What the rule needs of the plan; the parsed plan itself is unreachable once this returns (less for the GC to copy). */
+function inputsOf(doc: Json) {
+  const roles = rolesOf(doc);
+  return { territories: roles.map(territoryOf), deps: depsOf(roles) };
+}
 
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {},
   run(ctx, args) {
-    const roles = rolesOf(loadPlan(ctx.cwd, args.plan_path as string));
-    const waits = overlapWaits(roles.map(territoryOf), depsOf(roles));
+    const { territories, deps } = inputsOf(loadPlan(ctx.cwd, args.plan_path as string));
+    const waits = overlapWaits(territories, deps);
     const matrix: Record<string, number[]> = {};
     waits.forEach((js, i) => {
       if (js.length) matrix[String(i)] = js;

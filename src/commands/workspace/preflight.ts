@@ -10,10 +10,10 @@ import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
 import { isEmpty, isObject, pyStr } from "../../lib/values.js";
 import {
-  isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, scanJsonlFile,
+  isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, countJsonlFile,
   type JsonRead, type JsonlFile, type TextRead,
 } from "../../store.js";
-import { isMemoryLine } from "../memory/fast-line.js";
+import { MEMORY_LINE_AT } from "../memory/fast-line.js";
 
 export const PREFLIGHT_SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 const MAX_ATTEMPTS = 3;
@@ -188,15 +188,12 @@ function skippedProblem(file: string, lines: readonly number[]): string {
  */
 function memoryFacts(path: string | null, problems: string[]): { count: number; skippedLines: number } {
   if (path === null) return { count: 0, skippedLines: 0 };
-  let count = 0;
-  const scan = scanJsonlFile(path, () => count++, (line) => (isMemoryLine(line) ? COUNTED : undefined));
+  const scan = countJsonlFile(path, MEMORY_LINE_AT);
   if (scan.kind === "error") problems.push(`memory.jsonl: cannot read: ${scan.detail}`);
   if (scan.kind !== "ok") return { count: 0, skippedLines: 0 };
   if (scan.skipped) problems.push(skippedProblem("memory.jsonl", scan.skippedLines));
-  return { count, skippedLines: scan.skipped };
+  return { count: scan.count, skippedLines: scan.skipped };
 }
-
-const COUNTED: Record<string, unknown> = Object.freeze({});
 
 function jsonlFacts(file: string, read: JsonlFile, problems: string[]): { count: number; skippedLines: number } {
   if (read.kind === "error") problems.push(`${file}: cannot read: ${read.detail}`);
