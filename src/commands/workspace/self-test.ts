@@ -421,7 +421,8 @@ export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEn
 
 function runChild(bundle: string, args: string[], cwd: string, stdin: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
+    // stdin is a pipe only for a case that writes to it; the others read an empty /dev/null, as the command would.
+    const child = spawn(process.execPath, [bundle, ...args], { cwd, env, stdio: [stdin ? "pipe" : "ignore", "pipe", "ignore"] });
     let stdout = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
     child.stdout.on("data", (c) => (stdout += c));
@@ -430,8 +431,8 @@ function runChild(bundle: string, args: string[], cwd: string, stdin: string, en
       clearTimeout(timer);
       resolve({ code, stdout });
     });
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(stdin);
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(stdin);
   });
 }
 
