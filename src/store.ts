@@ -223,13 +223,8 @@ export function scanJsonlFile(
   visit: (value: Record<string, unknown>, line: number) => void,
   fastParse?: (line: string) => Record<string, unknown> | undefined,
 ): JsonlFileScan {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-    return { kind: "error", detail: detail(err) };
-  }
+  const fd = openForScan(path);
+  if (typeof fd !== "number") return fd;
   const skippedLines: number[] = [];
   try {
     chunk ??= Buffer.allocUnsafe(CHUNK);
@@ -261,6 +256,16 @@ export function scanJsonlFile(
   return { kind: "ok", skipped: skippedLines.length, skippedLines };
 }
 
+/** `path` opened for reading, or what a scan reports when it cannot be opened. */
+function openForScan(path: string): number | { kind: "missing" } | { kind: "error"; detail: string } {
+  try {
+    return openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+}
+
 /**
  * What scanJsonlFile would count: the object lines of a JSONL file, and the lines it would skip, without making a
  * string per line or keeping any entry. The file is decoded 64 KB at a time (more for a longer line), each piece
@@ -269,13 +274,8 @@ export function scanJsonlFile(
  * `shape` must match only complete JSON objects and must end with a lookahead for a line end or the input's end.
  */
 export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; count: number } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-    return { kind: "error", detail: detail(err) };
-  }
+  const fd = openForScan(path);
+  if (typeof fd !== "number") return fd;
   const skippedLines: number[] = [];
   let count = 0;
   let line = 0;

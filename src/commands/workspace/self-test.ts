@@ -425,7 +425,7 @@ function runChild(bundle: string, args: string[], cwd: string, stdin: string, en
     const child = spawn(process.execPath, [bundle, ...args], { cwd, env, stdio: [stdin ? "pipe" : "ignore", "pipe", "ignore"] });
     let stdout = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.stdout.on("data", (c) => (stdout += c));
+    child.stdout?.on("data", (c) => (stdout += c));
     child.on("error", () => resolve({ code: null, stdout }));
     child.on("close", (code) => {
       clearTimeout(timer);
