@@ -47,7 +47,7 @@ if (files.length === 0) {
 const cores = availableParallelism();
 const baseEnv = soakRun ? { ...process.env, DO_SOAK: "1" } : { ...process.env };
 // The helper and the tests make no TLS connection, and on machines that set NODE_EXTRA_CA_CERTS (a proxy's CA
-// bundle) node reads and parses that bundle at every start: ~45 ms of each of the suite's ~800 node processes here.
+// bundle) node reads and parses that bundle at every start: ~45 ms of each of the suite's ~400 node processes here.
 // The end-to-end suite keeps it (it installs the CLI with npm).
 const unitEnv = { ...baseEnv };
 delete unitEnv.NODE_EXTRA_CA_CERTS;
