@@ -1,6 +1,6 @@
 // The store reads large files through one reused 64 KB buffer, cutting the text between chunks only where no
 // UTF-8 sequence is pending: the result must be exactly readFileSync(path, "utf8"), BOM and invalid bytes included.
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,12 +8,22 @@ import { join } from "node:path";
 import { countJsonlFile, readText, scanJsonl, scanJsonlFile } from "../../src/store.ts";
 import { MEMORY_LINE_AT } from "../../src/commands/memory/fast-line.ts";
 
+/** A temp folder removed after the test. */
+function scratch(t: TestContext, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A seeded pseudo-random sequence in [0, 1), the same on every run. */
+function lcg(seed: number): () => number {
+  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+}
+
 describe("readText", () => {
   it("equals readFileSync(path, 'utf8') around every chunk boundary, with multi-byte, invalid and BOM bytes", (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "do-read-"));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let seed = 1;
-    const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const dir = scratch(t, "do-read-");
+    const r = lcg(1);
     const pieces = ["a", "é", "😀", "€", "\ufeff", "\n", "\r\n"].map((s) => Buffer.from(s))
       .concat([[0xff], [0xe2, 0x28], [0x80], [0xf0, 0x9f], [0xc3]].map((b) => Buffer.from(b)));
     for (let k = 0; k < 48; k++) {
@@ -33,10 +43,8 @@ describe("readText", () => {
 
 describe("scanJsonlFile", () => {
   it("visits the same entries with the same line numbers and skips the same lines as scanJsonl on the whole text", (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "do-scan-"));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let seed = 7;
-    const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const dir = scratch(t, "do-scan-");
+    const r = lcg(7);
     const ends = ["\n", "\r\n", "\r", "\n\n", "\r\r\n"];
     const lines = [(i: number) => JSON.stringify({ id: `m${i}`, content: "é😀".repeat(i % 5) + "x".repeat(i % 700) }), () => "{torn", () => "  ", () => "[1]", (i: number) => ` {"id": ${i}} `];
     for (let k = 0; k < 12; k++) {
@@ -58,10 +66,8 @@ describe("scanJsonlFile", () => {
 
 describe("countJsonlFile", () => {
   it("counts the entries and skips the lines scanJsonl does, lines in memory-add's layout counted in place", (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "do-count-"));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let seed = 11;
-    const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const dir = scratch(t, "do-count-");
+    const r = lcg(11);
     const ends = ["\n", "\r\n", "\r", "\n\n", "\r\r\n", " \n", "\t\r\n"];
     const entry = (i: number, content: string) => JSON.stringify({
       id: `m${i}`, timestamp: "2026-01-01T00:00:00Z", category: "pattern", keywords: ["a", `k${i}`], content,
