@@ -7,9 +7,9 @@
 // Files outside test/e2e run in a pool of long-lived worker processes (scripts/test-worker.mjs), one file at a time
 // per worker, each file as one top-level suite: starting node with tsx and node:test costs about a second of CPU
 // here, which a process per file paid ~80 times. Files are handed out longest first (the durations of the previous
-// run, kept in .cache/test-times.json; without them, the largest files first). The end-to-end files still get a
-// process each (`node --test`): they drive the real CLI and run for minutes. The race files (SOAK_FILES) share the
-// pool but never run beside each other.
+// run, kept in .cache/test-times.json; without them, the race files and then the largest files first). The race
+// files (SOAK_FILES) share the pool but never run beside each other. The end-to-end files still get a process each
+// (`node --test`): they drive the real CLI and run for minutes.
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { fork, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
@@ -81,9 +81,10 @@ let times = {};
 try {
   times = JSON.parse(readFileSync(TIMES, "utf8"));
 } catch {
-  // no durations yet: sizes decide
+  // no durations yet (a fresh clone, as in CI): the race files first (the longest by far, and they cannot run two
+  // at once, so starting one late leaves a tail), then the largest files
 }
-const weight = (f) => times[f] ?? 1e9 + statSync(f).size;
+const weight = (f) => times[f] ?? (isRace(f) ? 2e9 : 1e9) + statSync(f).size;
 
 /**
  * Runs `list` in `workers` worker processes, longest first, at most one race file at a time; resolves to
