@@ -193,22 +193,22 @@ function scanLines(
     start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
     const t = raw.trim();
     if (t === "") continue;
-    const known = fastParse?.(t);
-    if (known) {
-      visit(known, i);
-      continue;
-    }
-    let v: unknown;
-    try {
-      v = JSON.parse(t);
-    } catch {
-      skippedLines.push(i + 1);
-      continue;
-    }
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) visit(v as Record<string, unknown>, i);
+    const value = fastParse?.(t) ?? objectLine(t);
+    if (value) visit(value, i);
     else skippedLines.push(i + 1);
   }
   return i;
+}
+
+/** The object a trimmed JSONL line holds; undefined when it is not JSON or not an object (the line is skipped). */
+function objectLine(t: string): Record<string, unknown> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 export type JsonlFileScan = ({ kind: "ok" } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string };
@@ -317,13 +317,7 @@ export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; coun
           end = Math.min(lf < 0 ? text.length : lf, cr < 0 ? text.length : cr);
           const t = text.slice(start, end).trim();
           if (t !== "") {
-            let v: unknown;
-            try {
-              v = JSON.parse(t);
-            } catch {
-              v = undefined;
-            }
-            if (typeof v === "object" && v !== null && !Array.isArray(v)) count++;
+            if (objectLine(t)) count++;
             else skippedLines.push(line + 1);
           }
         }

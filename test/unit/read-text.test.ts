@@ -103,7 +103,7 @@ describe("countJsonlFile", () => {
     assert.equal(countJsonlFile(dir, MEMORY_LINE_AT).kind, "error");
   });
 
-  it("counts in place only what isMemoryLine accepts", () => {
+  it("counts in place only what matchMemoryLine accepts", () => {
     const line = JSON.stringify({ id: "a", timestamp: "t", category: "pattern", keywords: [], content: "c", source: "s", goal_context: "", importance: 5, usage_count: 0 });
     const at = (text: string, from: number) => {
       MEMORY_LINE_AT.lastIndex = from;

@@ -20,8 +20,7 @@ const linePattern = (capture: boolean, sticky = false) => {
   );
 };
 const LINE = linePattern(true);
-const LINE_SHAPE = linePattern(false);
-/** isMemoryLine's pattern for a line inside a larger text, tried at `lastIndex` (sticky; captures nothing). */
+/** matchMemoryLine's pattern for a line inside a larger text, tried at `lastIndex` (sticky; captures nothing). */
 export const MEMORY_LINE_AT = linePattern(false, true);
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
@@ -30,11 +29,6 @@ const STRINGS = STRING_LITERALS;
  * 6 source, 7 goal_context, 8 importance, 9 usage_count), or null. */
 export function matchMemoryLine(line: string): RegExpExecArray | null {
   return LINE.exec(line);
-}
-
-/** Whether matchMemoryLine would match `line`, without making its captures (preflight only counts lines). */
-export function isMemoryLine(line: string): boolean {
-  return LINE_SHAPE.test(line);
 }
 
 /** A JSON string literal's value: the text itself when it has no escape, else what JSON.parse makes of it. */
