@@ -1,6 +1,7 @@
 // Run the built dist/plan.js as a real process, the way the skills do.
 import { spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import type { run } from "../../src/main.ts";
 
 export const PLAN_JS = resolve(__dirname, "../../dist/plan.js");
 
@@ -37,12 +38,9 @@ export function cli(args: string[], opts: { cwd: string; stdin?: string }): Prom
   });
 }
 
+/** What dist/plan.js exports when required: src/main.ts's `run`, bundled. */
 interface Bundle {
-  run(argv: readonly string[], ctx: { cwd: string; now: () => number; stdin: () => Promise<string> }): Promise<{
-    exitCode: number;
-    output: unknown;
-    note?: (elapsedMs: number) => string | undefined;
-  }>;
+  run: typeof run;
 }
 
 let bundle: Bundle | undefined;

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { defineCommand, type Result } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { isoSeconds } from "../../lib/values.js";
+import type { run } from "../../main.js";
 import { commandNames } from "../../registry.js";
 
 type Json = any;
@@ -439,8 +440,8 @@ function runChild(bundle: string, args: string[], cwd: string, stdin: string, en
 /** Runs one command line of a case: as a child process of the bundle, or in this process through its `run`. */
 type Runner = (argv: string[], cwd: string, stdin: string) => Promise<{ code: number | null; stdout: string }>;
 
-/** The bundle's `run(argv, ctx)` (dist/plan.js exports it), or undefined when `bundle` has none. */
-type BundleRun = (argv: readonly string[], ctx: { cwd: string; now: () => number; stdin: () => Promise<string> }) => Promise<{ exitCode: number; output: unknown }>;
+/** The bundle's `run(argv, ctx)` (dist/plan.js exports main.ts's), or undefined when `bundle` has none. */
+type BundleRun = typeof run;
 
 function bundleRun(bundle: string): BundleRun | undefined {
   try {
