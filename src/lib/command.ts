@@ -1,7 +1,7 @@
 // What a command module exports, the context it runs in, and in-process invocation for tests.
 import { describeArgs, parseArgs, synopsis, wantsHelp, type ArgSpec, type Args } from "./args.js";
 import { HelperError } from "./errors.js";
-import { confineArgs } from "../store.js";
+import { argLabel, commaList, confine } from "../store.js";
 
 export interface Context {
   /** Working directory that relative paths resolve against. */
@@ -81,4 +81,22 @@ export function makeContext(cwd: string, opts: { stdin?: string; now?: number } 
     now: opts.now === undefined ? () => Date.now() : () => opts.now as number,
     stdin: async () => opts.stdin ?? "",
   };
+}
+
+/**
+ * Check every path argument a command declares (`path: "read" | "write"` on a positional or flag; `list: true`
+ * for a comma-separated list, checked entry by entry) before the command runs. Throws E_PATH on the first one
+ * that resolves outside its root. Arguments left at an empty value are not paths and are skipped.
+ */
+export function confineArgs(cwd: string, spec: ArgSpec, args: Args): void {
+  for (const p of spec.positionals) {
+    const v = args[p.name];
+    if (p.path && typeof v === "string" && v !== "") confine(cwd, argLabel(p.name, v, false), v, p.path);
+  }
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const v = args[name];
+    if (!f.path || typeof v !== "string") continue;
+    if (f.list) for (const item of commaList(v)) confine(cwd, argLabel(name, item, true, true), item, f.path);
+    else if (v !== "") confine(cwd, argLabel(name, v, true), v, f.path);
+  }
 }

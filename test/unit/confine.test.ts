@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { HelperError } from "../../src/lib/errors.ts";
-import { confine, confineArgs, confined, isInside, projectRoots, realPath } from "../../src/store.ts";
+import { confine, confined, isInside, projectRoots, realPath } from "../../src/store.ts";
+import { confineArgs } from "../../src/lib/command.ts";
 
 function scratch(t: TestContext): { root: string; proj: string; out: string } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "do-confine-unit-")));

@@ -1,0 +1,375 @@
+// Reading .design files: readers never lock (writers only rename complete files into place or append one whole
+// line), so a read sees a whole old or a whole new file. Startup is a hot path: everything here is synchronous.
+import {
+  closeSync, fstatSync, lstatSync, openSync, readSync, readFileSync, readdirSync, readlinkSync, statSync, type Stats,
+} from "node:fs";
+import { join } from "node:path";
+import { detail } from "../lib/errors.js";
+
+export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
+
+const CHUNK = 64 * 1024;
+/** Files under this size are read with one buffer of their size; larger ones through the reused chunk. */
+const WHOLE = 1024 * 1024;
+let chunk: Buffer | undefined;
+
+/**
+ * The whole file as UTF-8 text, the same string readFileSync(path, "utf8") gives (a BOM kept, invalid bytes as
+ * U+FFFD), read through one reused 64 KB buffer: Node 20 reads "utf8" files 8 KB at a time, and one buffer the
+ * size of a large file costs a page fault per 4 KB.
+ */
+function readUtf8(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size < WHOLE) {
+      // One read of the known size (plus one byte, to notice a file that grew since fstat), one string: a 200 KB
+      // plan read in 64 KB chunks made four young strings and a flattened copy, garbage the GC then had to scan.
+      const buf = Buffer.allocUnsafe(size + 1);
+      let n = 0;
+      for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+      if (n <= size) return buf.toString("utf8", 0, n);
+      return readRest(fd, buf.subarray(0, n));
+    }
+    return readRest(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readRest(fd: number, head?: Buffer): string {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  let text = "";
+  let carry = 0; // bytes of an unfinished UTF-8 sequence kept at the start of the buffer for the next read
+  if (head) {
+    const cut = utf8Cut(head, head.length);
+    text = head.toString("utf8", 0, cut);
+    carry = head.length - cut;
+    head.copy(chunk, 0, cut);
+  }
+  for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+    const end = carry + n;
+    const cut = utf8Cut(chunk, end);
+    text += chunk.toString("utf8", 0, cut);
+    chunk.copy(chunk, 0, cut, end);
+    carry = end - cut;
+  }
+  return carry ? text + chunk.toString("utf8", 0, carry) : text;
+}
+
+/**
+ * Where to cut `buf[0, end)` so no UTF-8 sequence that the next bytes could still complete is split: before a
+ * lead byte in the last three bytes whose sequence needs more bytes than are there. Decoding the pieces then gives
+ * what decoding the whole would (invalid bytes become U+FFFD the same way).
+ */
+function utf8Cut(buf: Buffer, end: number): number {
+  for (let i = end - 1; i >= 0 && i >= end - 3; i--) {
+    const b = buf[i];
+    if (b < 0x80) return end; // ASCII: nothing pending
+    if (b >= 0xc0) {
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return end - i < need ? i : end;
+    }
+  }
+  return end;
+}
+
+/** Read a UTF-8 file. A missing file is a value, not an exception. */
+export function readText(path: string): TextRead {
+  try {
+    return { kind: "ok", text: readUtf8(path) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+}
+
+/** Raw bytes of a regular file, or null when it is missing, not a regular file, or unreadable. */
+export function readBytes(path: string): Buffer | null {
+  try {
+    return statSync(path).isFile() ? readFileSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
+export type JsonRead =
+  | { kind: "ok"; value: unknown; text: string }
+  | { kind: "missing" }
+  | { kind: "error"; detail: string }
+  | { kind: "invalid"; detail: string };
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; detail: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, detail: detail(err) };
+  }
+}
+
+export function readJson(path: string): JsonRead {
+  const r = readText(path);
+  if (r.kind !== "ok") return r;
+  const p = parseJson(r.text);
+  return p.ok ? { kind: "ok", value: p.value, text: r.text } : { kind: "invalid", detail: p.detail };
+}
+
+/** Physical lines of a text file; \r\n, \r and \n all end a line (contract 1.6). */
+export function splitLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/);
+}
+
+export interface JsonlEntry {
+  /** 0-based physical line number. */
+  line: number;
+  value: Record<string, unknown>;
+}
+
+export interface JsonlRead {
+  entries: JsonlEntry[];
+  /** Non-blank lines that are not JSON objects: skipped by readers, kept byte for byte by writers. */
+  skipped: number;
+  skippedLines: number[];
+}
+
+export interface JsonlScan {
+  skipped: number;
+  skippedLines: number[];
+}
+
+/**
+ * Visit every JSON object line of a JSONL text (0-based physical line numbers), without keeping them: a reader
+ * that needs only a few entries lets the rest die young instead of surviving into the old heap.
+ */
+export function scanJsonl(
+  text: string,
+  visit: (value: Record<string, unknown>, line: number) => void,
+  /** A cheaper exact parser for lines of a known layout; undefined sends the line to JSON.parse. */
+  fastParse?: (line: string) => Record<string, unknown> | undefined,
+): JsonlScan {
+  const skippedLines: number[] = [];
+  scanLines(text, 0, true, visit, fastParse, skippedLines);
+  return { skipped: skippedLines.length, skippedLines };
+}
+
+/**
+ * The lines of `text`, numbered from `first`; with `last` false the segment after the final line end is left out
+ * (a caller that reads in chunks passes it on with the next one). Returns the number of the next line.
+ */
+function scanLines(
+  text: string,
+  first: number,
+  last: boolean,
+  visit: (value: Record<string, unknown>, line: number) => void,
+  fastParse: ((line: string) => Record<string, unknown> | undefined) | undefined,
+  skippedLines: number[],
+): number {
+  // One pass with indexOf instead of a regex split: memory files are read whole on every search.
+  let start = 0;
+  let lf = -1;
+  let cr = -1;
+  let i = first;
+  for (; last ? start <= text.length : start < text.length; i++) {
+    if (lf < start) lf = text.indexOf("\n", start);
+    if (cr !== Infinity && cr < start) cr = text.indexOf("\r", start);
+    if (lf === -1) lf = Infinity;
+    if (cr === -1) cr = Infinity;
+    const end = Math.min(lf, cr, text.length);
+    const raw = text.slice(start, end);
+    start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    const t = raw.trim();
+    if (t === "") continue;
+    const value = fastParse?.(t) ?? objectLine(t);
+    if (value) visit(value, i);
+    else skippedLines.push(i + 1);
+  }
+  return i;
+}
+
+/** The object a trimmed JSONL line holds; undefined when it is not JSON or not an object (the line is skipped). */
+function objectLine(t: string): Record<string, unknown> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+export type JsonlFileScan = ({ kind: "ok" } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string };
+
+/**
+ * scanJsonl over a file read 64 KB at a time: the same visits, line numbers and skipped lines, without ever
+ * holding the whole text (on this machine every fresh MB costs ~3.5 ms of page faults, and a large file's text
+ * was read, joined and flattened into several).
+ */
+export function scanJsonlFile(
+  path: string,
+  visit: (value: Record<string, unknown>, line: number) => void,
+  fastParse?: (line: string) => Record<string, unknown> | undefined,
+): JsonlFileScan {
+  const fd = openForScan(path);
+  if (typeof fd !== "number") return fd;
+  const skippedLines: number[] = [];
+  try {
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    let pending = "";
+    let line = 0;
+    let carry = 0;
+    for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+      const end = carry + n;
+      const cut = utf8Cut(chunk, end);
+      const text = pending + chunk.toString("utf8", 0, cut);
+      chunk.copy(chunk, 0, cut, end);
+      carry = end - cut;
+      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
+      const limit = text.endsWith("\r") ? text.length - 1 : text.length;
+      const p = Math.max(text.lastIndexOf("\n", limit - 1), text.lastIndexOf("\r", limit - 1));
+      if (p < 0 || limit === 0) {
+        pending = text;
+        continue;
+      }
+      line = scanLines(text.slice(0, p + 1), line, false, visit, fastParse, skippedLines);
+      pending = text.slice(p + 1);
+    }
+    scanLines(carry ? pending + chunk.toString("utf8", 0, carry) : pending, line, true, visit, fastParse, skippedLines);
+  } catch (err) {
+    return { kind: "error", detail: detail(err) };
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: "ok", skipped: skippedLines.length, skippedLines };
+}
+
+/** `path` opened for reading, or what a scan reports when it cannot be opened. */
+function openForScan(path: string): number | { kind: "missing" } | { kind: "error"; detail: string } {
+  try {
+    return openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "error", detail: detail(err) };
+  }
+}
+
+/**
+ * What scanJsonlFile would count: the object lines of a JSONL file, and the lines it would skip, without making a
+ * string per line or keeping any entry. The file is decoded 64 KB at a time (more for a longer line), each piece
+ * cut at a line end so no partial line is carried as a string; a line the sticky `shape` matches from its first
+ * character to its line end is counted in place, any other goes through trim and JSON.parse as in scanLines.
+ * `shape` must match only complete JSON objects and must end with a lookahead for a line end or the input's end.
+ */
+export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; count: number } & JsonlScan) | { kind: "missing" } | { kind: "error"; detail: string } {
+  const fd = openForScan(path);
+  if (typeof fd !== "number") return fd;
+  const skippedLines: number[] = [];
+  let count = 0;
+  let line = 0;
+  try {
+    chunk ??= Buffer.allocUnsafe(CHUNK);
+    let buf = chunk;
+    let have = 0;
+    for (;;) {
+      if (have === buf.length) {
+        // One line longer than the buffer: make room for the rest of it.
+        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, have, buf.length - have, null);
+      have += n;
+      const last = n === 0;
+      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
+      let cut = have;
+      if (!last) {
+        const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
+        const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
+        const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
+        cut = Math.max(lf, cr) + 1;
+        if (cut === 0) continue;
+      }
+      // A cut after a line end never splits a UTF-8 sequence (line ends are ASCII).
+      const text = buf.toString("utf8", 0, cut);
+      let start = 0;
+      for (; last ? start <= text.length : start < text.length; line++) {
+        shape.lastIndex = start;
+        let end: number;
+        if (shape.test(text)) {
+          count++;
+          end = shape.lastIndex;
+        } else {
+          const lf = text.indexOf("\n", start);
+          const cr = text.indexOf("\r", start);
+          end = Math.min(lf < 0 ? text.length : lf, cr < 0 ? text.length : cr);
+          const t = text.slice(start, end).trim();
+          if (t !== "") {
+            if (objectLine(t)) count++;
+            else skippedLines.push(line + 1);
+          }
+        }
+        start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+      }
+      if (last) break;
+      buf.copy(buf, 0, cut, have);
+      have -= cut;
+    }
+  } catch (err) {
+    return { kind: "error", detail: detail(err) };
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: "ok", count, skipped: skippedLines.length, skippedLines };
+}
+
+export function parseJsonl(text: string): JsonlRead {
+  const entries: JsonlEntry[] = [];
+  const scan = scanJsonl(text, (value, line) => entries.push({ line, value }));
+  return { entries, ...scan };
+}
+
+export type JsonlFile = ({ kind: "ok"; text: string } & JsonlRead) | { kind: "missing" } | { kind: "error"; detail: string };
+
+export function readJsonl(path: string): JsonlFile {
+  const r = readText(path);
+  if (r.kind !== "ok") return r;
+  return { kind: "ok", text: r.text, ...parseJsonl(r.text) };
+}
+
+export type PathKind = "missing" | "file" | "directory" | "other";
+
+export function pathKind(path: string): PathKind {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return "missing";
+  }
+  return st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
+}
+
+export interface DirEntry {
+  name: string;
+  isSymlink: boolean;
+  /** For symlinks: the link text and whether its target resolves. */
+  linkText?: string;
+  broken?: boolean;
+  mtimeMs: number;
+}
+
+/** Entries of a directory, sorted by name (throws the OS error; callers word it). */
+export function listDir(dir: string): DirEntry[] {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const p = join(dir, name);
+      const st = lstatSync(p);
+      if (!st.isSymbolicLink()) return { name, isSymlink: false, mtimeMs: st.mtimeMs };
+      let broken = false;
+      try {
+        statSync(p);
+      } catch {
+        broken = true;
+      }
+      return { name, isSymlink: true, linkText: readlinkSync(p), broken, mtimeMs: st.mtimeMs };
+    });
+}

@@ -1,0 +1,335 @@
+// The locked write protocol (contract 1.7): every writer locks the target, reads it, writes a complete new copy to
+// a unique temp file in the same directory, fsyncs, renames it over the target and releases the lock. JSONL
+// appends write the new line with O_APPEND under the same lock. The lock library is loaded only by writers.
+import {
+  chmodSync, closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, realpathSync, renameSync,
+  rmdirSync, statSync, unlinkSync, utimesSync, writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { HelperError, detail } from "../lib/errors.js";
+import { readText } from "./read.js";
+
+export const LOCK_TIMEOUT_MS = 10_000;
+/** A lock whose holder stopped refreshing it for this long is broken by the next writer. */
+export const LOCK_STALE_MS = 4_000;
+const LOCK_UPDATE_MS = 1_000;
+
+export function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+}
+
+const TEMP = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+/** True for the helper's own temporary files (never archived, swept when their writer is dead). */
+export function isTempName(name: string): boolean {
+  return TEMP.test(name);
+}
+
+export function isLockName(name: string): boolean {
+  return name.endsWith(".lock");
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Remove temp files of `target` left by writers that died mid-write. Call only while holding its lock. */
+export function sweepOrphans(target: string): void {
+  const dir = dirname(target);
+  const base = basename(target);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (m && m[1] === base && !alive(Number(m[2]))) {
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        /* another writer's sweep got it first */
+      }
+    }
+  }
+}
+
+/** 12 random hex digits for a temp name: uniqueness, not secrecy (the name is opened with O_EXCL anyway). */
+function hex12(): string {
+  return (Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0") + Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0"));
+}
+
+/**
+ * Replace `target` with `data` atomically: unique temp file, fsync, rename, fsync of the directory. A cache that is
+ * checked on every read (`durable: false`) skips both fsyncs: after a crash it is either whole or detected as bad.
+ */
+export function writeAtomic(target: string, data: string | Buffer, durable = true): void {
+  const dir = dirname(target);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${hex12()}.tmp`);
+  let mode: number | undefined;
+  try {
+    mode = statSync(target).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, "wx", mode ?? 0o644);
+    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    if (durable) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if (mode !== undefined) chmodSync(tmp, mode);
+    renameSync(tmp, target);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created */
+    }
+    throw err;
+  }
+  if (durable) fsyncDir(dir);
+}
+
+/** Block the thread for `ms` (the lock's retry back-off; the helper has nothing else to do meanwhile). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+type Release = () => void;
+
+/**
+ * The file system proper-lockfile's sync API is given: the five calls it makes (mkdir, stat, utimes, rmdir, and
+ * realpath, which `realpath: false` never reaches). Without it the library clones all of node:fs (`{ ...fs }` in
+ * its sync adapter), which runs every lazy getter of node:fs and loads fs/promises, readline, fs streams, watchers
+ * and Dir: ~20 built-in modules that no writer uses.
+ */
+const LOCK_FS = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
+
+/**
+ * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
+ * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
+ * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
+ */
+function acquire(target: string, onCompromised: () => void): Release {
+  // Loaded here, not at the top: only writers pay for it. (The build gives it plain node:fs for graceful-fs.)
+  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  let delay = 10;
+  for (;;) {
+    try {
+      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised, fs: LOCK_FS });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
+        throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
+      }
+      if (Date.now() >= deadline) {
+        throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
+      }
+      sleepSync(delay * (0.5 + Math.random()));
+      delay = Math.min(200, delay * 2);
+    }
+  }
+}
+
+/**
+ * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
+ * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
+ * LOCK_STALE_MS. The lock is always released.
+ */
+export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
+  let compromised = false;
+  let release: Release;
+  try {
+    release = acquire(target, () => {
+      compromised = true;
+    });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const done = () => {
+    try {
+      release();
+    } catch {
+      /* already released or compromised: nothing left to undo */
+    }
+  };
+  let result: T | Promise<T>;
+  try {
+    sweepOrphans(target);
+    result = fn(() => compromised);
+  } catch (err) {
+    done();
+    return Promise.reject(err);
+  }
+  // A synchronous critical section releases before returning, so a second in-process caller never waits on a
+  // release that only a later microtask would run.
+  if (result instanceof Promise) return result.finally(done);
+  done();
+  return Promise.resolve(result);
+}
+
+/**
+ * Locked read-modify-write of one file. `change` gets the current text (null when the file does not exist)
+ * and returns the new text (or null to leave the file alone) plus a result. Throws what `change` throws,
+ * with the file untouched.
+ */
+export async function updateText<R>(
+  target: string,
+  change: (current: string | null) => { text: string | null; result: R },
+  writeError = "Error writing file",
+  readError = `Error reading ${target}`,
+): Promise<R> {
+  return withLock(target, (lost) => {
+    const cur = readText(target);
+    if (cur.kind === "error") throw new HelperError("E_READ", `${readError}: ${cur.detail}`);
+    const { text, result } = change(cur.kind === "ok" ? cur.text : null);
+    if (text !== null) {
+      if (lost()) throw new HelperError("E_LOCKED", `Lock on ${target} was lost; nothing written`);
+      try {
+        writeAtomic(target, text);
+      } catch (err) {
+        throw new HelperError("E_WRITE", `${writeError}: ${detail(err)}`);
+      }
+    }
+    return result;
+  });
+}
+
+/** The bytes of a JSONL file with one more entry: old bytes unchanged, a newline repaired, the entry, "\n". */
+export function withAppendedLine(current: string | null, entry: unknown): string {
+  const old = current ?? "";
+  const sep = old === "" || old.endsWith("\n") || old.endsWith("\r") ? "" : "\n";
+  return `${old}${sep}${JSON.stringify(entry)}\n`;
+}
+
+/** Append one JSON object to a JSONL file under its lock, creating the directory and the file if needed. */
+export async function appendJsonl(target: string, entry: unknown, writeError = "Error writing file"): Promise<void> {
+  try {
+    ensureDir(dirname(target));
+  } catch (err) {
+    throw new HelperError("E_WRITE", `${writeError}: ${detail(err)}`);
+  }
+  await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError);
+}
+
+export interface Appended {
+  /** Byte offset of the new line in the file, and its length in bytes (without the newline). */
+  start: number;
+  length: number;
+  /** The file after the append (bigint stat: nanosecond times). */
+  stat: import("node:fs").BigIntStats;
+}
+
+/**
+ * Append one line to a text file with O_APPEND, creating it if needed; call only while holding its lock. Every
+ * old byte stays; a missing final newline is repaired first (Fix D6). The line goes out in one write(2), so a
+ * writer killed mid-append leaves the file as it was or with the whole line; file and (for a new file) directory
+ * are fsynced. A reader (readers never lock) that races the write sees the file without the line or, rarely, with
+ * its first part only: a line that does not parse, which readers skip.
+ */
+export function appendLine(target: string, line: string): Appended {
+  const fd = openSync(target, "a+", 0o644);
+  try {
+    const before = fstatSync(fd).size;
+    let sep = "";
+    if (before > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, before - 1);
+      if (last[0] !== 10 && last[0] !== 13) sep = "\n";
+    }
+    const buf = Buffer.from(`${sep}${line}\n`, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
+    if (before === 0) fsyncDir(dirname(target));
+    return { start: Number(stat.size) - buf.length + sep.length, length: buf.length - sep.length - 1, stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* best effort: some file systems refuse to fsync a directory */
+  }
+}
+
+/** Replace physical line `line` (0-based) of `text`, keeping every other byte, line ends included. */
+export function replaceLine(text: string, line: number, replacement: string): string {
+  const parts = text.split(/(\r\n|\r|\n)/);
+  parts[line * 2] = replacement;
+  return parts.join("");
+}
+
+/** Move directory entries with rename; on failure, move back what was moved and rethrow. */
+export function moveEntries(fromDir: string, names: readonly string[], toDir: string): void {
+  const moved: string[] = [];
+  try {
+    for (const name of names) {
+      ensureDir(dirname(join(toDir, name)));
+      renameSync(join(fromDir, name), join(toDir, name));
+      moved.push(name);
+    }
+  } catch (err) {
+    for (const name of moved.reverse()) {
+      try {
+        renameSync(join(toDir, name), join(fromDir, name));
+      } catch {
+        /* best effort */
+      }
+    }
+    throw err;
+  }
+}
+
+/** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
+export const PERSISTENT: ReadonlySet<string> = new Set([
+  "memory.jsonl", ".memory.jsonl.index", "reflection.jsonl", "handoff.md", "recon.json", "history",
+]);
+
+/** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
+const MAX_SUFFIX = 10_000;
+
+/**
+ * Create <historyDir>/<stamp>, or the first free <stamp>-2, <stamp>-3 ..., exclusively, so nothing archived
+ * earlier is ever overwritten (D18). Returns the folder name; throws the OS error or a "no free name" error.
+ */
+export function makeHistoryFolder(historyDir: string, stamp: string): string {
+  ensureDir(historyDir);
+  for (let k = 1; k <= MAX_SUFFIX; k++) {
+    const name = k === 1 ? stamp : `${stamp}-${k}`;
+    if (makeDirExclusive(join(historyDir, name))) return name;
+  }
+  throw new Error(`no free name for ${stamp}`);
+}
+
+/** Create a directory that must not exist yet; false when it already does. */
+export function makeDirExclusive(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
