@@ -10,10 +10,10 @@
 // run, kept in .cache/test-times.json; without them, the race files and then the largest files first). The race
 // files (SOAK_FILES) share the pool but never run beside each other. The end-to-end files still get a process each
 // (`node --test`): they drive the real CLI and run for minutes.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { fork, spawnSync } from "node:child_process";
-import { availableParallelism } from "node:os";
-import { delimiter, isAbsolute, resolve } from "node:path";
+import { availableParallelism, tmpdir } from "node:os";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { testQueue } from "./test-queue.mjs";
 
 const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
@@ -51,6 +51,10 @@ const baseEnv = soakRun ? { ...process.env, DO_SOAK: "1" } : { ...process.env };
 // The end-to-end suite keeps it (it installs the CLI with npm).
 const unitEnv = { ...baseEnv };
 delete unitEnv.NODE_EXTRA_CA_CERTS;
+// `grant --approve` makes the user's grant key under the Claude config folder: the unit suite gets its own, so no
+// test reads or writes the real one (the e2e suite runs the CLI with a scratch HOME).
+unitEnv.CLAUDE_CONFIG_DIR = mkdtempSync(join(tmpdir(), "do-test-config-"));
+process.on("exit", () => rmSync(unitEnv.CLAUDE_CONFIG_DIR, { recursive: true, force: true }));
 // python3 on PATH may be a version manager's shim (pyenv: bash and pyenv itself before the interpreter, ~0.3 s of
 // CPU per start here, ~20 starts in the suite). Ask it once which interpreter it runs and put a link to that one
 // first on the unit suite's PATH: the same python3, started directly.

@@ -55,11 +55,18 @@ export async function run(argv: readonly string[], ctx: Context): Promise<Outcom
   return invoke(name, rest, ctx);
 }
 
-export async function main(argv: readonly string[]): Promise<Outcome> {
+/**
+ * The CLI's command line. Started as `grant-approve.js` (a link to this bundle in skills/execute/scripts/), it is
+ * `grant <args> --approve` with the user's consent: that path is covered by no skill's `allowed-tools` and never
+ * approved by the permission hook, so Claude Code asks the user before it runs, and that answer is the consent.
+ */
+export async function main(argv: readonly string[], invokedAs = ""): Promise<Outcome> {
   let stdinText: Promise<string> | undefined;
-  return run(argv, {
+  const consent = invokedAs === "grant-approve.js";
+  return run(consent ? ["grant", ...argv, "--approve"] : argv, {
     cwd: process.cwd(),
     now: () => Date.now(),
     stdin: () => (stdinText ??= readStdin()),
+    ...(consent ? { consent: true } : {}),
   });
 }

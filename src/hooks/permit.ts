@@ -18,7 +18,8 @@
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { grantAllows, readGrant } from "../lib/grant.js";
+import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
@@ -134,7 +135,30 @@ function normalAbsolute(p: string): boolean {
   return isAbsolute(p) && !p.includes("\0") && normalize(p) === p && !p.endsWith(sep) && !/^\/proc(\/|$)/.test(p);
 }
 
-/** The project of an event: its cwd must be absolute, not `/`, and exist. */
+/**
+ * The project root of an event: the real path of CLAUDE_PROJECT_DIR, which the CLI gives its hooks; where that is
+ * unset, the event's cwd, but only when it is the folder holding `.design/` (a real folder, not a link). Never `/`.
+ */
+export function rootOf(cwd: unknown, env: NodeJS.ProcessEnv = process.env): string | null {
+  const given = env.CLAUDE_PROJECT_DIR;
+  try {
+    if (given) {
+      if (!isAbsolute(given) || given.includes("\0")) return null;
+      const root = realpathSync(given);
+      return root === sep ? null : root;
+    }
+    if (typeof cwd !== "string" || cwd.length > 4096 || !isAbsolute(cwd) || cwd.includes("\0")) return null;
+    const root = realpathSync(cwd);
+    return root !== sep && lstatSync(join(root, ".design")).isDirectory() ? root : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The project of a helper call or a `.design/` write: its cwd must be absolute, exist, and be the project root
+ * (`rootOf`): the helper resolves `.design/` from its cwd, so a call from a subfolder would act on another one.
+ */
 export function projectOf(cwd: unknown): Project | null {
   if (typeof cwd !== "string" || cwd.length > 4096 || !isAbsolute(cwd) || cwd.includes("\0")) return null;
   let real: string;
@@ -143,7 +167,7 @@ export function projectOf(cwd: unknown): Project | null {
   } catch {
     return null;
   }
-  if (real === sep || resolve(cwd) === sep) return null;
+  if (real === sep || resolve(cwd) === sep || real !== rootOf(cwd)) return null;
   return { design: join(real, ".design") };
 }
 
@@ -330,22 +354,33 @@ export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, 
   return argsOk(parsed.words, project, cwd as string, !!echo || parsed.redirect !== undefined, commands);
 }
 
-/** Write/Edit: real path inside `.design/`, never plan.json or specs/, `draft/` only for plan-writing skills. */
-const PROTECTED_FILES: readonly string[] = ["grant.json", "workflow.js", "run-execute.json"];
+/**
+ * What the skills and their agents write under `.design/` with Write/Edit, by name (relative to `.design/`, `/`
+ * separated, exactly as written: lower case, no dotfile, no name a tool loads as code or configuration, no
+ * `plan.json`, `specs/`, `grant.json`, run state, `workflow.js`, memory, reflection or `history/`, which only the
+ * helper writes). Anything else under `.design/` is the user's to approve.
+ */
+export const DESIGN_WRITES: readonly RegExp[] = [
+  /^tmp\/[a-z0-9][a-z0-9_-]{0,63}(?:\.[a-z0-9_-]{1,32})?\.(?:json|md|txt)$/,
+  /^expert-[a-z0-9][a-z0-9-]{0,63}\.json$/,
+  /^worker-[a-z0-9][a-z0-9-]{0,63}\.json$/,
+  /^fix-[0-9]{1,3}\.json$/,
+  /^(?:challenger|scout|integration-verifier|regression-checker|memory-curator)-report\.json$/,
+  /^(?:cross-review|interfaces)\.json$/,
+  /^(?:handoff|skill-snapshot)\.md$/,
+];
+/** Plan drafts, for the plan-writing skills only: `finalize` installs them (specs by the plan's own list). */
+export const DRAFT_WRITES: readonly RegExp[] = [/^draft\/plan\.json$/, /^draft\/specs\/spec-[a-z0-9][a-z0-9-]{0,63}(?:\.test)?\.[a-z0-9]{1,8}$/];
 
 export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
-  const project = projectOf(cwd);
-  if (!project || !normalAbsolute(file)) return false;
+  const root = rootOf(cwd);
+  if (root === null || !normalAbsolute(file)) return false;
+  const design = join(root, ".design");
   const real = realPath(file);
-  if (real === null || !within(project.design, real) || hardLinked(real)) return false;
-  // Compared without case and in NFC: on a case-insensitive file system PLAN.JSON is plan.json.
-  const rel = relative(project.design, real).normalize("NFC").toLowerCase().split(sep);
-  // plan.json and specs/ hold commands the project later runs; grant.json is the user's consent to the workers'
-  // calls, workflow.js a script the Workflow tool runs, run-execute.json the run a grant is bound to: only the
-  // helper writes them.
-  if (rel.length === 1 && PROTECTED_FILES.includes(rel[0])) return false;
-  if (rel[0] === "plan.json" || rel[0] === "specs") return false;
-  return !(rel[0] === "draft" && skill && !PLAN_WRITERS.includes(skill));
+  if (real === null || !within(design, real) || hardLinked(real)) return false;
+  const rel = relative(design, real).split(sep).join("/");
+  if (DESIGN_WRITES.some((re) => re.test(rel))) return true;
+  return (!skill || PLAN_WRITERS.includes(skill)) && DRAFT_WRITES.some((re) => re.test(rel));
 }
 
 export interface HookInput {
@@ -356,6 +391,8 @@ export interface HookInput {
   agent_id?: unknown;
   /** The session's transcript (the lead's, also on a subagent's call). */
   transcript_path?: unknown;
+  /** "default", "acceptEdits", "plan", "bypassPermissions": in plan mode the hook approves nothing. */
+  permission_mode?: unknown;
 }
 
 /** Who makes a call: the lead, an agent (with the name the lead gave it, or null), or an agent we cannot name. */
@@ -432,25 +469,19 @@ function readMeta(meta: string): Record<string, unknown> | null | undefined {
 const NEVER_GRANTED = [".design", ".git", ".claude"];
 
 /**
- * The project root of an event for the grant: the event's cwd, when its real path is the real path of the
- * CLAUDE_PROJECT_DIR the CLI gives its hooks (so a `cd` into a folder holding a planted `.design/` earns nothing),
- * and its `.design` is a real folder (not a link). Null otherwise.
+ * What the grant gives a caller: the lead (no agent id) and a known auxiliary of execute every item (undefined),
+ * a worker its own role's items (the role's name, or null when two roles claim its name: the plan's commands
+ * only); "none" for any other agent, one without a name, or one the hook cannot name.
  */
-function grantRoot(cwd: unknown): string | null {
-  const env = process.env.CLAUDE_PROJECT_DIR;
-  if (typeof cwd !== "string" || !env || !isAbsolute(cwd) || !isAbsolute(env) || cwd.includes("\0") || env.includes("\0")) return null;
-  try {
-    const root = realpathSync(cwd);
-    if (root === sep || root !== realpathSync(env)) return null;
-    return lstatSync(join(root, ".design")).isDirectory() ? root : null;
-  } catch {
-    return null;
-  }
+function grantShare(caller: Caller, grant: Grant): string | null | undefined | "none" {
+  if (caller.kind === "lead") return undefined;
+  if (caller.kind !== "agent" || caller.name === null) return "none";
+  if (grant.workers.has(caller.name)) return grant.workers.get(caller.name);
+  return isGrantAuxiliary(caller.name) ? undefined : "none";
 }
 
 /** Whether the execute grant in force covers this call (see the header). */
-function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: HookInput): boolean {
-  const cwd = input.cwd;
+function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: HookInput, root: string): boolean {
   const isBash = tool === "Bash";
   const file = tool === "NotebookEdit" ? t.notebook_path : t.file_path;
   const isEdit = tool === "Write" || tool === "Edit" || tool === "MultiEdit" || tool === "NotebookEdit";
@@ -458,15 +489,22 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
     // Exactly the granted line: no second line, no padding a prefix check could hide text in.
     if (typeof t.command !== "string" || t.command.length > MAX_COMMAND || /[\n\r\0]/.test(t.command) || t.command !== t.command.trim()) return false;
   } else if (!isEdit || typeof file !== "string" || !normalAbsolute(file)) return false;
-  const root = grantRoot(cwd);
-  if (!root) return false;
+  // The grant's commands run from the project root: a cwd elsewhere (a planted `.design/` below it) earns nothing.
+  try {
+    if (typeof input.cwd !== "string" || !isAbsolute(input.cwd) || realpathSync(input.cwd) !== root) return false;
+    if (!lstatSync(join(root, ".design")).isDirectory()) return false;
+  } catch {
+    return false;
+  }
   const grant = readGrant(root);
   if (!grant) return false;
-  // A worker gets its own role's items only; an agent the hook cannot name gets nothing.
-  const caller = callerOf(input);
-  if (caller.kind === "unknown") return false;
-  const role = caller.kind === "agent" && caller.name !== null && grant.workers.has(caller.name) ? grant.workers.get(caller.name) : undefined;
-  if (isBash) return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
+  const role = grantShare(callerOf(input), grant);
+  if (role === "none") return false;
+  if (isBash) {
+    // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
+    if (grant.requiresSandbox && sandboxState(input, root) !== "on") return false;
+    return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
+  }
   // The real path decides: a link inside the scope that points elsewhere is judged where it points.
   const real = realPath(file as string);
   if (real === null || !within(root, real) || hardLinked(real)) return false;
@@ -475,24 +513,30 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   return grantAllows(grant, { tool: "Edit", filePath: real, role }, root);
 }
 
-/** Whether the hook approves this tool call without asking. */
+/**
+ * Whether the hook approves this tool call without asking. Never in plan mode, never with the sandbox turned off,
+ * never outside the project root (`rootOf`). The helper's calls only for the lead (no agent runs the helper).
+ */
 export function permits(input: HookInput, pluginRoot: string, skill?: Skill): boolean {
   const tool = input.tool_name;
   const t = input.tool_input;
   if (typeof t !== "object" || t === null) return false;
+  if (input.permission_mode === "plan") return false;
   if (t.dangerouslyDisableSandbox !== undefined && t.dangerouslyDisableSandbox !== false) return false;
-  if (tool === "Bash") {
-    return (typeof t.command === "string" && isHelperCall(t.command, input.cwd, pluginRoot, skill)) || granted(tool, t, input);
-  }
-  if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input);
-  if (typeof t.file_path !== "string") return false;
-  if (tool === "Write" || tool === "Edit") return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input);
   if (tool === "Read") {
-    if (!normalAbsolute(t.file_path)) return false;
+    if (typeof t.file_path !== "string" || !normalAbsolute(t.file_path)) return false;
     const real = realPath(t.file_path);
     return real !== null && pluginRoots(pluginRoot).some((r) => within(r, real));
   }
-  return false;
+  const root = rootOf(input.cwd);
+  if (root === null) return false;
+  if (tool === "Bash") {
+    if (typeof t.command === "string" && input.agent_id === undefined && isHelperCall(t.command, input.cwd, pluginRoot, skill)) return true;
+    return granted(tool, t, input, root);
+  }
+  if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);
+  if (tool !== "Write" && tool !== "Edit" || typeof t.file_path !== "string") return false;
+  return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input, root);
 }
 
 export const ALLOW = {

@@ -3,10 +3,10 @@ import type { HookSpec } from "./spec-table.js";
 
 export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
-  "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"]},"s":0},
+  "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"],"end-grant":["b",0]},"s":0},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{},"s":0},
-  "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0]},"s":0},
+  "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0],"end-grant":["b",0]},"s":0},
   "grant": {"p":[["plan_path",0]],"f":{"approve":["b",0],"revoke":["b",0]},"s":0},
   "health-check": {"p":[["design_dir",0]],"f":{},"s":0},
   "memory-add": {"p":[["memory_path",0]],"f":{"category":["s",0],"keywords":["s",0],"content":["s",0],"importance":["i",0],"source":["s",0],"goal-context":["s",0],"boost":["b",0],"decay":["b",0],"id":["s",0],"from":["s",0]},"s":0},
@@ -30,7 +30,7 @@ export const SPECS: Record<string, HookSpec> = {
   "retry-candidates": {"p":[["plan_path",0]],"f":{},"s":0},
   "run-checkpoint": {"p":[["skill",1]],"f":{"phase":["s",1],"outputs":["s",0],"decisions":["s",0],"design-dir":["s",0]},"s":0},
   "run-complete": {"p":[["skill",1]],"f":{"outcome":["s",0,"completed","partial","failed","aborted"],"design-dir":["s",0]},"s":0},
-  "run-start": {"p":[["skill",1]],"f":{"phases":["s",1],"goal":["s",0],"inputs":["s",0],"fresh":["b",0],"design-dir":["s",0]},"s":0},
+  "run-start": {"p":[["skill",1]],"f":{"phases":["s",1],"goal":["s",0],"inputs":["s",0],"fresh":["b",0],"design-dir":["s",0],"end-grant":["b",0]},"s":0},
   "run-status": {"p":[["skill",1]],"f":{"goal":["s",0],"design-dir":["s",0]},"s":0},
   "schema": {"p":[["name",0]],"f":{"list":["b",0]},"s":0},
   "self-test": {"p":[],"f":{},"s":0},

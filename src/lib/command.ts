@@ -10,6 +10,11 @@ export interface Context {
   now: () => number;
   /** The whole of standard input (read once, only by commands that declare `stdin`). */
   stdin: () => Promise<string>;
+  /**
+   * Set only by the `grant-approve.js` entry (cli.ts): the call the user was asked to approve. `grant --approve`
+   * records a grant only with it.
+   */
+  consent?: boolean;
 }
 
 export type Result = Record<string, unknown>;
@@ -75,11 +80,12 @@ export function fail(err: unknown): Outcome {
 }
 
 /** A context for tests and self-test: fixed cwd, optional stdin text and clock. */
-export function makeContext(cwd: string, opts: { stdin?: string; now?: number } = {}): Context {
+export function makeContext(cwd: string, opts: { stdin?: string; now?: number; consent?: boolean } = {}): Context {
   return {
     cwd,
     now: opts.now === undefined ? () => Date.now() : () => opts.now as number,
     stdin: async () => opts.stdin ?? "",
+    ...(opts.consent ? { consent: true } : {}),
   };
 }
 

@@ -1,23 +1,34 @@
 // The execute grant: what the user approved, up front, for the workers of one execute run: edits inside the
 // scope of each role still to run, and the exact acceptance-check, verification-spec, build and test commands of
-// the plan. Recorded in .design/grant.json by the `grant --approve` command, bound to the plan's fingerprint and
-// to the execute run it was given for.
+// the plan. Recorded in .design/grant.json by `grant --approve` (the one helper call the permission hook never
+// approves, so the user's answer to its prompt is the consent), signed with a per-user key kept outside every
+// project (`grantKeyPath`), bound to the project's real root, the execute run, an expiry and the fingerprint of
+// everything in the plan that will run. A grant.json that does not verify grants nothing, whoever wrote it.
 //
-// This module imports only Node built-ins and the self-contained scheduler (no zod, no store), so the permission
-// hook can include it cheaply:
-// `readGrant(projectDir)` answers the grant that holds now (or null), and `grantAllows(grant, request)` whether
-// one tool call falls inside it. A call by a worker (an agent whose name is a role's `agent`, one of the names in
-// its attemptLog, or a name the scheduler gives the role's attempts) is judged against its own role's items only;
-// the lead's and the auxiliaries' against all.
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+// This module imports only Node built-ins, the bounded reader and the self-contained scheduler (no zod, no store),
+// so the permission hook can include it cheaply: `readGrant(projectDir)` answers the grant that holds now (or
+// null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
+// whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
+// attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { readJsonObject, readRegular } from "./safe-read.js";
 import { schedulerCore } from "./scheduler.js";
-
 export const GRANT_FILE = "grant.json";
-export const GRANT_VERSION = 1;
+/** 2: signed, bound to the project root and an expiry, fingerprinting everything that runs. */
+export const GRANT_VERSION = 2;
 /** The role name of the plan-wide items (the build and test commands), which every worker may run. */
 export const PLAN_ITEM = "(plan)";
+/** How long an approved grant holds at most (the run ends it earlier). */
+export const GRANT_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** Caps of the bounded reads: a planted file larger than these grants nothing. */
+const MAX_GRANT = 1 << 20;
+const MAX_PLAN = 8 << 20;
+const MAX_RUN = 1 << 20;
+const MAX_SPEC = 8 << 20;
+const KEY_BYTES = 32;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -31,13 +42,23 @@ export interface GrantItem {
   kind: "directory" | "pattern" | "check" | "spec" | "build" | "test";
 }
 
-export interface Grant {
+/** What `grant --approve` signs. */
+export interface GrantBody {
   version: number;
+  grantId: string;
+  /** The project's real root: a grant copied into another project does not verify there. */
+  projectRoot: string;
   planFingerprint: string;
   runId: string;
   approvedAt: string;
+  expiresAt: string;
+  /** Granted commands are approved only while Claude Code's sandbox is on (the plan's `context.grantRequiresSandbox`). */
+  requiresSandbox: boolean;
   edits: GrantItem[];
   commands: GrantItem[];
+}
+
+export interface Grant extends GrantBody {
   /**
    * Worker names of the current plan → their role's name (null when two roles claim the name), read from each
    * role's `agent` and the agents of its attemptLog when the grant is read; never recorded in grant.json.
@@ -54,27 +75,149 @@ export interface GrantRequest {
   /**
    * Who calls, when it is a worker: its role's name (only that role's items, and the plan's build and test
    * commands, are allowed), or null for a worker no single role claims (only the plan's commands). Undefined: the
-   * lead or an auxiliary agent (every item).
+   * lead or a known auxiliary agent (every item).
    */
   role?: string | null;
 }
 
+// ---------------------------------------------------------------- the key
+
 /**
- * What identifies a plan through an execute run: its goal and each role's name, goal and dependencies. Those
- * survive update-status (which trims a completed role's brief), and change when a new plan is designed.
+ * Where the per-user grant key lives: `<Claude config folder>/do/grant.key`, the config folder being
+ * CLAUDE_CONFIG_DIR (absolute) or `~/.claude`. Outside every project: no helper call (confined to `.design/`) and
+ * no Write the hook approves (`.design/` and granted scopes, never a `.claude` folder) can reach it.
  */
-export function planFingerprint(plan: unknown): string {
-  const doc = isObj(plan) ? plan : {};
-  const roles = Array.isArray(doc.roles) ? doc.roles : [];
-  const shape = {
-    goal: typeof doc.goal === "string" ? doc.goal : "",
-    roles: roles.map((r) => {
-      const role = isObj(r) ? r : {};
-      const scope = isObj(role.scope) ? role.scope : {};
-      return [typeof role.name === "string" ? role.name : "", typeof role.goal === "string" ? role.goal : "", strings(scope.dependencies)];
-    }),
-  };
-  return createHash("sha256").update(JSON.stringify(shape)).digest("hex");
+export function grantKeyPath(env: NodeJS.ProcessEnv = process.env): string | null {
+  const config = env.CLAUDE_CONFIG_DIR;
+  if (config && isAbsolute(config) && !config.includes("\0")) return join(resolve(config), "do", "grant.key");
+  const home = env.HOME;
+  if (home && isAbsolute(home) && !home.includes("\0")) return join(resolve(home), ".claude", "do", "grant.key");
+  return null;
+}
+
+/** Whether `path` (or, when it does not exist, its nearest existing folder) lies inside `root` by real path. */
+function insideByRealPath(root: string, path: string): boolean {
+  let cur = path;
+  for (;;) {
+    try {
+      const real = realpathSync(cur);
+      const rel = relative(root, real);
+      return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+    } catch {
+      const up = dirname(cur);
+      if (up === cur) return false;
+      cur = up;
+    }
+  }
+}
+
+/** The key (32 bytes), or null: missing, not a regular file, a link, the wrong size, or inside the project. */
+export function readGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Buffer | null {
+  const path = grantKeyPath(env);
+  if (path === null || insideByRealPath(projectRoot, path)) return null;
+  const text = readRegular(path, 256, { noFollow: true })?.toString("utf8").trim();
+  return text !== undefined && /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, "hex") : null;
+}
+
+/**
+ * The key, made on first use: 32 random bytes as hex in a new file (O_EXCL, mode 0600) in a folder of mode 0700.
+ * Only `grant --approve` calls it: the one write outside `.design/` (CLAUDE.md, "Confinement").
+ */
+export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+  const path = grantKeyPath(env);
+  if (path === null) throw new Error("no place for the grant key: neither CLAUDE_CONFIG_DIR nor HOME is an absolute path");
+  if (insideByRealPath(projectRoot, path)) throw new Error(`the grant key ${path} would lie inside the project`);
+  const have = readGrantKey(projectRoot, env);
+  if (have) return have;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") {
+      const other = readGrantKey(projectRoot, env); // made meanwhile by another approval
+      if (other) return other;
+      throw new Error(`${path} exists but is not a grant key (a regular file of 64 hex digits): delete it to make a new one`);
+    }
+    throw err;
+  }
+  const key = randomBytes(KEY_BYTES);
+  try {
+    writeSync(fd, `${key.toString("hex")}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return key;
+}
+
+// ---------------------------------------------------------------- fingerprint and signature
+
+/** JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > 200) throw new Error("too deeply nested");
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v, depth + 1)).join(",")}]`;
+  if (isObj(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], depth + 1)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The fields an execute run changes: everything else in the plan is what the user approved. */
+const RUN_FIELDS_OF_ROLE: ReadonlySet<string> = new Set(["status", "result", "attempts", "attemptLog"]);
+const RUN_FIELDS_OF_PLAN: ReadonlySet<string> = new Set(["progress"]);
+
+/** SHA-256 (hex) of a spec file as it is now, or null when it is not a regular file inside the project. */
+export function specFileHash(projectDir: string, path: unknown): string | null {
+  if (typeof path !== "string" || path === "" || path.includes("\0")) return null;
+  const abs = resolve(projectDir, path);
+  const rel = relative(projectDir, abs);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
+  if (!insideByRealPath(projectDir, abs)) return null;
+  const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
+  return buf === null ? null : createHash("sha256").update(buf).digest("hex");
+}
+
+/**
+ * The fingerprint of everything in the plan that will run or that tells a worker what to do: the whole plan but
+ * its run fields (each role's status, result, attempts and attemptLog, and the plan's progress), plus the current
+ * SHA-256 of each verification spec file. Status updates keep it; any other change ends the grant.
+ */
+export function planFingerprint(plan: unknown, projectDir: string): string {
+  const doc: Obj = isObj(plan) ? { ...plan } : {};
+  for (const k of RUN_FIELDS_OF_PLAN) delete doc[k];
+  if (Array.isArray(doc.roles)) {
+    doc.roles = doc.roles.map((r) => {
+      if (!isObj(r)) return r;
+      const copy: Obj = {};
+      for (const k of Object.keys(r)) if (!RUN_FIELDS_OF_ROLE.has(k)) copy[k] = r[k];
+      return copy;
+    });
+  }
+  const specFiles = (Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []).map((s) => (isObj(s) ? specFileHash(projectDir, s.path) : null));
+  return createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
+}
+
+/** The HMAC-SHA256 (hex) of a grant body under the key. */
+export function signGrant(body: GrantBody, key: Buffer): string {
+  return createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
+}
+
+function verifies(body: GrantBody, signature: unknown, key: Buffer): boolean {
+  if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return false;
+  return timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
+}
+
+/**
+ * The agents execute spawns besides its workers (skills/execute: the auxiliary roles and the integration fix
+ * workers `fix-<n>`): known names that hold the whole grant, like the lead. Any other agent's name must be a
+ * worker's of the plan, or it gets nothing.
+ */
+export const GRANT_AUXILIARIES: readonly string[] = ["challenger", "scout", "integration-verifier", "regression-checker", "memory-curator"];
+
+export function isGrantAuxiliary(name: string): boolean {
+  return GRANT_AUXILIARIES.includes(name) || /^fix-[1-9][0-9]{0,2}$/.test(name);
 }
 
 /** A project-relative path in posix form, or null when it leaves the project. */
@@ -159,15 +302,6 @@ export function planWorkers(plan: unknown): Map<string, string | null> {
   return out;
 }
 
-function readObj(path: string): Obj | null {
-  try {
-    const v: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return isObj(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 function items(v: unknown): GrantItem[] {
   if (!Array.isArray(v)) return [];
   return v.filter(isObj).flatMap((x) =>
@@ -175,26 +309,48 @@ function items(v: unknown): GrantItem[] {
   );
 }
 
-/**
- * The grant that holds now for the project, or null. It holds when .design/grant.json is a version-1 grant whose
- * plan fingerprint matches the current .design/plan.json and whose run is the current, unfinished execute run
- * (.design/run-execute.json): a new plan, a finished run or a new run each end it. Never throws.
- */
-export function readGrant(projectDir: string): Grant | null {
-  const design = join(projectDir, ".design");
-  const g = readObj(join(design, GRANT_FILE));
-  if (!g || g.version !== GRANT_VERSION || typeof g.planFingerprint !== "string" || typeof g.runId !== "string") return null;
-  const plan = readObj(join(design, "plan.json"));
-  if (!plan || planFingerprint(plan) !== g.planFingerprint) return null;
-  const run = readObj(join(design, "run-execute.json"));
-  if (!run || run.runId !== g.runId || (run.completedAt !== null && run.completedAt !== undefined)) return null;
+/** The signed fields of a recorded grant, exactly as recorded (null when one is missing or of the wrong type). */
+function bodyOf(g: Obj): GrantBody | null {
+  const text = ["grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt"] as const;
+  if (g.version !== GRANT_VERSION || text.some((k) => typeof g[k] !== "string") || typeof g.requiresSandbox !== "boolean") return null;
+  if (!Array.isArray(g.edits) || !Array.isArray(g.commands)) return null;
   return {
     version: GRANT_VERSION,
-    planFingerprint: g.planFingerprint,
-    runId: g.runId,
-    approvedAt: typeof g.approvedAt === "string" ? g.approvedAt : "",
+    grantId: g.grantId as string,
+    projectRoot: g.projectRoot as string,
+    planFingerprint: g.planFingerprint as string,
+    runId: g.runId as string,
+    approvedAt: g.approvedAt as string,
+    expiresAt: g.expiresAt as string,
+    requiresSandbox: g.requiresSandbox as boolean,
     edits: items(g.edits),
     commands: items(g.commands),
-    workers: planWorkers(plan),
   };
+}
+
+/**
+ * The grant that holds now for the project (`projectDir`: its real root), or null. It holds when
+ * `.design/grant.json` carries a version-2 grant whose signature verifies under this user's key, recorded for this
+ * project root, not expired, whose plan fingerprint matches the current `.design/plan.json` (spec files included)
+ * and whose run is the current, unfinished execute run (`.design/run-execute.json`). Every file is read bounded,
+ * regular files only, no final link followed. Never throws.
+ */
+export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
+  try {
+    const design = join(projectDir, ".design");
+    const g = readJsonObject(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
+    const body = g && bodyOf(g);
+    if (!g || !body || body.projectRoot !== projectDir) return null;
+    const expires = Date.parse(body.expiresAt);
+    if (!Number.isFinite(expires) || expires <= now) return null;
+    const key = readGrantKey(projectDir, env);
+    if (!key || !verifies(body, g.signature, key)) return null;
+    const run = readJsonObject(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
+    if (!run || run.runId !== body.runId || (run.completedAt !== null && run.completedAt !== undefined)) return null;
+    const plan = readJsonObject(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
+    if (!plan || planFingerprint(plan, projectDir) !== body.planFingerprint) return null;
+    return { ...body, workers: planWorkers(plan) };
+  } catch {
+    return null;
+  }
 }

@@ -153,8 +153,8 @@ describe("update-status: attempts (D13)", () => {
   });
 });
 
-describe("update-status: completion trims the brief", () => {
-  it("keeps only name, goal, status, result, model, scope (dependencies only), attempts and attemptLog", async (t) => {
+describe("update-status: completion keeps the brief", () => {
+  it("changes only the run fields of a completed role: its checks, scope and constraints stay for later phases", async (t) => {
     const plan = roles("base", {
       name: "api",
       deps: ["base"],
@@ -166,14 +166,11 @@ describe("update-status: completion trims the brief", () => {
       fallback: "f",
       custom: "x",
     });
+    const before = JSON.parse(JSON.stringify(plan.roles[1]));
     const { p, out } = await run(t, plan, [{ roleIndex: 1, status: "completed", result: "done" }]);
-    assert.deepEqual(out.trimmed, [1]);
+    assert.deepEqual(out.trimmed, [1], "the answer still lists the roles the batch completed");
     assert.deepEqual(p.json(P).roles[1], {
-      name: "api",
-      goal: "Do api",
-      model: "sonnet",
-      scope: { dependencies: ["base"] },
-      attempts: 1,
+      ...before,
       status: "completed",
       result: "done",
       // A legacy attempt (started without a log) is logged when it ends: attempt 2, one tier above sonnet.
@@ -181,7 +178,7 @@ describe("update-status: completion trims the brief", () => {
     });
   });
 
-  it("gives a scope without dependencies an empty list and adds no scope where there was none", async (t) => {
+  it("leaves every scope as it was, with or without one", async (t) => {
     const plan = {
       schemaVersion: 4,
       roles: [
@@ -192,8 +189,8 @@ describe("update-status: completion trims the brief", () => {
     };
     const { p } = await run(t, plan, [0, 1, 2].map((i) => ({ roleIndex: i, status: "completed" })));
     const r = p.json(P).roles;
-    assert.deepEqual(r[0].scope, { dependencies: [] });
-    assert.deepEqual(r[1].scope, { dependencies: [] });
+    assert.deepEqual(r[0].scope, { directories: ["src/"] });
+    assert.equal(r[1].scope, null);
     assert.equal("scope" in r[2], false);
   });
 

@@ -23,9 +23,12 @@ export function writeFiles(dir: string, files: Files): void {
 
 export interface Project {
   dir: string;
-  ctx: (opts?: { stdin?: string; now?: number }) => Context;
-  /** Run a command in-process; returns its JSON document with `exitCode` beside it. */
-  run: (name: string, argv?: string[], opts?: { stdin?: string; now?: number }) => Promise<Result & { exitCode: number }>;
+  ctx: (opts?: { stdin?: string; now?: number; consent?: boolean }) => Context;
+  /**
+   * Run a command in-process; returns its JSON document with `exitCode` beside it. `consent` stands for the user's
+   * approval of the `grant-approve.js` call (what that entry sets).
+   */
+  run: (name: string, argv?: string[], opts?: { stdin?: string; now?: number; consent?: boolean }) => Promise<Result & { exitCode: number }>;
   read: (rel: string) => string;
   json: (rel: string) => any;
   exists: (rel: string) => boolean;
@@ -36,7 +39,7 @@ export function project(t: TestContext, files: Files = {}): Project {
   const dir = mkdtempSync(join(tmpdir(), "do-test-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFiles(dir, files);
-  const ctx = (opts: { stdin?: string; now?: number } = {}) => makeContext(dir, opts);
+  const ctx = (opts: { stdin?: string; now?: number; consent?: boolean } = {}) => makeContext(dir, opts);
   return {
     dir,
     ctx,

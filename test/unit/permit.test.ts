@@ -119,14 +119,63 @@ describe("the hook allows every helper call as the skills spell them", () => {
     assert.ok(bash(`${helper()} run-start design --phases a --design-dir "${dir}/.design"`), "an absolute path inside .design");
   });
 
-  it("allows writes under .design/ and reads of the plugin's own files", () => {
-    assert.ok(file("Write", join(dir, ".design/tmp/eval.json")));
-    assert.ok(file("Edit", join(dir, ".design/handoff.md")));
-    assert.ok(file("Write", join(dir, ".design/new/deep/file.json")));
-    assert.ok(file("Write", join(dir, ".design/draft/plan.json")));
-    assert.ok(file("Write", join(dir, ".design/draft/specs/role-0.test.ts")));
+  it("allows the .design/ files the skills and their agents write, and reads of the plugin's own files", () => {
+    for (const name of [
+      "tmp/eval.json", "tmp/remember.json", "tmp/patterns.md", "tmp/recon-draft.json", "handoff.md", "skill-snapshot.md",
+      "expert-architect.json", "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
+      "integration-verifier-report.json", "regression-checker-report.json", "memory-curator-report.json", "cross-review.json",
+      "interfaces.json", "draft/plan.json", "draft/specs/spec-api.test.ts", "draft/specs/spec-api.sh",
+    ]) {
+      assert.ok(file("Write", join(dir, ".design", name)), name);
+      assert.ok(file("Edit", join(dir, ".design", name)), name);
+    }
     assert.ok(file("Write", join(dir, ".design/draft/plan.json"), "design"));
+    assert.ok(!file("Write", join(dir, ".design/draft/plan.json"), "execute"), "drafts only for the plan-writing skills");
     assert.ok(file("Read", join(ROOT, "skills/design/refs/expert-briefs.md")));
+  });
+
+  it("refuses every other name under .design/: code, configuration, dotfiles, the helper's own files", () => {
+    const names = [
+      "new/deep/file.json", "draft/specs/role-0.test.ts", "draft/specs/conftest.py", "draft/specs/spec-x/evil.sh", "conftest.py",
+      "pytest.ini", "package.json", "node_modules/x/index.js", ".git/config", ".gitattributes", "CLAUDE.md", "claude.md",
+      ".claude/settings.json", ".mcp.json", "tsconfig.json", "vitest.config.ts", "jest.config.js", "__init__.py", "setup.cfg",
+      "Makefile", ".envrc", ".env", "memory.jsonl", "reflection.jsonl", ".memory.jsonl.index", "history/x/plan.json",
+      "plan.json", "PLAN.JSON", "specs/spec-api.sh", "grant.json", "run-execute.json", "run-design.json", "workflow.js",
+      "recon.json", "tmp/.hidden.json", "tmp/x.js", "tmp/x.sh", "tmp/sub/x.json", "Worker-x.json", "worker-x.json.bak",
+      "expert-x.json/y", "handoff.md/x",
+    ];
+    const approved = names.filter((n) => file("Write", join(dir, ".design", n)) || file("Edit", join(dir, ".design", n)));
+    assert.deepEqual(approved, []);
+  });
+
+  it("approves nothing in plan mode, and helper calls only for the lead", () => {
+    const call = `${helper("execute")} status .design/plan.json`;
+    assert.ok(bash(call));
+    assert.ok(!allows({ ...bashEvent(call), permission_mode: "plan" } as HookInput));
+    assert.ok(!allows({ tool_name: "Write", tool_input: { file_path: join(dir, ".design/tmp/eval.json") }, cwd: dir, permission_mode: "plan" } as HookInput));
+    assert.ok(!allows({ tool_name: "Read", tool_input: { file_path: join(ROOT, "skills/design/SKILL.md") }, cwd: dir, permission_mode: "plan" } as HookInput));
+    assert.ok(!allows({ ...bashEvent(call), agent_id: "a1", transcript_path: "/tmp/x.jsonl" } as HookInput), "an agent runs no helper call");
+    assert.ok(allows({ ...bashEvent(call), permission_mode: "default" } as HookInput));
+  });
+
+  it("takes the project root from CLAUDE_PROJECT_DIR, else only from a cwd that holds .design/", (t) => {
+    const prev = process.env.CLAUDE_PROJECT_DIR;
+    t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
+    const call = `${helper("execute")} status .design/plan.json`;
+    const sub = join(dir, "scripts");
+    mkdirSync(join(sub, ".design"), { recursive: true });
+    t.after(() => rmSync(join(sub, ".design"), { recursive: true, force: true }));
+    delete process.env.CLAUDE_PROJECT_DIR;
+    assert.ok(allows(bashEvent(call)), "cwd holds .design/");
+    assert.ok(allows(bashEvent(call, {}, sub)), "without CLAUDE_PROJECT_DIR a folder holding .design/ is a root");
+    process.env.CLAUDE_PROJECT_DIR = dir;
+    assert.ok(allows(bashEvent(call)));
+    assert.ok(!allows(bashEvent(call, {}, sub)), "a helper call from a subfolder would act on its .design/");
+    assert.ok(!file("Write", join(sub, ".design/tmp/eval.json"), undefined, sub), "the subfolder's .design/ is not the project's");
+    assert.ok(!file("Write", join(sub, ".design/tmp/eval.json"), undefined, dir));
+    assert.ok(file("Write", join(dir, ".design/tmp/eval.json"), undefined, sub), "the root's .design/ from a subfolder cwd");
+    process.env.CLAUDE_PROJECT_DIR = sub;
+    assert.ok(!allows(bashEvent(call)), "another project root");
   });
 });
 
@@ -493,7 +542,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
   /** A project whose execute run holds an approved grant (recorded by the real `grant --approve`). */
   async function granted(t: import("node:test").TestContext) {
     const p = project(t, { ".design/plan.json": plan(), ".design/run-execute.json": runState(), "src/api/orders.ts": "export {};\n", "lib/core.ts": "x\n" });
-    const out: any = await p.run("grant", ["--approve"]);
+    const out: any = await p.run("grant", ["--approve"], { consent: true });
     assert.equal(out.recorded, true);
     const root = realpathSync(p.dir);
     const prev = process.env.CLAUDE_PROJECT_DIR;
@@ -604,7 +653,8 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh("npm test", {}, join(root, "src")), "a sub-folder cwd");
     assert.ok(!edit(join(root, "src/api/orders.ts"), "Edit", join(root, "src/api")));
     delete process.env.CLAUDE_PROJECT_DIR;
-    assert.ok(!sh("npm test"), "no CLAUDE_PROJECT_DIR");
+    assert.ok(sh("npm test"), "no CLAUDE_PROJECT_DIR: the cwd holding .design/ is the root");
+    assert.ok(!sh("npm test", {}, join(root, "src/api")), "no CLAUDE_PROJECT_DIR: a planted .design/ below the root is not signed for");
     process.env.CLAUDE_PROJECT_DIR = join(root, "src");
     assert.ok(!sh("npm test"), "another project dir");
     process.env.CLAUDE_PROJECT_DIR = root;
@@ -625,7 +675,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
       ["no run state", (p) => rmSync(join(p.dir, ".design/run-execute.json"))],
       ["a grant of another version", (p) => {
         const g = p.json(".design/grant.json");
-        writeFileSync(join(p.dir, ".design/grant.json"), JSON.stringify({ ...g, version: 2 }));
+        writeFileSync(join(p.dir, ".design/grant.json"), JSON.stringify({ ...g, version: 1 }));
       }],
       ["a corrupt grant", (p) => writeFileSync(join(p.dir, ".design/grant.json"), "{")],
     ];
@@ -648,14 +698,20 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!g.edit(join(g.root, "src/api/orders.ts")));
   });
 
-  it("binds a worker's calls to its own role's items; the lead, auxiliaries and unnamed agents keep them all", async (t) => {
+  it("binds a worker's calls to its own role's items; the lead and the known auxiliaries keep them all, any other agent gets none", async (t) => {
     const g = await granted(t);
-    // The lead recorded the workers with update-status (the fingerprint ignores agent and attemptLog).
+    // The plan names each role's agent (part of what the user approves: the grant is approved anew after the
+    // change); update-status records the attempts' agents in attemptLog, a run field the fingerprint leaves out.
     const doc: any = g.p.json(".design/plan.json");
     doc.roles[0].agent = "api-developer";
     doc.roles[1].agent = "docs-writer--2";
-    doc.roles[1].attemptLog = [{ attempt: 1, model: "haiku", agent: "docs-writer", outcome: "failed" }, { attempt: 2, model: "sonnet", agent: "docs-writer--2", outcome: "running" }];
     writeFileSync(join(g.root, ".design/plan.json"), JSON.stringify(doc));
+    assert.ok(!g.sh("npm test"), "a changed plan ends the grant");
+    assert.equal(((await g.p.run("grant", ["--approve"], { consent: true })) as any).recorded, true);
+    doc.roles[1].attemptLog = [{ attempt: 1, model: "haiku", agent: "docs-writer", outcome: "failed" }, { attempt: 2, model: "sonnet", agent: "docs-writer--2", outcome: "running" }];
+    doc.roles[1].status = "in_progress";
+    writeFileSync(join(g.root, ".design/plan.json"), JSON.stringify(doc));
+    assert.ok(g.sh("npm test"), "status fields leave the grant in force");
     // The CLI's sidecar files: <transcript without .jsonl>/subagents/agent-<id>.meta.json.
     const home = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-home-")));
     t.after(() => rmSync(home, { recursive: true, force: true }));
@@ -669,6 +725,8 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     meta("a3", JSON.stringify({ name: "docs-writer" }));
     meta("a4", JSON.stringify({ name: "integration-verifier" }));
     meta("a5", JSON.stringify({ agentType: "general-purpose" }));
+    meta("a6", JSON.stringify({ name: "api-develop" }));
+    meta("a7", JSON.stringify({ name: "fix-2" }));
     meta("bad1", "{");
     meta("bad2", JSON.stringify({ name: 7 }));
     meta("bad3", JSON.stringify(["api-developer"]));
@@ -704,11 +762,13 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("a2")), ["docs check", "plan test", "plan build", "docs write", "report"], "docs-writer--2 (its role's agent)");
     assert.deepEqual(rights(agentCall("a3")), ["docs check", "plan test", "plan build", "docs write", "report"], "docs-writer (in its role's attemptLog)");
     assert.deepEqual(rights(agentCall("a4")), all, "an auxiliary");
-    assert.deepEqual(rights(agentCall("a5")), all, "an agent started without a name");
+    assert.deepEqual(rights(agentCall("a5")), ["report"], "an agent started without a name gets nothing of the grant");
+    assert.deepEqual(rights(agentCall("a6")), ["report"], "a name that is no worker's and no auxiliary's gets nothing");
+    assert.deepEqual(rights(agentCall("a7")), all, "a fix worker of the integration phase");
     assert.deepEqual(rights(agentCall("w1")), ["api check", "plan test", "plan build", "api edit", "report"], "a workflow agent labelled api-developer");
     assert.deepEqual(rights(agentCall("w2")), ["docs check", "plan test", "plan build", "docs write", "report"], "a workflow agent of the docs role");
-    assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent no role names");
-    assert.deepEqual(rights(agentCall("w4")), all, "a workflow agent without a label, as an agent without a name");
+    assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent labelled as an auxiliary");
+    assert.deepEqual(rights(agentCall("w4")), ["report"], "a workflow agent without a label, as an agent without a name");
     // An agent the hook cannot name gets no grant (its .design writes stay approved).
     for (const who of [
       agentCall("missing"),
@@ -731,6 +791,8 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     // A name two roles claim: only the plan's commands.
     doc.roles[1].agent = "api-developer";
     writeFileSync(join(g.root, ".design/plan.json"), JSON.stringify(doc));
+    assert.deepEqual(rights(agentCall("a1")), ["report"], "a renamed agent ends the grant");
+    await g.p.run("grant", ["--approve"], { consent: true });
     assert.deepEqual(rights(agentCall("a1")), ["plan test", "plan build", "report"], "an ambiguous name");
   });
 

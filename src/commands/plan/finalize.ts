@@ -6,6 +6,7 @@
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { depths, hasCycle, overlapWaits } from "../../lib/graph.js";
@@ -330,8 +331,9 @@ async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) =>
 
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
-  flags: { "validate-only": { type: "boolean", help: "validate only: no enrichment, no write, no lock" } },
+  flags: { "validate-only": { type: "boolean", help: "validate only: no enrichment, no write, no lock" }, "end-grant": END_GRANT_FLAG },
   async run(ctx, args) {
+    if (!args["validate-only"]) refuseWhileGranted(ctx, args["end-grant"], "installing a plan");
     const planPath = args.plan_path as string;
     const failIfInvalid = (doc: Json) => {
       const issues = validatePlan(doc);

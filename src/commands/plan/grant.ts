@@ -1,16 +1,22 @@
 // grant: what execute's workers will need, for the user to approve once before the workers start: edits inside
 // the scope of every role still to run, and the exact acceptance-check, verification-spec, build and test commands
-// of the plan. Without a flag it only shows the proposal; `--approve` records it in .design/grant.json, bound to
-// the plan's fingerprint and to the current execute run, for the permission hook to consult (src/lib/grant.ts);
+// of the plan. Without a flag it only shows the proposal. `--approve` records it in .design/grant.json, signed with
+// the user's grant key and bound to the project's real root, the plan's fingerprint, the current execute run and an
+// expiry, for the permission hook to consult (src/lib/grant.ts); it records only when started as
+// `skills/execute/scripts/grant-approve.js` (the context's `consent`), the call Claude Code asks the user about.
 // `--revoke` ends it. Scope entries that would reach .design/, .git/, .claude/ or outside the project are refused.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { GRANT_FILE, GRANT_VERSION, PLAN_ITEM, planFingerprint, refusedEdit, type GrantItem } from "../../lib/grant.js";
+import {
+  ensureGrantKey, GRANT_FILE, GRANT_TTL_MS, GRANT_VERSION, grantKeyPath, PLAN_ITEM, planFingerprint, refusedEdit, signGrant,
+  type GrantBody, type GrantItem,
+} from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
+import { newId } from "../../lib/ids.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
-import { confine, ensureDir, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, projectRoots, readJson, updateText } from "../../store.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -21,14 +27,18 @@ function add(list: GrantItem[], value: string, role: string, kind: GrantItem["ki
   } else list.push({ value: v, roles: [role], kind });
 }
 
+/** The plain sentence the grant question carries: what approving really allows. */
+export const GRANT_WARNING =
+  "Workers edit the code these commands run (a test command runs the tests a worker just wrote), so approving lets them run code of their choosing with your rights until the run ends.";
+
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {
-    approve: { type: "boolean", help: "record the grant (after the user approved what it shows)" },
+    approve: { type: "boolean", help: "record the grant (only as skills/execute/scripts/grant-approve.js: the call the user approves)" },
     revoke: { type: "boolean", help: "end the recorded grant" },
   },
   async run(ctx, args) {
-    const design = resolve(ctx.cwd, ".design");
+    const { project, design } = projectRoots(ctx.cwd);
     const grantPath = `.design/${GRANT_FILE}`;
     const target = confine(ctx.cwd, "grant file", grantPath, "write");
     if (args.approve && args.revoke) throw new HelperError("E_USAGE", "grant: --approve and --revoke exclude each other");
@@ -36,6 +46,12 @@ export default defineCommand({
       ensureDir(design);
       await updateText(target, () => ({ text: `${JSON.stringify({ version: GRANT_VERSION, revoked: true }, null, 2)}\n`, result: null }), "Error writing grant");
       return { recorded: false, revoked: true, grantPath };
+    }
+    if (args.approve && !ctx.consent) {
+      throw new HelperError(
+        "E_USAGE",
+        "grant --approve records the user's consent only as `node <plugin>/skills/execute/scripts/grant-approve.js .design/plan.json`, the call Claude Code asks the user about",
+      );
     }
 
     const doc = loadPlan(ctx.cwd, args.plan_path as string);
@@ -67,24 +83,49 @@ export default defineCommand({
       if (typeof context.buildCommand === "string") add(commands, context.buildCommand, PLAN_ITEM, "build");
       if (typeof context.testCommand === "string") add(commands, context.testCommand, PLAN_ITEM, "test");
     }
+    const requiresSandbox = context.grantRequiresSandbox === true;
 
-    const fingerprint = planFingerprint(doc);
+    const fingerprint = planFingerprint(doc, project);
     const run = readJson(join(design, "run-execute.json"));
     const runId = run.kind === "ok" && isObject(run.value) && typeof run.value.runId === "string" && run.value.completedAt == null ? run.value.runId : null;
+    const expiresAt = isoSeconds(ctx.now() + GRANT_TTL_MS);
     const summary = [
       `Workers may edit files under: ${edits.map((e) => e.value).join(", ") || "nothing"}`,
       `Workers may run exactly: ${commands.map((c) => c.value).join(" | ") || "nothing"}`,
       ...(refused.length ? [`Not granted: ${refused.map((r) => `${r.value} (${r.reason})`).join(", ")}`] : []),
+      GRANT_WARNING,
+      requiresSandbox
+        ? "The plan sets grantRequiresSandbox: the commands are approved only while Claude Code's sandbox is on."
+        : "Claude Code's sandbox (/sandbox) confines what these commands can write and reach; the plan setting context.grantRequiresSandbox approves them only while it is on.",
+      `The grant ends when this run ends, when anything in the plan or its spec files changes, or at ${expiresAt}.`,
     ];
-    const proposal = { grantPath, planFingerprint: fingerprint, runId, edits, commands, refused, summary };
+    const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary };
     if (!args.approve) return { recorded: false, ...proposal };
 
     if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-start execute before approving a grant");
     if (edits.length === 0 && commands.length === 0) throw new HelperError("E_INVALID", "Nothing to grant: no role is left to run");
+    let key: Buffer;
+    try {
+      key = ensureGrantKey(project);
+    } catch (err) {
+      throw new HelperError("E_WRITE", `Cannot make the grant key: ${(err as Error).message}`);
+    }
     const approvedAt = isoSeconds(ctx.now());
-    const grant = { version: GRANT_VERSION, planFingerprint: fingerprint, runId, approvedAt, edits, commands };
+    const body: GrantBody = {
+      version: GRANT_VERSION,
+      grantId: newId(),
+      projectRoot: project,
+      planFingerprint: fingerprint,
+      runId,
+      approvedAt,
+      expiresAt,
+      requiresSandbox,
+      edits,
+      commands,
+    };
+    const grant = { ...body, signature: signGrant(body, key) };
     ensureDir(design);
     await updateText(target, () => ({ text: `${JSON.stringify(grant, null, 2)}\n`, result: null }), "Error writing grant");
-    return { recorded: true, approvedAt, ...proposal };
+    return { recorded: true, approvedAt, grantId: body.grantId, keyPath: grantKeyPath(), ...proposal };
   },
 });

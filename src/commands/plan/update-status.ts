@@ -1,4 +1,4 @@
-// update-status: batch status changes under the state machine, with trimming of completed roles, cascading
+// update-status: batch status changes under the state machine, recording of completed roles, cascading
 // skips after a failure and restoration of cascaded roles after a retry (contract 4.16; D1, D10, D13, D14,
 // D17, D27). The whole batch is validated and applied in memory under the plan lock; nothing is written when
 // any update is rejected.
@@ -8,8 +8,6 @@ import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.j
 import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject } from "../../lib/values.js";
-
-const KEPT_ON_COMPLETION = new Set(["name", "goal", "status", "result", "model", "scope", "attempts", "attemptLog"]);
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -37,13 +35,13 @@ function parseUpdates(text: string, roleCount: number): StatusUpdate[] {
   });
 }
 
-/** Trim a completed role to its outcome fields and record it in progress.completedRoles. */
+/**
+ * Record a completed role in progress.completedRoles. Its brief stays whole (the contract trimmed it): the
+ * integration verifier, fix workers and re-checks need its checks and scope, and the execute grant fingerprints
+ * everything in the plan but the run fields, so a status update must change nothing else. `trimmed` in the answer
+ * still lists the roles the batch completed.
+ */
 function completeRole(doc: Json, role: Json): void {
-  for (const key of Object.keys(role)) if (!KEPT_ON_COMPLETION.has(key)) delete role[key];
-  if ("scope" in role) {
-    const scope = role.scope;
-    role.scope = { dependencies: isObject(scope) && "dependencies" in scope ? scope.dependencies : [] };
-  }
   if (!("progress" in doc)) doc.progress = {};
   const progress = doc.progress as Json; // guarded to be an object when present
   if (!("completedRoles" in progress)) progress.completedRoles = [];

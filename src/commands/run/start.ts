@@ -2,6 +2,7 @@
 // same skill is never overwritten: the call is refused unless --fresh, which archives the old state first, with the
 // outputs its checkpoints recorded, so the new run's files cannot overwrite them.
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import {
@@ -40,9 +41,11 @@ export default defineCommand({
     inputs: { type: "string", help: "comma-separated input files to hash (spec, plan, recon.json ...)", default: "", path: "read", list: true },
     fresh: { type: "boolean", help: "archive an incomplete run of this skill and start anew" },
     "design-dir": designDirFlag("write"),
+    "end-grant": END_GRANT_FLAG,
   },
   async run(ctx, args) {
     const skill = checkSkill("run-start", args.skill as string);
+    if (args.fresh) refuseWhileGranted(ctx, args["end-grant"], "starting a fresh run");
     const phases = list(args.phases);
     if (phases.length === 0) throw new HelperError("E_USAGE", "run-start: --phases needs at least one phase name");
     const dup = phases.find((p, i) => phases.indexOf(p) !== i);

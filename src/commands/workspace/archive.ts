@@ -9,6 +9,7 @@
 // nothing. --keep-plan moves a stopped run's artifacts but leaves the plan and the files of its execution;
 // --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new.
 import { join } from "node:path";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { compactStamp } from "../../lib/values.js";
@@ -77,8 +78,10 @@ export default defineCommand({
     "include-plan": { type: "boolean", help: "also move a plan.json that is ready, in progress or broken (only once the user chose to archive it)" },
     "keep-plan": { type: "boolean", help: "move the stopped run's artifacts but keep plan.json, specs/ and the files of the plan's execution" },
     only: { type: "string", choices: ["experts"], help: "move only one kind of artifact: experts = .design/expert-*.json" },
+    "end-grant": END_GRANT_FLAG,
   },
   async run(ctx, args) {
+    refuseWhileGranted(ctx, args["end-grant"], "archiving");
     const given = args.design_dir as string;
     const includePlan = args["include-plan"] === true;
     const keepPlan = args["keep-plan"] === true;

@@ -190,11 +190,20 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "grant --approve", command: "grant", args: ["--approve"],
+    // The proposal only: recording one takes the user's consent (grant-approve.js) and their grant key, which a
+    // self-test must not make.
+    name: "grant", command: "grant", args: [],
     files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
     expect: (r) => {
-      const g = r.json(".design/grant.json");
-      return has(isOk(r) && r.out.recorded === true && g.runId === "run-1" && g.commands.some((c: Json) => c.value === "npm test -- api") && g.edits.some((e: Json) => e.value === "src/api/"), "the grant should record src/api/ and npm test -- api for run-1");
+      const out = r.out ?? {};
+      const proposed = isOk(r) && out.recorded === false && out.runId === "run-1" && out.commands.some((c: Json) => c.value === "npm test -- api") && out.edits.some((e: Json) => e.value === "src/api/");
+      let recorded = true;
+      try {
+        r.read(".design/grant.json");
+      } catch {
+        recorded = false;
+      }
+      return has(proposed && !recorded, "the proposal should name src/api/ and npm test -- api for run-1 and record nothing");
     },
   },
   { name: "circuit-breaker", command: "circuit-breaker", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && typeof r.out.shouldAbort === "boolean", "shouldAbort should be a boolean") },
