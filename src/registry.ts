@@ -20,6 +20,7 @@ export const registry: Record<string, CommandEntry> = {
   "retry-candidates": { kind: "query", summary: "Failed roles that still have retry budget", load: () => import("./commands/plan/retry-candidates.js") },
   "next": { kind: "query", summary: "What execute does now: roles to start with model and agent, waits, done", load: () => import("./commands/plan/next.js") },
   "circuit-breaker": { kind: "query", summary: "Whether failures doom most of the remaining roles", load: () => import("./commands/plan/circuit-breaker.js") },
+  "report": { kind: "build", summary: "Write .design/report.html (graph, attempts, evidence, cost, history) and a Unicode summary", load: () => import("./commands/plan/report.js") },
   "plan-view": { kind: "query", summary: "The plan for a person: Mermaid graph, counts, what runs next, last runs", load: () => import("./commands/plan/plan-view.js") },
   "plan-diff": { kind: "query", summary: "What changed between two plans", load: () => import("./commands/plan/plan-diff.js") },
   "health-check": { kind: "query", summary: "Integrity report for the .design directory", load: () => import("./commands/workspace/health-check.js") },

@@ -26,6 +26,7 @@ export const SPECS: Record<string, HookSpec> = {
   "reflection-add": {"p":[["reflection_path",0]],"f":{"skill":["s",1],"goal":["s",1],"outcome":["s",1],"goal-achieved":["s",0]},"s":1},
   "reflection-search": {"p":[["reflection_path",0]],"f":{"skill":["s",0],"limit":["i",0]},"s":0},
   "reflection-validate": {"p":[],"f":{},"s":1},
+  "report": {"p":[["plan_path",0]],"f":{},"s":0},
   "resume-reset": {"p":[["plan_path",0]],"f":{},"s":0},
   "retry-candidates": {"p":[["plan_path",0]],"f":{},"s":0},
   "run-checkpoint": {"p":[["skill",1]],"f":{"phase":["s",1],"outputs":["s",0],"decisions":["s",0],"design-dir":["s",0]},"s":0},

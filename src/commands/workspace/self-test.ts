@@ -344,6 +344,10 @@ const CASES: Case[] = [
     name: "plan-view", command: "plan-view", args: [], files: (now) => ({ ".design/plan.json": plan((roles) => { roles[0].status = "completed"; }), ".design/reflection.jsonl": reflections(now) }),
     expect: (r) => has(isOk(r) && r.out.mermaid.includes("r0 --> r1") && r.out.next[0]?.name === "test-writer" && r.out.next[0]?.state === "ready", "graph edge and test-writer ready expected"),
   },
+  {
+    name: "report", command: "report", args: [], files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "completed"; }) }),
+    expect: (r) => has(isOk(r) && r.out.path === ".design/report.html" && r.read(".design/report.html").startsWith("<!doctype html>") && /✔ /.test(r.out.summary), "the report should be written and summarised"),
+  },
   { name: "plan-view (no plan)", command: "plan-view", args: [], files: () => ({}), expect: (r) => has(isOk(r) && r.out.state === "none", "a missing plan is reported, not an error") },
   {
     name: "run-start", command: "run-start", args: ["design", "--phases", "pre-flight,research,finalize", "--goal", "Add an API"], files: () => ({}),

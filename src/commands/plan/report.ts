@@ -1,0 +1,166 @@
+// report: a picture of the run for a person. Writes `.design/report.html` (one self-contained file: the plan graph,
+// each role's attempts, checks and evidence, cost, the verdicts, the memories stored, the run history) and answers
+// its file:// link with a terminal summary that draws the graph in Unicode. Like plan-view it always exits 0 (the
+// /do:plan-status command injects it with a !-line, which must not fail): a missing or broken plan, or a report
+// that cannot be written, is said in `problems`.
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { defineCommand } from "../../lib/command.js";
+import { overlapWaits } from "../../lib/graph.js";
+import { newestFirst } from "../../lib/lifecycle.js";
+import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, territoryOf, type Json } from "../../lib/plan.js";
+import { reportHtml } from "../../lib/report/html.js";
+import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
+import { terminalSummary } from "../../lib/report/terminal.js";
+import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
+import { confine, ensureDir, projectRoots, readConfined, readJson, readJsonl, updateText } from "../../store.js";
+
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+const time = (v: unknown): string | null => (typeof v === "string" && Number.isFinite(Date.parse(v)) ? v : null);
+/** At most this many characters of an evidence tail or a memory in the report. */
+const MAX_TEXT = 2000;
+const clip = (s: string) => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s);
+
+function attemptsOf(role: Json): AttemptView[] {
+  const log = Array.isArray(role.attemptLog) ? role.attemptLog : [];
+  return log.filter(isObject).map((a, k) => {
+    const usage = isObject(a.usage) ? a.usage : {};
+    const startedAt = time(a.startedAt);
+    const endedAt = time(a.endedAt);
+    const measured = num(a.durationMs) ?? num(usage.durationMs) ?? num(usage.duration_ms);
+    const durationMs = measured ?? (startedAt && endedAt ? Math.max(0, Date.parse(endedAt) - Date.parse(startedAt)) : null);
+    const evidence = (Array.isArray(a.evidence) ? a.evidence : []).filter(isObject).map((e) => {
+      const exitCode = typeof e.exitCode === "number" ? e.exitCode : null;
+      return { check: text(e.check), exitCode, passed: typeof e.passed === "boolean" ? e.passed : exitCode === 0, output: clip(text(e.output ?? e.tail)) };
+    });
+    return {
+      attempt: typeof a.attempt === "number" ? a.attempt : k + 1,
+      model: text(a.model) || "?",
+      agent: text(a.agent),
+      outcome: text(a.outcome) || "running",
+      stalled: a.stalled === true || a.outcome === "stalled",
+      startedAt,
+      endedAt,
+      durationMs,
+      tokens: num(usage.tokens) ?? num(usage.totalTokens) ?? num(usage.subagent_tokens),
+      toolUses: num(usage.toolUses) ?? num(usage.tool_uses),
+      evidence,
+    };
+  });
+}
+
+function roleView(role: Json, index: number): RoleView {
+  const attempts = attemptsOf(role);
+  const scope = isObject(role.scope) ? role.scope : {};
+  const criteria = (Array.isArray(role.acceptanceCriteria) ? role.acceptanceCriteria : []).filter(isObject).map((c) => ({ criterion: text(c.criterion), check: text(c.check) }));
+  const spent = attempts.map((a) => a.tokens).filter((t): t is number => t !== null);
+  return {
+    index,
+    name: str(role.name) || `role ${index}`,
+    goal: text(role.goal),
+    status: statusOf(role),
+    model: text(role.model) || "sonnet",
+    agent: text(role.agent) || (attempts.length ? attempts[attempts.length - 1].agent : ""),
+    scope: territoryOf(role),
+    dependencies: stringsOf(scope.dependencies),
+    criteria,
+    attempts,
+    result: typeof role.result === "string" ? clip(role.result) : "",
+    tokens: spent.length ? spent.reduce((s, t) => s + t, 0) : null,
+  };
+}
+
+function readObject(cwd: string, path: string): Json | null {
+  const r = readConfined(cwd, path, readJson);
+  return r.kind === "ok" && isObject(r.value) ? r.value : null;
+}
+
+function readEntries(cwd: string, path: string): Json[] {
+  const r = readConfined(cwd, path, readJsonl);
+  return r.kind === "ok" ? r.entries.map((e) => e.value).filter(isObject) : [];
+}
+
+/** The report model of the project's plan and run (`problems` says what could not be read). */
+export function gatherReport(cwd: string, planPath: string, now: number): ReportModel {
+  const { design } = projectRoots(cwd);
+  const problems: string[] = [];
+  const r = readConfined(cwd, resolve(cwd, planPath), readJson);
+  let doc: Json = { roles: [] };
+  if (r.kind === "missing") problems.push(`No plan at ${planPath}: run /do:design <goal> to make one.`);
+  else if (r.kind !== "ok") problems.push(`${planPath} cannot be read: ${r.kind === "invalid" ? "invalid JSON" : r.detail}`);
+  else {
+    try {
+      doc = guardPlan(r.value);
+    } catch (err) {
+      problems.push(`${planPath} is not a plan: ${(err as Error).message}`);
+    }
+  }
+  const roles = rolesOf(doc);
+  const views = roles.map(roleView);
+  const deps = depsOf(roles);
+  const waits = overlapWaits(roles.map(territoryOf), deps);
+  const overlaps: Array<[number, number]> = [];
+  waits.forEach((js, i) => js.forEach((j) => overlaps.push([i, j])));
+  const counts: Record<string, number> = {};
+  for (const v of views) counts[v.status] = (counts[v.status] ?? 0) + 1;
+
+  const runDoc = readObject(cwd, join(design, "run-execute.json"));
+  const run =
+    runDoc && typeof runDoc.runId === "string"
+      ? { runId: runDoc.runId, startedAt: text(runDoc.startedAt), completedAt: time(runDoc.completedAt), outcome: text(runDoc.outcome) || "open" }
+      : null;
+  const verifierDoc = readObject(cwd, join(design, "integration-verifier-report.json"));
+  const verifier = verifierDoc ? { verdict: text(verifierDoc.status ?? verifierDoc.verdict) || "reported", summary: clip(text(verifierDoc.summary)) } : null;
+
+  const reflections = newestFirst(readEntries(cwd, join(design, "reflection.jsonl")));
+  const lastExecute = reflections.find((e) => e.skill === "execute");
+  const goalReview = lastExecute
+    ? { goalAchieved: lastExecute.goalAchieved === true, summary: clip(text(isObject(lastExecute.evaluation) ? lastExecute.evaluation.summary ?? lastExecute.evaluation.goalReview : "")) }
+    : null;
+  const history: HistoryView[] = reflections.slice(0, 10).map((e) => {
+    const ev = isObject(e.evaluation) ? e.evaluation : {};
+    const cost = isObject(e.cost) ? e.cost : isObject(ev.cost) ? ev.cost : {};
+    return { timestamp: text(e.timestamp), skill: text(e.skill), outcome: text(e.outcome), goalAchieved: e.goalAchieved === true, goal: text(e.goal), tokens: num(cost.tokens) };
+  });
+
+  const since = run ? parseTimestamp(run.startedAt) : 0;
+  const memories = readEntries(cwd, join(design, "memory.jsonl"))
+    .filter((m) => since > 0 && parseTimestamp(m.timestamp) >= since)
+    .slice(-50)
+    .map((m) => ({ category: text(m.category), content: clip(text(m.content)), keywords: Array.isArray(m.keywords) ? stringsOf(m.keywords) : typeof m.keywords === "string" ? [m.keywords] : [] }));
+
+  const open = views.some((v) => v.status === "pending" || v.status === "in_progress");
+  const state = roles.length === 0 ? (problems.length ? "none" : "empty") : open ? (views.some((v) => v.status !== "pending") ? "in_progress" : "ready") : "done";
+  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, problems };
+}
+
+export default defineCommand({
+  // Not confined by confineArgs: like plan-view it always exits 0, and a plan path outside the project reads as
+  // an unreadable plan (readConfined). The report itself is always `.design/report.html`.
+  positionals: [{ ...PLAN_PATH, path: undefined }],
+  flags: {},
+  async run(ctx, args) {
+    const model = gatherReport(ctx.cwd, args.plan_path as string, ctx.now());
+    const { design } = projectRoots(ctx.cwd);
+    let url: string | null = null;
+    if (model.problems.length === 0 || model.roles.length > 0) {
+      try {
+        const target = confine(ctx.cwd, "report", ".design/report.html", "write");
+        ensureDir(design);
+        await updateText(target, () => ({ text: reportHtml(model), result: null }), "Error writing the report");
+        url = pathToFileURL(target).href;
+      } catch (err) {
+        model.problems.push(`The report could not be written: ${(err as Error).message}`);
+      }
+    }
+    return {
+      state: model.state,
+      path: url ? ".design/report.html" : null,
+      url,
+      counts: model.counts,
+      summary: terminalSummary(model, url),
+      problems: model.problems,
+    };
+  },
+});

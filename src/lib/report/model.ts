@@ -1,0 +1,77 @@
+// What a report shows, gathered from .design/ by the `report` command and drawn by html.ts and terminal.ts. Every
+// field is plain data already checked for type: the drawing code trusts shapes, never content (all text is escaped).
+
+export interface AttemptView {
+  attempt: number;
+  model: string;
+  agent: string;
+  outcome: string;
+  stalled: boolean;
+  /** ISO times where the attempt log records them. */
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+  tokens: number | null;
+  toolUses: number | null;
+  /** Check evidence recorded for the attempt: the command, its exit code and the last lines of its output. */
+  evidence: Array<{ check: string; exitCode: number | null; passed: boolean; output: string }>;
+}
+
+export interface RoleView {
+  index: number;
+  name: string;
+  goal: string;
+  status: string;
+  model: string;
+  agent: string;
+  scope: string[];
+  dependencies: string[];
+  criteria: Array<{ criterion: string; check: string }>;
+  attempts: AttemptView[];
+  result: string;
+  tokens: number | null;
+}
+
+export interface RunView {
+  runId: string;
+  startedAt: string;
+  completedAt: string | null;
+  outcome: string;
+}
+
+export interface HistoryView {
+  timestamp: string;
+  skill: string;
+  outcome: string;
+  goalAchieved: boolean;
+  goal: string;
+  tokens: number | null;
+}
+
+export interface ReportModel {
+  goal: string;
+  generatedAt: string;
+  state: string;
+  roles: RoleView[];
+  deps: number[][];
+  overlaps: Array<[number, number]>;
+  counts: Record<string, number>;
+  run: RunView | null;
+  verifier: { verdict: string; summary: string } | null;
+  goalReview: { goalAchieved: boolean; summary: string } | null;
+  memories: Array<{ category: string; content: string; keywords: string[] }>;
+  history: HistoryView[];
+  problems: string[];
+}
+
+/** One glyph per status, for the terminal and beside the colour in the report (never colour alone). */
+export const GLYPH: Record<string, string> = {
+  completed: "✔",
+  failed: "✖",
+  in_progress: "▶",
+  pending: "○",
+  skipped: "⊘",
+  blocked: "■",
+};
+
+export const glyphOf = (status: string): string => GLYPH[status] ?? "?";

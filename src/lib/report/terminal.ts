@@ -1,0 +1,38 @@
+// The report's terminal summary: the plan's graph drawn with Unicode, one line per role in dependency order
+// (a status glyph, the name, its tier and attempts, what it waits for), the counts, and where the full report is.
+import { depths } from "../graph.js";
+import { glyphOf, type ReportModel } from "./model.js";
+
+const MAX_NAME = 28;
+
+function pad(s: string, n: number): string {
+  const chars = [...s];
+  if (chars.length > n) return `${chars.slice(0, n - 1).join("")}…`;
+  return s + " ".repeat(n - chars.length);
+}
+
+/** Control characters and line breaks in plan text would break the one-line-per-role drawing. */
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+
+export function terminalSummary(model: ReportModel, url: string | null): string {
+  const lines: string[] = [];
+  lines.push(`Plan: ${oneLine(model.goal) || "(no goal)"}`);
+  const counts = Object.entries(model.counts).map(([s, n]) => `${glyphOf(s)} ${n} ${s}`);
+  lines.push(`Roles: ${counts.join("  ") || "none"}`);
+  const d = depths(model.deps);
+  const order = model.roles.map((r) => r.index).sort((a, b) => (d[a] === d[b] ? a - b : d[a] - d[b]));
+  const width = Math.min(MAX_NAME, Math.max(4, ...model.roles.map((r) => [...oneLine(r.name)].length)));
+  for (const i of order) {
+    const r = model.roles[i];
+    const tries = r.attempts.length === 1 ? "1 attempt" : `${r.attempts.length} attempts`;
+    const tier = r.attempts.length ? r.attempts[r.attempts.length - 1].model : r.model;
+    const waits = r.dependencies.length ? `  ← ${r.dependencies.map(oneLine).join(", ")}` : "";
+    lines.push(`  ${glyphOf(r.status)} ${pad(oneLine(r.name), width)}  ${pad(tier, 6)}  ${pad(tries, 10)}${waits}`.trimEnd());
+  }
+  if (model.overlaps.length) {
+    const names = model.overlaps.slice(0, 5).map(([a, b]) => `${oneLine(model.roles[a].name)} ⇄ ${oneLine(model.roles[b].name)}`);
+    lines.push(`Never together (same files): ${names.join(", ")}${model.overlaps.length > 5 ? ` and ${model.overlaps.length - 5} more` : ""}`);
+  }
+  if (url) lines.push(`Report: ${url}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,114 @@
+// The report in a real browser (Debian's headless Chromium, driven over the DevTools pipe): for plans of 2, 40 and
+// 300 roles, what a person would see. Every role's box is drawn and none covers another, the page logs no error
+// and asks for nothing beyond its own file, the graph's screenshot is not blank, the dark scheme and print work,
+// and every box is a keyboard stop linking to its role. Screenshots are kept in .cache/report-screenshots/ (CI
+// keeps that folder as an artifact). Without Chromium the tests fail under CI and say why elsewhere.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { invoke } from "../../src/main.ts";
+import { makeContext } from "../../src/lib/command.ts";
+import { Browser, chromiumWorks, type Page } from "../helpers/browser.ts";
+import { decodePng, inkOf } from "../helpers/png.ts";
+import { reportPlan } from "../helpers/report-plans.ts";
+
+const SHOTS = resolve(__dirname, "../../.cache/report-screenshots");
+const available = chromiumWorks();
+
+describe("the report in headless Chromium", { skip: !available && !process.env.CI ? "Chromium is not installed (apt-get install chromium)" : false }, () => {
+  let browser: Browser;
+  let base: string;
+  before(() => {
+    assert.ok(available, "CI must have Chromium: .ci/run installs Debian's chromium");
+    browser = Browser.launch();
+    base = mkdtempSync(join(tmpdir(), "do-report-"));
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  after(() => {
+    browser?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  async function reportOf(n: number): Promise<{ url: string; plan: any }> {
+    const dir = join(base, `p${n}`);
+    mkdirSync(join(dir, ".design"), { recursive: true });
+    const plan = reportPlan(n);
+    writeFileSync(join(dir, ".design/plan.json"), JSON.stringify(plan));
+    const out = await invoke("report", [], makeContext(dir));
+    assert.equal(out.exitCode, 0);
+    const doc = out.output as any;
+    assert.equal(doc.url, pathToFileURL(join(dir, ".design/report.html")).href);
+    return { url: doc.url, plan };
+  }
+
+  const boxes = (page: Page) =>
+    page.evaluate<Array<{ role: string; x: number; y: number; w: number; h: number }>>(
+      `[...document.querySelectorAll("#graph a.node")].map((a) => { const r = a.querySelector("rect").getBoundingClientRect(); return { role: a.dataset.role, x: r.x, y: r.y, w: r.width, h: r.height }; })`,
+    );
+
+  for (const n of [2, 40, 300]) {
+    it(`shows every one of ${n} roles, apart, with nothing but its own file loaded`, async () => {
+      const { url, plan } = await reportOf(n);
+      const page = await browser.page(1280, 1000);
+      await page.open(url);
+      const drawn = await boxes(page);
+      assert.deepEqual(drawn.map((b) => Number(b.role)).sort((a, b) => a - b), plan.roles.map((_: unknown, i: number) => i));
+      for (let i = 0; i < drawn.length; i++) {
+        const a = drawn[i];
+        assert.ok(a.w > 100 && a.h > 30, `role ${a.role} is drawn at a readable size`);
+        for (let j = i + 1; j < drawn.length; j++) {
+          const b = drawn[j];
+          const apart = a.x + a.w <= b.x + 0.5 || b.x + b.w <= a.x + 0.5 || a.y + a.h <= b.y + 0.5 || b.y + b.h <= a.y + 0.5;
+          assert.ok(apart, `roles ${a.role} and ${b.role} overlap on screen`);
+        }
+      }
+      // Edges end on their boxes as the browser lays them out (SVG user units).
+      const loose = await page.evaluate<string[]>(`(() => {
+        const box = (i) => document.querySelector('#graph a.node[data-role="' + i + '"] rect').getBBox();
+        const on = (b, p) => p.x >= b.x - 1 && p.x <= b.x + b.width + 1 && p.y >= b.y - 1 && p.y <= b.y + b.height + 1 &&
+          (Math.abs(p.x - b.x) < 1 || Math.abs(p.x - b.x - b.width) < 1 || Math.abs(p.y - b.y) < 1 || Math.abs(p.y - b.y - b.height) < 1);
+        return [...document.querySelectorAll("#graph path[data-kind]")].filter((p) => {
+          const len = p.getTotalLength();
+          return !on(box(p.dataset.from), p.getPointAtLength(0)) || !on(box(p.dataset.to), p.getPointAtLength(len));
+        }).map((p) => p.dataset.from + ">" + p.dataset.to);
+      })()`);
+      assert.deepEqual(loose, []);
+      assert.deepEqual(page.errors(), [], "no console error");
+      assert.deepEqual([...new Set(page.requests())], [url], "no request leaves the file");
+      const links = await page.evaluate<number>(`document.querySelectorAll('#graph a[href^="#role-"]').length`);
+      assert.equal(links, n, "every box is a link, a keyboard stop");
+      const targets = await page.evaluate<number>(`[...document.querySelectorAll('#graph a[href^="#role-"]')].filter((a) => document.getElementById(a.getAttribute("href").slice(1))).length`);
+      assert.equal(targets, n, "every link leads to its role's section");
+
+      const graph = await page.evaluate<{ x: number; y: number; width: number; height: number }>(`(() => { const r = document.getElementById("graph").getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, width: Math.min(r.width, 1200), height: Math.min(r.height, 2400) }; })()`);
+      const shot = await page.send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true, clip: { ...graph, scale: 1 } });
+      const png = Buffer.from(shot.data, "base64");
+      writeFileSync(join(SHOTS, `report-${n}-roles.png`), png);
+      const ink = inkOf(decodePng(png));
+      assert.ok(ink.colours >= 6 && ink.ink > 0.05, `the graph is not blank: ${JSON.stringify(ink)}`);
+    });
+  }
+
+  it("follows the dark scheme, prints, and keeps plan text as text", async () => {
+    const { url } = await reportOf(12);
+    const page = await browser.page(1280, 900);
+    await page.send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-color-scheme", value: "dark" }] });
+    await page.open(url);
+    const bg = await page.evaluate<string>(`getComputedStyle(document.body).backgroundColor`);
+    const [r, g, b] = bg.match(/\d+/g)!.map(Number);
+    assert.ok(r + g + b < 120, `a dark background in the dark scheme: ${bg}`);
+    const full = await page.send("Page.captureScreenshot", { format: "png" });
+    writeFileSync(join(SHOTS, "report-dark.png"), Buffer.from(full.data, "base64"));
+    await page.send("Emulation.setEmulatedMedia", { media: "print", features: [] });
+    const pdf = await page.send("Page.printToPDF", { printBackground: false });
+    assert.ok(Buffer.from(pdf.data, "base64").subarray(0, 5).toString() === "%PDF-", "prints to a PDF");
+    // The goals hold <with> "markup": shown as text, never as elements.
+    const injected = await page.evaluate<number>(`document.querySelectorAll("with").length`);
+    assert.equal(injected, 0);
+    assert.ok((await page.evaluate<string>(`document.body.innerText`)).includes(`Work item 0 <with> "markup" & text`));
+    assert.deepEqual(page.errors(), []);
+  });
+});
