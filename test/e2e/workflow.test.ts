@@ -284,7 +284,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
   // --disallowedTools Workflow), or its call is refused (in -p nobody answers the review prompt, as a user declines).
   for (const absent of [false, true]) {
     const how = absent ? "the tool is absent" : "its call is refused";
-    it(`--workflow where ${how}: the Agent-tool loop runs the same plan`, { timeout: TIMEOUT }, async (t) => {
+    it(`--workflow where ${how}: the Agent-tool loop runs the same plan [feature:execute/workflow-fallback] [feature:execute/checks-decide-completion]`, { timeout: TIMEOUT }, async (t) => {
       const project = planned(projects, `wf: loop when ${how}`);
       const errors: string[] = [];
       const agents = agentTable(project, Object.fromEntries(ROLES.map((r) => [`worker-${r.name}`, loopWorker(r)])), errors);
@@ -352,7 +352,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     });
   }
 
-  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's", { timeout: TIMEOUT }, async (t) => {
+  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's [feature:execute/workflow-path]", { timeout: TIMEOUT }, async (t) => {
     if (!needsWorkflow(t)) return;
     const project = planned(projects, "wf: granted");
     const plugin = loggingPlugin();

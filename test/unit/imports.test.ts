@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { importsOf } from "../helpers/ts-source.ts";
 
 const SRC = resolve(__dirname, "../../src");
 
@@ -32,128 +33,6 @@ const UPWARD_ALLOWED: readonly (readonly [string, string])[] = [
   ["store.ts", "lib/args.ts"],
   ["store.ts", "lib/errors.ts"],
 ];
-
-const KEYWORDS_BEFORE_REGEX = new Set(["return", "typeof", "case", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await", "do", "else"]);
-
-/**
- * The code of a TypeScript source with each comment blanked and each string or template replaced by `"#<n>"`,
- * plus the values of the strings by n (a template's value is null: it is never a module specifier).
- */
-export function mask(source: string): { code: string; strings: (string | null)[] } {
-  const out: string[] = [];
-  const strings: (string | null)[] = [];
-  // Brace depth of each open `${` of a template, innermost last.
-  const templates: number[] = [];
-  let depth = 0;
-  let last = ""; // the last significant character or word of code, to tell a regex literal from a division
-  let i = 0;
-  const n = source.length;
-  const placeholder = (value: string | null) => {
-    strings.push(value);
-    out.push(`"#${strings.length - 1}"`);
-    last = '"';
-  };
-  const readTemplate = () => {
-    // i is just after a backtick or after the } that closes a ${…}: read up to the closing backtick or the next ${.
-    while (i < n) {
-      const c = source[i];
-      if (c === "\\") i += 2;
-      else if (c === "`") {
-        i++;
-        return;
-      } else if (c === "$" && source[i + 1] === "{") {
-        i += 2;
-        templates.push(depth);
-        depth++;
-        out.push("(");
-        last = "(";
-        return;
-      } else i++;
-    }
-  };
-  while (i < n) {
-    const c = source[i];
-    const d = source[i + 1];
-    if (c === "/" && d === "/") {
-      while (i < n && source[i] !== "\n") i++;
-    } else if (c === "/" && d === "*") {
-      const end = source.indexOf("*/", i + 2);
-      i = end < 0 ? n : end + 2;
-      out.push(" ");
-    } else if (c === '"' || c === "'") {
-      let value = "";
-      i++;
-      while (i < n && source[i] !== c) {
-        if (source[i] === "\\") {
-          value += source[i + 1];
-          i += 2;
-        } else value += source[i++];
-      }
-      i++;
-      placeholder(value);
-    } else if (c === "`") {
-      i++;
-      placeholder(null);
-      readTemplate();
-    } else if (c === "}" && templates.length > 0 && templates[templates.length - 1] === depth - 1) {
-      templates.pop();
-      depth--;
-      i++;
-      out.push(")");
-      readTemplate();
-    } else if (c === "/" && (last === "" || "(,=:[!&|?{};+-*%<>~^".includes(last) || KEYWORDS_BEFORE_REGEX.has(last))) {
-      // A regex literal: up to the unescaped / outside a character class, then its flags.
-      i++;
-      let inClass = false;
-      while (i < n) {
-        const r = source[i];
-        if (r === "\\") i += 2;
-        else if (r === "[") (inClass = true), i++;
-        else if (r === "]") (inClass = false), i++;
-        else if (r === "/" && !inClass) {
-          i++;
-          break;
-        } else if (r === "\n") break;
-        else i++;
-      }
-      while (i < n && /[a-z]/.test(source[i])) i++;
-      out.push("/re/");
-      last = ")";
-    } else if (/[A-Za-z_$]/.test(c)) {
-      let j = i;
-      while (j < n && /[\w$]/.test(source[j])) j++;
-      last = source.slice(i, j);
-      out.push(last);
-      i = j;
-    } else {
-      if (c === "{") depth++;
-      else if (c === "}") depth--;
-      if (!/\s/.test(c)) last = c;
-      out.push(c);
-      i++;
-    }
-  }
-  return { code: out.join(""), strings };
-}
-
-/** The module specifiers a source imports: import/export … from, bare import, import(), require(). */
-export function importsOf(source: string): string[] {
-  const { code, strings } = mask(source);
-  const found: string[] = [];
-  const patterns = [
-    /(?<![.\w$])(?:import|export)\s+(?:type\s+)?[\w$\s{},*]*?\bfrom\s*"#(\d+)"/g,
-    /(?<![.\w$])import\s*"#(\d+)"/g,
-    /(?<![.\w$])import\s*\(\s*"#(\d+)"\s*\)/g,
-    /(?<![.\w$])require\s*\(\s*"#(\d+)"\s*\)/g,
-  ];
-  for (const re of patterns) {
-    for (const m of code.matchAll(re)) {
-      const value = strings[Number(m[1])];
-      if (value !== null) found.push(value);
-    }
-  }
-  return found;
-}
 
 function sourceFiles(dir: string): string[] {
   const files: string[] = [];
