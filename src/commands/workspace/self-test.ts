@@ -258,6 +258,14 @@ const CASES: Case[] = [
   },
   { name: "expert-validate", command: "expert-validate", args: [".design/expert-architect.json"], files: () => ({ ".design/expert-architect.json": { summary: "Use a layered API", verificationProperties: [] } }), expect: (r) => has(isOk(r) && r.out.valid === true, "the artifact is valid") },
   {
+    name: "expert-validate (declared features)", command: "expert-validate", args: [".design/expert-analyst.json", "--features", ".design/skill-features.json"],
+    files: () => ({
+      ".design/skill-features.json": { goal: "Greet", acceptance_criteria: ["names the user"], features: [{ name: "greet-by-name", test_scenario: "Given a name, When greeting, Then use it", expected_result: "the name" }] },
+      ".design/expert-analyst.json": { summary: "Clear", verificationProperties: [], featureScores: [{ feature: "greet-by-name", score: 4, evidence: "line 3" }] },
+    }),
+    expect: (r) => has(isOk(r) && r.out.featuresScored === 1, "the one declared feature is scored"),
+  },
+  {
     name: "update-status", command: "update-status", args: [], stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress" }]), files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => has(isOk(r) && r.out.updated.includes(0) && r.json(".design/plan.json").roles[0].status === "in_progress", "role 0 should be persisted in_progress"),
   },
