@@ -269,6 +269,7 @@ try {
       ".design/handoff.md": "# Handoff\n\nAll roles done.\n",
     });
     execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "pre-flight,execute,verify", "--goal", "bench"], { cwd: typical });
+    const starts = project(join(tmp, "starts"), { ".design/memory.jsonl": "" });
     let adds = 0;
     const addArgs = () => {
       const rnd = rng(1000 + adds++);
@@ -292,6 +293,9 @@ try {
       }),
       { label: "run-checkpoint", argv: helper("run-checkpoint", "execute", "--phase", "pre-flight", "--outputs", ".design/plan.json"), cwd: typical, check: ok },
       { label: "preflight (plan 40, 2k memories)", argv: helper("preflight", "execute"), cwd: typical, check: ok },
+      // A fresh run each time (the previous state removed outside the timing): hashes the goal, draws a run id.
+      { label: "run-start", argv: helper("run-start", "design", "--phases", "pre-flight,experts,finalize", "--goal", "bench"), cwd: starts, check: ok,
+        before: () => rmSync(join(starts, ".design/run-design.json"), { force: true }) },
     ];
     // The original's memory-add needs the same arguments as ours in the same round.
     if (ORIGINAL) cases[4].originalArgv = ["python3", ORIGINAL, ...addArgs()];

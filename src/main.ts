@@ -1,6 +1,6 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
 import { readSync } from "node:fs";
-import { execute, fail, ok, type CommandDef, type Context, type Outcome } from "./lib/command.js";
+import { execute, fail, ok, type CommandDef, type Context, type Dispatch, type Outcome } from "./lib/command.js";
 import { usage } from "./lib/errors.js";
 import { commandNames, registry } from "./registry.js";
 
@@ -46,14 +46,14 @@ export async function invoke(name: string, argv: readonly string[], ctx: Context
 }
 
 /** Run one command line (`argv` as after `plan.js`) in a given context. The CLI entry and in-process callers use it. */
-export async function run(argv: readonly string[], ctx: Context): Promise<Outcome> {
+export const run: Dispatch = async (argv, ctx) => {
   const [name, ...rest] = argv;
   if (name === undefined) return fail(usage("No command given", { commands: commandNames }));
   if (name === "--help" || name === "-h") {
     return ok({ command: null, usage: "plan.js <command> [args...]", arguments: [], commands: commandNames });
   }
   return invoke(name, rest, ctx);
-}
+};
 
 /**
  * The CLI's command line. Started as `grant-approve.js` (a link to this bundle in skills/execute/scripts/), it is

@@ -85,6 +85,7 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   handoff: "path",
   memories: "path",
   from: "path",
+  features: "path",
   "min-runs": "text",
   only: "name",
 };

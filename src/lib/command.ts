@@ -38,6 +38,13 @@ export interface Outcome {
   note?: (elapsedMs: number) => string | undefined;
 }
 
+/**
+ * One command line (`argv` as after `plan.js`) run in a context, answering with the command's JSON document: main.ts's
+ * `run`, which dist/plan.js exports when required. Defined here so that a command (self-test) can name the type of
+ * the bundle it calls without importing main.ts, which sits above the commands.
+ */
+export type Dispatch = (argv: readonly string[], ctx: Context) => Promise<Outcome>;
+
 /** Run one command on already-split arguments and shape its one JSON document. Never throws. */
 export async function execute(name: string, def: CommandDef, argv: readonly string[], ctx: Context): Promise<Outcome> {
   try {

@@ -15,7 +15,8 @@
 //
 // Reads outside the project (the one documented exception to "the helper reads only inside the project"): only
 // files named SKILL.md under those roots (the first FRONTMATTER_BYTES bytes, for `name` and `description`),
-// installed_plugins.json, and each installed plugin's own plugin.json (its `skills` key). An install path must lie
+// installed_plugins.json, and each installed plugin's own plugin.json (its `skills` key); for a resolved skill, a
+// stat of the feature file beside its SKILL.md (FEATURE_FILE, never read here). An install path must lie
 // under `<config>/plugins/` or `<config>/skills/`, and a plugin's skill folders inside its install path, so an edited
 // installed_plugins.json cannot point the helper anywhere else. Settings files are never read (they may hold
 // secrets), so whether an installed plugin is enabled is not known here. Nothing is written.
@@ -23,6 +24,12 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, r
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isObject } from "./values.js";
+
+/**
+ * A skill's feature file beside its SKILL.md (seed 004): goal, acceptance criteria and features with Given-When-Then
+ * scenarios. Claude Code does not read it; /do:improve's analysts score the skill's prose against it.
+ */
+export const FEATURE_FILE = "skill.json";
 
 /** Enough for any real frontmatter; the rest of a SKILL.md is never read. */
 export const FRONTMATTER_BYTES = 8192;
@@ -41,6 +48,8 @@ export interface SkillInfo {
   path: string;
   inProject: boolean;
   description: string;
+  /** A resolved skill only (skill-find): its feature file (FEATURE_FILE), or null when it has none. */
+  features?: string | null;
 }
 
 export interface SkillRoot {
@@ -315,4 +324,16 @@ export function resolveSkill(query: string, skills: readonly SkillInfo[]): Resol
   if (partial.length === 1) return { match: "partial", skill: partial[0] };
   if (partial.length > 1) return { match: "ambiguous", candidates: partial };
   return { match: "none" };
+}
+
+/** The feature file beside a skill's SKILL.md (display path, like `path`), or null when it has none. */
+export function featureFile(skill: SkillInfo, cwd: string): string | null {
+  const projectReal = real(cwd) ?? resolve(cwd);
+  const file = join(dirname(resolve(projectReal, skill.path)), FEATURE_FILE);
+  try {
+    if (!statSync(file).isFile()) return null;
+  } catch {
+    return null;
+  }
+  return displayPath(file, projectReal);
 }

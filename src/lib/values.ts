@@ -217,10 +217,16 @@ function fromRandomDevice(out: Buffer): boolean {
   }
 }
 
+/** `n` random bytes from the kernel's random device, or from node:crypto when the device is not usable. */
+export function randomBytes(n: number): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  if (!fromRandomDevice(b)) nodeCrypto().randomFillSync(b);
+  return b;
+}
+
 /** Random UUID v4 (RFC 9562: version 4, variant 10), lowercase canonical form. */
 export function uuid4(): string {
-  const b = Buffer.allocUnsafe(16);
-  if (!fromRandomDevice(b)) nodeCrypto().randomFillSync(b);
+  const b = randomBytes(16);
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = b.toString("hex");

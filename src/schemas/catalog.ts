@@ -6,6 +6,7 @@ import { MemoryEntrySchema } from "./memory.js";
 import { PlanSchema } from "./plan.js";
 import { ReconSchema } from "./recon.js";
 import { ReflectionEntrySchema } from "./reflection.js";
+import { SkillFeaturesSchema } from "./skill-features.js";
 import {
   ChallengerReportSchema,
   ExpertArtifactSchema,
@@ -28,6 +29,7 @@ export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   "regression-checker": RegressionCheckerReportSchema,
   "memory-curator": MemoryCuratorReportSchema,
   "worker-completion": WorkerCompletionSchema,
+  "skill-features": SkillFeaturesSchema,
 };
 
 /**

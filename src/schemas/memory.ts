@@ -2,7 +2,7 @@
 // with z.toJSONSchema) and usable by validators; the memory commands themselves check by hand and load no zod,
 // because they start on every skill run.
 import { z } from "zod";
-import { MEMORY_CATEGORIES } from "../commands/memory/scoring.js";
+import { MEMORY_CATEGORIES } from "../lib/vocabulary.js";
 
 export const MemoryCategorySchema = z
   .enum(MEMORY_CATEGORIES)

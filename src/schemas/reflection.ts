@@ -1,14 +1,14 @@
 // Zod schemas of one .design/reflection.jsonl line and of the self-evaluation it carries (contract 2.3).
 // Documentation for the `schema` command (printed with z.toJSONSchema) and usable by validators; the reflection
-// commands check by hand (src/commands/reflection/evaluation.ts holds the shared enums) so they start fast.
+// commands check by hand (src/lib/vocabulary.ts holds the shared enums) so they start fast.
 import { z } from "zod";
-import { OUTCOMES, SKILLS } from "../commands/reflection/evaluation.js";
+import { REFLECTION_OUTCOMES, REFLECTION_SKILLS } from "../lib/vocabulary.js";
 
-export const SkillSchema = z.enum(SKILLS).describe("The skill whose run is evaluated.");
+export const SkillSchema = z.enum(REFLECTION_SKILLS).describe("The skill whose run is evaluated.");
 export type Skill = z.infer<typeof SkillSchema>;
 
 export const OutcomeSchema = z
-  .enum(OUTCOMES)
+  .enum(REFLECTION_OUTCOMES)
   .describe("How the run ended: completed, partial (some roles done), failed, or aborted (stopped on purpose).");
 export type Outcome = z.infer<typeof OutcomeSchema>;
 

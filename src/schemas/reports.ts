@@ -17,6 +17,16 @@ export const ExpertArtifactSchema = z
         }).partial(),
       )
       .describe("Testable properties that the plan's acceptance criteria and specs are built from ([] when none)"),
+    featureScores: z
+      .array(
+        z.looseObject({
+          feature: z.string().min(1).describe("The name of a feature the target's skill.json declares"),
+          score: z.int().min(1).max(5).describe("How fully the prose delivers the feature's expected result in its scenario: 5 fully, 3 the main path only, 1 not at all"),
+          evidence: z.string().min(1).describe("A quote or line range and what it makes the model do"),
+        }),
+      )
+      .optional()
+      .describe("improve's analysts: one score per declared feature of the target (expert-validate --features checks the coverage)"),
   })
   .describe(".design/expert-{name}.json: an expert's or researcher's artifact; other fields are free");
 

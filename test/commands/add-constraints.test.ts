@@ -27,7 +27,7 @@ async function rejected(t: T, batch: unknown, plan: unknown = basePlan()): Promi
 }
 
 describe("add-constraints", () => {
-  it("appends trimmed constraints to a role named in the batch", async (t) => {
+  it("appends trimmed constraints to a role named in the batch [feature:execute/challenge-before-work]", async (t) => {
     const p = project(t, { [P]: basePlan() });
     const out = await p.run("add-constraints", [], stdin([{ role: "api-developer", constraints: ["  Use the existing pg pool in src/db/pool.ts \n"] }]));
     assert.deepEqual(out, {

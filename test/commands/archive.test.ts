@@ -16,7 +16,7 @@ function planIn(state: "ready" | "in_progress" | "done"): string {
 }
 
 describe("archive", () => {
-  it("moves the run's artifacts into history/<stamp>/ and keeps the persistent files", async (t) => {
+  it("moves the run's artifacts into history/<stamp>/ and keeps the persistent files [feature:design/archive-finished-run]", async (t) => {
     const p = project(t, {
       ".design/plan.json": planIn("done"),
       ".design/expert-architect.json": { summary: "s" },
@@ -132,14 +132,14 @@ describe("archive", () => {
     });
   }
 
-  it("moves a plan in progress when the call says so (--include-plan)", async (t) => {
+  it("moves a plan in progress when the call says so (--include-plan) [feature:design/keep-plan-unless-user-agrees]", async (t) => {
     const p = project(t, { ".design/plan.json": planIn("in_progress"), ".design/specs/s.test.ts": "x" });
     const out = await p.run("archive", [".design", "--include-plan"], run);
     assert.deepEqual(out, { ok: true, archivedTo: `.design/history/${STAMP}`, archived: ["plan.json", "specs"], exitCode: 0 });
     assert.equal(p.read(`.design/history/${STAMP}/plan.json`), planIn("in_progress"));
   });
 
-  it("--keep-plan moves the stopped run's artifacts and keeps the plan and the files of its execution", async (t) => {
+  it("--keep-plan moves the stopped run's artifacts and keeps the plan and the files of its execution [feature:design/keep-plan-unless-user-agrees]", async (t) => {
     const p = project(t, {
       ".design/plan.json": planIn("in_progress"),
       ".design/specs/s.test.ts": "x",
@@ -168,7 +168,7 @@ describe("archive", () => {
     assert.equal(p.exists(".design/history"), false);
   });
 
-  it("--only experts moves just the expert artifacts, whatever the plan's state", async (t) => {
+  it("--only experts moves just the expert artifacts, whatever the plan's state [feature:recon/stale-artifacts-aside]", async (t) => {
     const p = project(t, {
       ".design/plan.json": planIn("in_progress"),
       ".design/expert-codebase-analyst.json": "{}",

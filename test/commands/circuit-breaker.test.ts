@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 describe("circuit-breaker", () => {
-  it("aborts when the cascade already skipped most remaining roles [Fix D15]", async (t) => {
+  it("aborts when the cascade already skipped most remaining roles [Fix D15] [feature:execute/cascade-and-breaker]", async (t) => {
     const plan = planWith([
       { name: "A", status: "failed" },
       { name: "B", deps: ["A"], status: "skipped" },

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { project } from "../helpers/design-dir.ts";
+import { project, writeFiles } from "../helpers/design-dir.ts";
 
 describe("expert-validate", () => {
   it("accepts an artifact with a summary and an array of verification properties", async (t) => {
@@ -33,7 +33,7 @@ describe("expert-validate", () => {
     assert.equal(out.exitCode, 1);
   });
 
-  it("lists absent fields in the contract's order", async (t) => {
+  it("lists absent fields in the contract's order [feature:design/validated-expert-artifacts] [feature:improve/validated-artifacts]", async (t) => {
     const p = project(t, { "a.json": {}, "b.json": { verificationProperties: [] } });
     assert.equal((await p.run("expert-validate", ["a.json"])).error, "Missing required fields: summary, verificationProperties");
     assert.equal((await p.run("expert-validate", ["b.json"])).error, "Missing required fields: summary");
@@ -42,5 +42,61 @@ describe("expert-validate", () => {
   it("requires verificationProperties to be an array", async (t) => {
     const p = project(t, { "a.json": { summary: "s", verificationProperties: {} } });
     assert.equal((await p.run("expert-validate", ["a.json"])).error, "verificationProperties must be an array");
+  });
+
+  describe("featureScores: an improve analyst's scores of the target's declared features", () => {
+    const FEATURES = { goal: "g", acceptance_criteria: ["c"], features: [{ name: "greet-by-name" }, { name: "formal-tone", optional: true }] };
+    const score = (feature: string, extra: Record<string, unknown> = {}) => ({ feature, score: 4, evidence: "lines 5-9: asks for the name first", ...extra });
+    const artifact = (featureScores?: unknown) => ({ summary: "s", verificationProperties: [], ...(featureScores === undefined ? {} : { featureScores }) });
+
+    it("accepts one score per declared feature and counts them [feature:improve/declared-features]", async (t) => {
+      const p = project(t, { ".design/skill-features.json": FEATURES, ".design/expert-a.json": artifact([score("formal-tone", { score: 1 }), score("greet-by-name")]) });
+      assert.deepEqual(await p.run("expert-validate", [".design/expert-a.json", "--features", ".design/skill-features.json"]), { ok: true, valid: true, featuresScored: 2, exitCode: 0 });
+    });
+
+    it("refuses a declared feature left unscored, an unknown or repeated one, and a score or evidence out of shape [feature:improve/declared-features]", async (t) => {
+      const p = project(t, { ".design/skill-features.json": FEATURES });
+      const cases: Array<[unknown, string[]]> = [
+        [undefined, ["featureScores is missing: score greet-by-name, formal-tone"]],
+        [[score("greet-by-name")], ["featureScores misses declared features: formal-tone"]],
+        [[score("greet-by-name"), score("formal-tone"), score("shouting")], ["featureScores[2]: 'shouting' is not a declared feature"]],
+        [[score("greet-by-name"), score("greet-by-name"), score("formal-tone")], ["featureScores[1]: 'greet-by-name' is scored twice"]],
+        [[score("greet-by-name", { score: 6 }), score("formal-tone", { score: 2.5 })], ["featureScores[0].score must be an integer from 1 to 5", "featureScores[1].score must be an integer from 1 to 5"]],
+        [[score("greet-by-name", { evidence: " " }), "formal-tone"], ["featureScores[0].evidence must be a non-empty string", "featureScores[1] must be an object", "featureScores misses declared features: formal-tone"]],
+        [{ "greet-by-name": 4 }, ["featureScores must be an array"]],
+      ];
+      for (const [scores, problems] of cases) {
+        writeFiles(p.dir, { ".design/expert-a.json": artifact(scores) });
+        const before = p.read(".design/expert-a.json");
+        const out = await p.run("expert-validate", [".design/expert-a.json", "--features", ".design/skill-features.json"]);
+        assert.equal(out.code, "E_INVALID", JSON.stringify(scores));
+        assert.deepEqual(out.problems, problems);
+        assert.equal(out.error, problems.join("; "));
+        assert.equal(p.read(".design/expert-a.json"), before);
+      }
+    });
+
+    it("checks the shape of featureScores without --features, and needs none from design's or recon's experts", async (t) => {
+      const p = project(t, { "a.json": artifact([score("anything")]), "b.json": artifact([score("x", { score: 0 })]), "c.json": artifact() });
+      assert.deepEqual(await p.run("expert-validate", ["a.json"]), { ok: true, valid: true, exitCode: 0 });
+      assert.equal((await p.run("expert-validate", ["b.json"])).error, "featureScores[0].score must be an integer from 1 to 5");
+      assert.equal((await p.run("expert-validate", ["c.json"])).ok, true);
+    });
+
+    it("reports a feature file that is missing, not JSON or not a feature file, after the artifact's own checks", async (t) => {
+      const p = project(t, { "a.json": artifact([]), "bad.json": "{", "list.json": [1], "nameless.json": { features: [{ name: "ok" }, { test_scenario: "Given" }] }, "partial.json": { summary: "s" } });
+      const run = (features: string, art = "a.json") => p.run("expert-validate", [art, "--features", features]);
+      assert.deepEqual([(await run("none.json")).code, (await run("none.json")).error], ["E_NOT_FOUND", "Feature file not found: none.json"]);
+      assert.match((await run("bad.json")).error as string, /^Invalid JSON in feature file: /);
+      assert.equal((await run("list.json")).error, "Feature file must be an object with a features array");
+      assert.equal((await run("nameless.json")).error, "Feature file: features[1] has no name");
+      assert.equal((await run("none.json", "partial.json")).error, "Missing required fields: verificationProperties");
+    });
+
+    it("reads the feature file only inside the project", async (t) => {
+      const p = project(t, { "a.json": artifact([]) });
+      const out = await p.run("expert-validate", ["a.json", "--features", "/etc/passwd"]);
+      assert.equal(out.code, "E_PATH");
+    });
   });
 });

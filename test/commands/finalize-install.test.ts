@@ -17,7 +17,7 @@ const withSpecs = (paths: string[]) =>
   planWith(["a", "b"], { verificationSpecs: paths.map((path, i) => ({ role: i % 2 ? "b" : "a", path, runCommand: `sh ${path}` })) });
 
 describe("finalize: draft install", () => {
-  it("installs the enriched plan and its specs, naming them under .design/specs/ with the installed bytes' hashes", async (t) => {
+  it("installs the enriched plan and its specs, naming them under .design/specs/ with the installed bytes' hashes [feature:design/draft-then-finalize] [feature:design/verification-specs]", async (t) => {
     const p = project(t, {
       [DRAFT]: withSpecs([".design/specs/a.sh", ".design/draft/specs/deep/b.sh"]),
       ".design/draft/specs/a.sh": "echo a\n",

@@ -123,7 +123,7 @@ describe("finalize: validation messages", () => {
     await finalized(t, planWith([...six, role("n", { status: null })]));
   });
 
-  it("reports unknown dependencies, cycles and a too-deep critical path", async (t) => {
+  it("reports unknown dependencies, cycles and a too-deep critical path [feature:design/refused-draft-explained]", async (t) => {
     assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["ghost"] })])), [
       "Role 0 (a): dependency 'ghost' not found in roles",
     ]);
@@ -174,7 +174,7 @@ describe("finalize: validation messages", () => {
     await finalized(t, planWith(["a"], { verificationSpecs: null }));
   });
 
-  it("collects problems of every kind in the contract's order", async (t) => {
+  it("collects problems of every kind in the contract's order [feature:design/refused-draft-explained]", async (t) => {
     const plan = {
       roles: planWith([role("a", { deps: ["zz"] }), role("a", { model: "" })]).roles,
       auxiliaryRoles: [{ name: "c", type: "pre-execution", goal: "g" }],
@@ -261,7 +261,7 @@ describe("finalize: enrichment", () => {
     assert.deepEqual(after.progress, { completedRoles: ["b"] });
   });
 
-  it("records overlaps on the earlier role only (j > i)", async (t) => {
+  it("records overlaps on the earlier role only (j > i) [feature:execute/overlaps-serialised]", async (t) => {
     const plan = planWith([role("a", { dirs: ["src/"] }), role("b", { dirs: ["src/api/"] }), role("c", { dirs: ["docs/"] }), role("d", { dirs: ["src/ab"] })]);
     const { out, plan: after } = await finalized(t, plan);
     assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 3], [], [], []]);
@@ -293,7 +293,7 @@ describe("finalize: enrichment", () => {
     assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1], [], []]);
   });
 
-  it("records the SHA-256 of each spec file, read as bytes, relative to the working directory", async (t) => {
+  it("records the SHA-256 of each spec file, read as bytes, relative to the working directory [feature:design/verification-specs]", async (t) => {
     const p = project(t, {
       ".design/plans/plan.json": planWith(["a", "b"], {
         verificationSpecs: [

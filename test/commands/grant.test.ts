@@ -50,7 +50,7 @@ describe("grant", () => {
     assert.match(out.summary[0], /^Workers may edit files under: src\/api\/, src\/ui\/, docs\/\*\*\/\*\.md$/);
   });
 
-  it("records an approved grant that the hook's reader accepts while the run and plan hold", async (t) => {
+  it("records an approved grant that the hook's reader accepts while the run and plan hold [feature:execute/grant-binds-workers]", async (t) => {
     const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
     const approvedAt = Date.UTC(2026, 10, 24, 1, 0, 0);
     const out: any = await p.run("grant", ["--approve"], { now: approvedAt, consent: true });
@@ -77,7 +77,7 @@ describe("grant", () => {
     assert.equal(allows("Read", { filePath: "src/api/x.ts" }), false);
   });
 
-  it("lapses when the run finishes, a new run starts, the plan changes or the grant is revoked", async (t) => {
+  it("lapses when the run finishes, a new run starts, the plan changes or the grant is revoked [feature:execute/grant-binds-workers]", async (t) => {
     const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
     await p.run("grant", ["--approve"], { consent: true });
     assert.ok(readGrant(p.dir));

@@ -5,7 +5,7 @@ import { planWith, project } from "../helpers/design-dir.ts";
 const P = ".design/plan.json";
 
 describe("next", () => {
-  it("answers the roles to start with tier, agent, report path and the dependencies' reports", async (t) => {
+  it("answers the roles to start with tier, agent, report path and the dependencies' reports [feature:execute/helper-schedules]", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "api", model: "haiku", status: "completed", attemptLog: [{ attempt: 1, model: "haiku", agent: "api", outcome: "completed" }] },
@@ -28,7 +28,7 @@ describe("next", () => {
     assert.deepEqual(out.counts, { pending: 0, in_progress: 0, completed: 1, failed: 1, skipped: 1, blocked: 0 });
   });
 
-  it("says done with the reason when nothing can move", async (t) => {
+  it("says done with the reason when nothing can move [feature:execute/helper-schedules]", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "a", dirs: ["src/"], status: "failed", attempts: 3 }, { name: "b", dirs: ["src/"], status: "completed" }]) });
     const out = await p.run("next");
     assert.equal(out.done, true);
@@ -59,7 +59,7 @@ describe("next", () => {
 });
 
 describe("update-status: attempts, tiers and retries", () => {
-  it("logs each attempt's tier and agent, marks a stall, and retries a failed role directly", async (t) => {
+  it("logs each attempt's tier and agent, marks a stall, and retries a failed role directly [feature:execute/retry-one-tier-up]", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "a", model: "haiku", status: "pending" }, { name: "b", deps: ["a"], status: "pending" }]) });
     const run = (u: unknown[]) => p.run("update-status", [], { stdin: JSON.stringify(u) });
     await run([{ roleIndex: 0, status: "in_progress" }]);

@@ -166,7 +166,7 @@ describe("plan-diff", () => {
   describe("with the archive folder as the earlier plan", () => {
     const draft = planWith(["api", "docs"], { goal: "Improve skill greet: clearer steps" });
 
-    it("diffs against the newest archived plan.json and names it", async (t) => {
+    it("diffs against the newest archived plan.json and names it [feature:improve/circular-guard]", async (t) => {
       const p = project(t, {
         ".design/draft/plan.json": draft,
         ".design/history/20260101T000000Z/plan.json": planWith(["old"], { goal: "oldest" }),
@@ -202,7 +202,7 @@ describe("plan-diff", () => {
       assert.deepEqual(out.addedRoles, ["docs"]);
     });
 
-    it("answers archivedPlan null when nothing is archived, and still checks the later plan", async (t) => {
+    it("answers archivedPlan null when nothing is archived, and still checks the later plan [feature:improve/circular-guard]", async (t) => {
       const p = project(t, { ".design/draft/plan.json": draft, ".design/history/20260101T000000Z/run-recon.json": {} });
       assert.deepEqual(await p.run("plan-diff", [".design/history", ".design/draft/plan.json"]), {
         ok: true, archivedPlan: null, message: "no archived plan.json in .design/history", exitCode: 0,

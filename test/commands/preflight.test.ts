@@ -139,7 +139,7 @@ describe("preflight", () => {
     assert.equal(bad.nextStep, "A previous recon.json exists but cannot be read: ask whether to replace it (it moves to history) or keep it (this run writes recon-2.json)");
   });
 
-  it("includes the handoff lines and tells reflect when there is nothing to reflect on", async (t) => {
+  it("includes the handoff lines and tells reflect when there is nothing to reflect on [feature:reflect/not-enough-runs]", async (t) => {
     const p = project(t, { ".design/handoff.md": "Done: api\nNext: tests\n" });
     const out = await p.run("preflight", ["reflect"]);
     assert.equal((out.lifecycle as any).handoff, "Done: api\nNext: tests");

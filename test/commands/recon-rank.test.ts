@@ -24,7 +24,7 @@ const SEVEN = [
 const FINDINGS = ["F1", "F2", "F3", "F4", "F5", "F6"].map((id) => ({ id, summary: id })).concat([{ summary: "no id" } as any]);
 
 describe("recon-rank", () => {
-  it("scores, ranks, keeps the best five and counts the findings no kept intervention cites", async (t) => {
+  it("scores, ranks, keeps the best five and counts the findings no kept intervention cites [feature:recon/helper-ranks-and-cuts]", async (t) => {
     const p = project(t, { ".design/tmp/recon-draft.json": draft(SEVEN, { researchFindings: FINDINGS }) });
     const out = await p.run("recon-rank", [".design/tmp/recon-draft.json"], { now: Date.UTC(2026, 10, 24, 1, 2, 3) });
     assert.equal(out.ok, true);
@@ -59,7 +59,7 @@ describe("recon-rank", () => {
     assert.equal(s.additionalFindings, 2, "without researchFindings the cut interventions are counted");
   });
 
-  it("overrides ranks and scores the lead wrote, keeps draft order on ties, and takes a short draft whole", async (t) => {
+  it("overrides ranks and scores the lead wrote, keeps draft order on ties, and takes a short draft whole [feature:recon/helper-ranks-and-cuts]", async (t) => {
     const p = project(t, {
       ".design/tmp/d.json": draft([
         { ...iv("a", 3, "high", "small"), rank: 1, compositeScore: 99 },
@@ -72,7 +72,7 @@ describe("recon-rank", () => {
     assert.equal("deferredInterventions" in p.json(".design/recon.json"), false);
   });
 
-  it("keeps an existing recon.json: the new one goes to recon-2.json, then recon-3.json", async (t) => {
+  it("keeps an existing recon.json: the new one goes to recon-2.json, then recon-3.json [feature:recon/keep-existing-recon]", async (t) => {
     const old = draft([iv("old", 5, "high", "small")]);
     const p = project(t, { ".design/recon.json": old, ".design/tmp/d.json": draft(SEVEN) });
     const before = p.read(".design/recon.json");
@@ -88,7 +88,7 @@ describe("recon-rank", () => {
     assert.equal(second.writtenTo, ".design/recon-3.json");
   });
 
-  it("replaces an existing recon.json only with --replace, moving the old one to history", async (t) => {
+  it("replaces an existing recon.json only with --replace, moving the old one to history [feature:recon/replace-on-user-word]", async (t) => {
     const p = project(t, { ".design/recon.json": draft([iv("old", 5, "high", "small")]), ".design/tmp/d.json": draft(SEVEN) });
     const out = await p.run("recon-rank", [".design/tmp/d.json", "--replace"], { now: Date.UTC(2026, 10, 24, 1, 2, 3) });
     assert.equal(out.ok, true);
@@ -98,7 +98,7 @@ describe("recon-rank", () => {
     assert.equal(p.json(".design/recon.json").interventions[0].title, "structure");
   });
 
-  it("refuses a bad draft with recon-validate's message and writes nothing", async (t) => {
+  it("refuses a bad draft with recon-validate's message and writes nothing [feature:recon/bad-draft-refused]", async (t) => {
     const bad = SEVEN.map((x, i) => (i === 3 ? { ...x, wrongDirection: "" } : x));
     const p = project(t, { ".design/tmp/d.json": draft(bad) });
     const out = await p.run("recon-rank", [".design/tmp/d.json"]);

@@ -40,7 +40,7 @@ describe("recon-summary", () => {
     });
   });
 
-  it("gives the recon-validate scores after a recon-validate run (no hand copying)", async (t) => {
+  it("gives the recon-validate scores after a recon-validate run (no hand copying) [feature:recon/design-goal-handoff]", async (t) => {
     const p = project(t, { ".design/recon.json": { schemaVersion: 1, goal: "g", scope: "s", contradictions: [], interventions: [iv(), iv({ effort: "large" })] } });
     const validated = await p.run("recon-validate");
     const summary = await p.run("recon-summary");

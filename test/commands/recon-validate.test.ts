@@ -156,7 +156,7 @@ describe("recon-validate", () => {
     );
   });
 
-  it("warns about a group or name that does not match the level and about an empty designGoal", async (t) => {
+  it("warns about a group or name that does not match the level and about an empty designGoal [feature:recon/leverage-warnings]", async (t) => {
     const out = await project(t, {
       ".design/recon.json": recon([iv({ leverageGroup: "Intent", leverageName: "goals", designGoal: "" })]),
     }).run("recon-validate");

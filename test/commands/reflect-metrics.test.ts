@@ -39,7 +39,7 @@ function seeded(t: any) {
 }
 
 describe("reflect-metrics", () => {
-  it("picks the skill with the most failed or partial runs and counts its runs", async (t) => {
+  it("picks the skill with the most failed or partial runs and counts its runs [feature:reflect/metrics-from-helper]", async (t) => {
     const out = await seeded(t).run("reflect-metrics");
     assert.equal(out.ok, true);
     assert.equal(out.skill, "execute");
@@ -54,7 +54,7 @@ describe("reflect-metrics", () => {
     assert.deepEqual(runs.recent.map((r: any) => r.timestamp), [day(6), day(5), day(4)]);
   });
 
-  it("groups failures into patterns with status and confidence from the counts", async (t) => {
+  it("groups failures into patterns with status and confidence from the counts [feature:reflect/metrics-from-helper]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     const patterns = out.patterns as any[];
     const summary = patterns.map((p) => [p.text, p.runs, p.status, p.confidence]);
@@ -73,7 +73,7 @@ describe("reflect-metrics", () => {
     assert.deepEqual(out.patternCounts, { total: 4, recurring: 2, active: 2, likely_resolved: 1, confirmed_resolved: 1 });
   });
 
-  it("reports advice repeated across runs as unaddressed feedback", async (t) => {
+  it("reports advice repeated across runs as unaddressed feedback [feature:reflect/unaddressed-feedback]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     const fb = out.unaddressedFeedback as any[];
     assert.equal(fb.length, 1);
@@ -82,7 +82,7 @@ describe("reflect-metrics", () => {
     assert.deepEqual([fb[0].firstSeen, fb[0].lastSeen], [day(1), day(6)]);
   });
 
-  it("computes the trend from the older and newer halves", async (t) => {
+  it("computes the trend from the older and newer halves [feature:reflect/trend]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     assert.deepEqual(out.trend, {
       direction: "improving", olderRuns: 3, newerRuns: 3, olderSuccessRate: 0, newerSuccessRate: 1,
@@ -90,7 +90,7 @@ describe("reflect-metrics", () => {
     });
   });
 
-  it("lists the handoff's open items", async (t) => {
+  it("lists the handoff's open items [feature:reflect/handoff-open-items]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "design"]);
     assert.deepEqual(out.handoff, {
       exists: true,
@@ -104,7 +104,7 @@ describe("reflect-metrics", () => {
     assert.equal(out.skillChosen, false);
   });
 
-  it("answers an empty project without failing, and says there is not enough", async (t) => {
+  it("answers an empty project without failing, and says there is not enough [feature:reflect/not-enough-runs]", async (t) => {
     const out = await project(t).run("reflect-metrics");
     assert.equal(out.ok, true);
     assert.equal(out.skill, null);
@@ -146,7 +146,7 @@ describe("reflect-metrics thresholds", () => {
     assert.equal(confidenceFor([r(1, "partial")]), "anecdotal");
   });
 
-  it("calls a change of exactly TREND_DELTA a trend, and needs TREND_MIN_RUNS runs", () => {
+  it("calls a change of exactly TREND_DELTA a trend, and needs TREND_MIN_RUNS runs [feature:reflect/trend]", () => {
     assert.equal(TREND_DELTA, 0.25);
     const four = [r(1, "x", false), r(2, "x", true), r(3, "x", true), r(4, "x", false)];
     assert.equal(trend(four, () => 0).direction, "stable");

@@ -27,7 +27,7 @@ describe("reflection-search", () => {
     });
   });
 
-  it("keeps only the given skill, compared exactly", async (t) => {
+  it("keeps only the given skill, compared exactly [feature:improve/past-runs-inform]", async (t) => {
     const p = project(t, { [REF]: [r("a", "design", "2026-01-01T00:00:00Z"), r("b", "execute", "2026-01-02T00:00:00Z"), r("c", "Design", "2026-01-03T00:00:00Z")] });
     const ids = async (argv: string[]) => ((await p.run("reflection-search", argv)).reflections as any[]).map((e) => e.id);
     assert.deepEqual(await ids(["--skill", "design"]), ["a"]);

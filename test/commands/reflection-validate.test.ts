@@ -12,7 +12,7 @@ describe("reflection-validate", () => {
     assert.deepEqual(out, { ok: true, valid: true, exitCode: 0 });
   });
 
-  it("lists absent fields in the contract's order", async (t) => {
+  it("lists absent fields in the contract's order [feature:reflect/validated-reflection]", async (t) => {
     const out = await project(t).run("reflection-validate", [], { stdin: '{"whatFailed": "not checked yet"}' });
     assert.deepEqual([out.ok, out.error, out.code, out.exitCode], [false, "Missing required fields: whatWorked, doNextTime", "E_SCHEMA", 1]);
   });

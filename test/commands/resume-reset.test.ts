@@ -5,7 +5,7 @@ import { planWith, project } from "../helpers/design-dir.ts";
 const P = ".design/plan.json";
 
 describe("resume-reset", () => {
-  it("returns in_progress roles to pending and counts the interrupted attempt", async (t) => {
+  it("returns in_progress roles to pending and counts the interrupted attempt [feature:execute/resume-after-interruption]", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "a", status: "in_progress", attempts: 1 },
@@ -60,7 +60,7 @@ describe("resume-reset", () => {
     assert.match(out.reason as string, /^nothing can move: 1\/4 completed; b failed for good \(3 attempts used\)/);
   });
 
-  it("counts retryable failed roles as work, so a re-run retries them", async (t) => {
+  it("counts retryable failed roles as work, so a re-run retries them [feature:execute/resume-after-interruption] [feature:execute/retry-one-tier-up]", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "a", status: "completed" },

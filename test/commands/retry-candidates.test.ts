@@ -43,7 +43,7 @@ describe("retry-candidates", () => {
     assert.deepEqual(out.retryable, []);
   });
 
-  it("leaves out a role that stalled twice and escalates from the logged attempts", async (t) => {
+  it("leaves out a role that stalled twice and escalates from the logged attempts [feature:execute/stall-replaced-once]", async (t) => {
     const log = (outcomes: string[], model = "haiku") => outcomes.map((outcome, k) => ({ attempt: k + 1, model, agent: k ? `x--${k + 1}` : "x", outcome }));
     const out = await project(t, {
       "p.json": {

@@ -23,6 +23,8 @@ describe("run-start", () => {
     assert.equal(state.completedAt, null);
     assert.match(state.inputs[0].sha256, /^[0-9a-f]{64}$/);
     assert.equal(state.inputs[1].sha256, null);
+    // The contract fixes no run id format: a nanoid (src/lib/ids.ts), new for every run.
+    assert.match(state.runId, /^[A-Za-z0-9_-]{21}$/);
   });
 
   it("refuses to replace an incomplete run, and describes it", async (t) => {
@@ -47,6 +49,8 @@ describe("run-start", () => {
     assert.equal(p.json(".design/history/20261122T100000Z/run-design.json").goal, "one");
     assert.equal(p.json(".design/history/20261122T100000Z-2/run-design.json").goal, "two");
     assert.equal(p.json(".design/run-design.json").goal, "three");
+    const ids = [p.json(".design/history/20261122T100000Z/run-design.json").runId, p.json(".design/history/20261122T100000Z-2/run-design.json").runId, p.json(".design/run-design.json").runId];
+    assert.equal(new Set(ids).size, 3, "each run gets its own id");
   });
 
   it("moves an interrupted run's outputs into history with its state, so a fresh run overwrites none", async (t) => {

@@ -4,7 +4,7 @@ import { project } from "../helpers/design-dir.ts";
 
 const NAMES = [
   "plan", "memory", "reflection", "recon", "expert", "challenger", "scout",
-  "integration-verifier", "regression-checker", "memory-curator", "worker-completion",
+  "integration-verifier", "regression-checker", "memory-curator", "worker-completion", "skill-features",
 ];
 
 describe("schema", () => {

@@ -1,8 +1,8 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { project, writeFiles } from "../helpers/design-dir.ts";
 import { parseFrontmatter, resolveSkill, type SkillInfo } from "../../src/lib/skill-index.ts";
 
@@ -95,7 +95,7 @@ describe("skill-find", () => {
     installs(p.dir);
   });
 
-  it("resolves an exact name, a qualified name and a unique part of a name", async (t) => {
+  it("resolves an exact name, a qualified name and a unique part of a name [feature:improve/resolve-target]", async (t) => {
     const p = setup(t);
     const exact = await p.run("skill-find", ["deploy"]);
     assert.deepEqual([exact.match, exact.resolved, (exact.skill as SkillInfo).path], ["exact", true, ".claude/skills/deploy/SKILL.md"]);
@@ -106,7 +106,24 @@ describe("skill-find", () => {
     assert.deepEqual([partial.match, (partial.skill as SkillInfo).name], ["partial", "lint-fix"]);
   });
 
-  it("answers an ambiguous name with the candidates and advice to ask", async (t) => {
+  it("names a resolved skill's feature file beside its SKILL.md, inside or outside the project, and null without one [feature:improve/declared-features]", async (t) => {
+    const p = setup(t);
+    writeFiles(p.dir, { ".claude/skills/deploy/skill.json": { goal: "g", acceptance_criteria: ["c"], features: [] } });
+    writeFiles(config, { "skills/review-notes/skill.json": "{}" });
+    assert.equal(((await p.run("skill-find", ["deploy"])).skill as SkillInfo).features, ".claude/skills/deploy/skill.json");
+    assert.equal(((await p.run("skill-find", ["review-notes"])).skill as SkillInfo).features, join(realpathSync(config), "skills/review-notes/skill.json"));
+    assert.equal(((await p.run("skill-find", ["lint-fix"])).skill as SkillInfo).features, null);
+    // Only a regular file counts; this plugin's own skills declare theirs.
+    writeFiles(p.dir, { "skills/lint-fix/skill.json/x": "" });
+    assert.equal(((await p.run("skill-find", ["lint-fix"])).skill as SkillInfo).features, null);
+    const own = (await p.run("skill-find", ["do:execute"])).skill as SkillInfo;
+    assert.equal(own.features, join(dirname(own.path), "skill.json"));
+    // A listing and the candidates of an ambiguous name stay as they were: no feature file lookups.
+    const listed = (await p.run("skill-find")).skills as SkillInfo[];
+    assert.ok(listed.every((x) => !("features" in x)));
+  });
+
+  it("answers an ambiguous name with the candidates and advice to ask [feature:improve/resolve-target]", async (t) => {
     const out = await setup(t).run("skill-find", ["review"]);
     assert.equal(out.ok, true);
     assert.equal(out.match, "ambiguous");

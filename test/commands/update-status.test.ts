@@ -142,7 +142,7 @@ describe("update-status: attempts (D13)", () => {
     assert.deepEqual(p.json(P).roles.map((r: any) => r.attempts), [1, 0]);
   });
 
-  it("gives a role three attempts across fail/retry cycles", async (t) => {
+  it("gives a role three attempts across fail/retry cycles [feature:execute/retry-one-tier-up]", async (t) => {
     const p = project(t, { [P]: roles({ name: "a", status: "pending", attempts: 0 }) });
     for (let k = 0; k < 3; k++) {
       const fail = [{ roleIndex: 0, status: "in_progress" }, { roleIndex: 0, status: "failed" }];
@@ -232,7 +232,7 @@ describe("update-status: completion keeps the brief", () => {
 });
 
 describe("update-status: cascade", () => {
-  it("skips pending dependents of a failed role, transitively, with a reason", async (t) => {
+  it("skips pending dependents of a failed role, transitively, with a reason [feature:execute/cascade-and-breaker]", async (t) => {
     const plan = roles({ name: "a", status: "in_progress" }, { name: "b", deps: ["a"] }, { name: "c", deps: ["b"] }, "d");
     const { p, out } = await run(t, plan, [{ roleIndex: 0, status: "failed", result: "boom" }]);
     assert.deepEqual(out, {

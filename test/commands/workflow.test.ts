@@ -124,7 +124,7 @@ async function compareWithHelper(t: any, plan: unknown, script: Script, files: R
 }
 
 describe("workflow: the compiled script decides like the helper", () => {
-  it("runs a diamond in dependency order and hands each dependent its dependencies' context", async (t) => {
+  it("runs a diamond in dependency order and hands each dependent its dependencies' context [feature:execute/workflow-path]", async (t) => {
     const plan = planWith([{ name: "a" }, { name: "b", deps: ["a"] }, { name: "c", deps: ["a"] }, { name: "d", deps: ["b", "c"] }], { goal: "Ship it" });
     const { run } = await compareWithHelper(t, plan, {});
     assert.equal(run.meta.name, "do-execute");
@@ -151,7 +151,7 @@ describe("workflow: the compiled script decides like the helper", () => {
     assert.deepEqual(after.roles[1].attemptLog.map((e: any) => e.outcome), ["stalled", "stalled"]);
   });
 
-  it("serialises overlapping roles and lets the later one run when the holder fails for good", async (t) => {
+  it("serialises overlapping roles and lets the later one run when the holder fails for good [feature:execute/overlaps-serialised]", async (t) => {
     const plan = planWith([{ name: "a", dirs: ["src/"] }, { name: "b", dirs: ["src/lib/"] }]);
     const { run } = await compareWithHelper(t, plan, { a: ["fail"] });
     assert.deepEqual(run.calls.map((c) => c.label), ["a", "a--2", "a--3", "b"]);

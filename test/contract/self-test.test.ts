@@ -4,11 +4,31 @@ import { availableParallelism, tmpdir } from "node:os";
 import { cli } from "../helpers/cli.ts";
 import { commandNames } from "../../src/registry.ts";
 import { HelperError } from "../../src/lib/errors.ts";
-import { asProcess, childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+import { asProcess, bundleCommands, childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
+import { run } from "../../src/main.ts";
 
 describe("self-test", () => {
   it("has a case for every command of the registry", () => {
     assert.deepEqual(uncovered(commandNames, selfTestCases), []);
+  });
+
+  it("learns the registry's commands from the bundle's --help, not from an import of the registry", async () => {
+    const calls: string[][] = [];
+    const inProcess = async (argv: string[], cwd: string) => {
+      calls.push(argv);
+      const { exitCode, output } = await run(argv, { cwd, now: () => Date.now(), stdin: async () => "" });
+      return { code: exitCode, stdout: `${JSON.stringify(output)}\n` };
+    };
+    assert.deepEqual(await bundleCommands(inProcess, tmpdir()), commandNames);
+    assert.deepEqual(calls, [["--help"]]);
+    // A bundle that lists nothing (not ours, or broken) is an internal error, not a pass with no command to cover.
+    for (const stdout of ["", "{\"ok\":true}\n", "{\"ok\":true,\"commands\":[]}\n", "{\"ok\":true,\"commands\":[1]}\n"]) {
+      await assert.rejects(bundleCommands(async () => ({ code: 0, stdout }), tmpdir()), (err: unknown) => {
+        assert.ok(err instanceof HelperError);
+        assert.equal(err.code, "E_INTERNAL");
+        return true;
+      });
+    }
   });
 
   it("names a command without a case as a failure", () => {

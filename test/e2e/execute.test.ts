@@ -287,7 +287,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
   before(() => ensureClaude());
   after(() => cleanup(...projects.map((p) => p.dir)));
 
-  it("no plan: execute tells the user to run /do:design and closes with an aborted reflection", { timeout: TIMEOUT }, async () => {
+  it("no plan: execute tells the user to run /do:design and closes with an aborted reflection [feature:execute/no-plan]", { timeout: TIMEOUT }, async () => {
     const project = sampleProject();
     projects.push(project);
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
@@ -328,7 +328,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(s.run.json.result, /\/do:design/);
   });
 
-  it("a re-run with only a retryable failed role retries it one tier up, recorded in attemptLog", { timeout: TIMEOUT }, async () => {
+  it("a re-run with only a retryable failed role retries it one tier up, recorded in attemptLog [feature:execute/retry-one-tier-up]", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [
       { name: "store-dev", model: "haiku", dirs: ["src/db"] },
       { name: "docs-dev", model: "haiku", dirs: ["src/ui"] },
@@ -390,7 +390,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     );
   });
 
-  it("an overlap whose holder fails for good: the waiting role runs once the lock is free and the run ends with a reason", { timeout: TIMEOUT }, async () => {
+  it("an overlap whose holder fails for good: the waiting role runs once the lock is free and the run ends with a reason [feature:execute/overlaps-serialised]", { timeout: TIMEOUT }, async () => {
     // holder and waiter share src/db with no dependency between them: a mutual exclusion. after-holder depends on holder.
     const roles: RoleSpec[] = [
       { name: "holder", model: "haiku", dirs: ["src/db"] },
@@ -449,7 +449,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.deepEqual([st.counts.completed, st.counts.failed, st.counts.skipped], [1, 1, 1]);
   });
 
-  it("the grant binds each worker to its own role: an Edit in another role's scope is denied and named in its report", { timeout: TIMEOUT }, async () => {
+  it("the grant binds each worker to its own role: an Edit in another role's scope is denied and named in its report [feature:execute/grant-binds-workers]", { timeout: TIMEOUT }, async () => {
     // Both roles are granted (the union covers src/db, src/api and src/ui), but the hook knows which worker calls
     // (the name the lead gave it, from the CLI's sidecar file) and allows it only its own role's scope and checks.
     const roles: RoleSpec[] = [
@@ -525,7 +525,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.deepEqual(loop.last.failedForGood.map((f: any) => f.name), ["store-dev"]);
   });
 
-  it("an invalid challenger report gets one correction, then the run continues without it", { timeout: TIMEOUT }, async () => {
+  it("an invalid challenger report gets one correction, then the run continues without it [feature:execute/challenge-before-work]", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [{ name: "solo", model: "haiku", dirs: ["src/db"] }];
     const project = planned(projects, "challenge with a bad report", roles, [
       { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps before any worker starts" },
@@ -579,7 +579,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(run.completed[2].decisions ?? JSON.stringify(run.completed[2]), /declined/);
   });
 
-  it("a stalled worker is stopped and replaced once on a stronger model; after a second stall it is not retried", { timeout: TIMEOUT }, async (t: TestContext) => {
+  it("a stalled worker is stopped and replaced once on a stronger model; after a second stall it is not retried [feature:execute/stall-replaced-once]", { timeout: TIMEOUT }, async (t: TestContext) => {
     const roles: RoleSpec[] = [
       { name: "slow", model: "haiku", dirs: ["src/db"] },
       { name: "quick", model: "haiku", dirs: ["src/api"] },
@@ -709,7 +709,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.deepEqual(cand.candidates ?? cand.roles ?? [], [], JSON.stringify(cand));
   });
 
-  it("an interruption in phase 4 after one role completed: the re-run resumes and hands its context to the dependent", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
+  it("an interruption in phase 4 after one role completed: the re-run resumes and hands its context to the dependent [feature:execute/resume-after-interruption]", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
     const roles: RoleSpec[] = [
       { name: "base", model: "haiku", dirs: ["src/db"] },
       { name: "user", model: "haiku", dirs: ["src/api"], deps: ["base"] },

@@ -126,7 +126,7 @@ describe("golden path through claude -p", () => {
 
   after(() => cleanup(project?.dir, ...forks.map((f) => f.dir)));
 
-  step("/do:recon researches with three agents and writes a valid recon.json", async () => {
+  step("/do:recon researches with three agents and writes a valid recon.json [feature:recon/three-researchers] [feature:recon/helper-ranks-and-cuts] [feature:recon/every-run-reflects]", async () => {
     const lead = new SkillLead("recon", PLUGIN_DIR, project, RECON_GOAL);
     const errors: string[] = [];
     const names = ["codebase-analyst", "external-researcher", "domain-specialist"];
@@ -195,7 +195,7 @@ describe("golden path through claude -p", () => {
     );
   });
 
-  step("/do:design stops after its experts phase, with the run checkpointed", async () => {
+  step("/do:design stops after its experts phase, with the run checkpointed [feature:design/recon-and-memories-in-briefs] [feature:design/validated-expert-artifacts]", async () => {
     const lead = new SkillLead("design", PLUGIN_DIR, project, GOAL);
     const errors: string[] = [];
     const agents = agentTable(
@@ -255,7 +255,7 @@ describe("golden path through claude -p", () => {
     assert.ok(!project.exists(".design/plan.json"));
   });
 
-  step("/do:design offers to resume at cross-review and finishes a valid plan", async (t) => {
+  step("/do:design offers to resume at cross-review and finishes a valid plan [feature:design/resume-at-next-phase] [feature:design/cross-review-by-messages] [feature:design/draft-then-finalize] [feature:design/every-run-reflects]", async (t) => {
     const lead = new SkillLead("design", PLUGIN_DIR, project, "");
     const errors: string[] = [];
     const review = (name: string): AgentPart => ({ reply: `AGREE: ISO 8601 dates.\nCONFLICT: none.\nINTERFACE: ${name} owns its directory.` });
@@ -362,7 +362,7 @@ describe("golden path through claude -p", () => {
     if (BEHAVIOUR) assert.equal(sendMessageDeferred, BEHAVIOUR.deferredSendMessage);
   });
 
-  step("/do:execute works the plan: failure, cascade, retries, circuit breaker, handoff, memories, reflection", async (t) => {
+  step("/do:execute works the plan: failure, cascade, retries, circuit breaker, handoff, memories, reflection [feature:execute/helper-schedules] [feature:execute/cascade-and-breaker] [feature:execute/grant-binds-workers] [feature:execute/checks-decide-completion] [feature:execute/challenge-before-work] [feature:execute/learn-and-close]", async (t) => {
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
     const errors: string[] = [];
     // Attempt outcomes: api-developer fails once, docs-writer fails all three times.
@@ -708,7 +708,7 @@ describe("golden path through claude -p", () => {
     assert.equal(pre.json.plan.state, "done", "with docs-writer out of attempts the plan is done");
   });
 
-  aside("/do:execute without a grant: the worker's Edit and check are denied and named in its result", async () => {
+  aside("/do:execute without a grant: the worker's Edit and check are denied and named in its result [feature:execute/no-grant-denied]", async () => {
     check(beforeExecute, "the execute step forks the project first");
     const fork = beforeExecute;
     const lead = new SkillLead("execute", PLUGIN_DIR, fork, "");
@@ -824,7 +824,7 @@ describe("golden path through claude -p", () => {
     }
   });
 
-  step("/do:reflect reads what execute left and plans a fix", async () => {
+  step("/do:reflect reads what execute left and plans a fix [feature:reflect/archive-finished-plan] [feature:reflect/fix-plan] [feature:reflect/validated-reflection]", async () => {
     const fork = forkProject(project);
     forks.push(fork);
     const args = "execute --min-runs 1";
@@ -889,7 +889,7 @@ describe("golden path through claude -p", () => {
     );
   });
 
-  step("/do:improve reads what execute left and plans an improvement of a project skill", async () => {
+  step("/do:improve reads what execute left and plans an improvement of a project skill [feature:improve/snapshot-before-change] [feature:improve/past-runs-inform] [feature:improve/validated-artifacts] [feature:improve/circular-guard] [feature:improve/plan-through-finalize] [feature:improve/every-run-reflects]", async () => {
     const fork = forkProject(project);
     forks.push(fork);
     const args = "greet clarity";
@@ -983,7 +983,7 @@ describe("golden path through claude -p", () => {
     );
   });
 
-  step("the next /do:design archives the finished run and starts from what execute learned", async () => {
+  step("the next /do:design archives the finished run and starts from what execute learned [feature:design/archive-finished-run]", async () => {
     const goal = "add search to the todo API";
     const lead = new SkillLead("design", PLUGIN_DIR, project, goal);
     const s = await session({

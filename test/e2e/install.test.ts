@@ -97,6 +97,8 @@ describe(`install from a git archive of ${REF}`, () => {
   it("claude plugin validate: no error, and no warning or finding but the root CLAUDE.md note", { timeout: 120_000 }, async (t) => {
     const plugin = JSON.parse(readFileSync(join(source, ".claude-plugin", "plugin.json"), "utf8"));
     assert.deepEqual(plugin.network, { hosts: [] }, "plugin.json declares that the plugin reaches no host");
+    // The feature files beside each SKILL.md (skill.json) are in the archive: validate must pass them without a word.
+    for (const s of SKILLS) assert.ok(existsSync(join(source, "skills", s, "skill.json")), `skills/${s}/skill.json is not in the archive`);
     const json = await validateHasJson(cli);
     if (BEHAVIOUR) assert.equal(json, BEHAVIOUR.validateJson, `Claude Code ${CLAUDE_CODE_VERSION}: validate --json offered`);
     if (json) {

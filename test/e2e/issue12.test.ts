@@ -48,7 +48,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     return h;
   };
 
-  it("/do:improve finds a project skill by part of its name, and stops to ask about an ambiguous name with candidates", { timeout: TIMEOUT }, async () => {
+  it("/do:improve finds a project skill by part of its name, and stops to ask about an ambiguous name with candidates [feature:improve/resolve-target]", { timeout: TIMEOUT }, async () => {
     const project = fresh();
     project.write(".claude/skills/greet-formal/SKILL.md", "---\nname: greet-formal\ndescription: Use when a formal greeting is wanted.\n---\n\n# Formal\n");
     project.write(".claude/skills/farewell/SKILL.md", "---\nname: farewell\ndescription: Use when saying goodbye.\n---\n\n# Bye\n");
@@ -80,7 +80,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assert.equal(project.exists(".design/run-improve.json"), false, "no run starts before the user answers");
   });
 
-  it("/do:recon run again moves the earlier expert artifacts aside, keeps the existing recon.json and writes recon-2.json", { timeout: TIMEOUT }, async () => {
+  it("/do:recon run again moves the earlier expert artifacts aside, keeps the existing recon.json and writes recon-2.json [feature:recon/keep-existing-recon] [feature:recon/stale-artifacts-aside]", { timeout: TIMEOUT }, async () => {
     const project = fresh();
     project.write(".design/recon.json", JSON.stringify(reconDoc(), null, 2));
     project.write(".design/expert-codebase-analyst.json", JSON.stringify({ summary: "an earlier run's findings", findings: [] }));
@@ -114,7 +114,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assert.equal(project.json(".design/recon-2.json").interventions[0].rank, 1);
   });
 
-  it("/do:recon replaces the existing recon.json only after the user said so", { timeout: 2 * TIMEOUT }, async () => {
+  it("/do:recon replaces the existing recon.json only after the user said so [feature:recon/replace-on-user-word]", { timeout: 2 * TIMEOUT }, async () => {
     const project = fresh();
     const old = reconDoc();
     project.write(".design/recon.json", JSON.stringify(old, null, 2));
@@ -161,7 +161,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assert.equal(project.json(".design/recon.json").interventions[0].rank, 1);
   });
 
-  it("/do:design started over with a plan in progress keeps it, and archives it with the explicit flag after the user's yes", { timeout: 2 * TIMEOUT }, async () => {
+  it("/do:design started over with a plan in progress keeps it, and archives it with the explicit flag after the user's yes [feature:design/keep-plan-unless-user-agrees]", { timeout: 2 * TIMEOUT }, async () => {
     const project = fresh();
     const plan = {
       schemaVersion: 4, goal: "earlier goal",
@@ -231,7 +231,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assert.deepEqual(project.json(`${archived.archivedTo}/plan.json`).roles.map((r: any) => r.status), ["completed", "pending"]);
   });
 
-  it("/do:reflect takes its counts from reflect-metrics", { timeout: TIMEOUT }, async () => {
+  it("/do:reflect takes its counts from reflect-metrics [feature:reflect/metrics-from-helper]", { timeout: TIMEOUT }, async () => {
     const project = fresh();
     const day = (d: number) => `2026-11-0${d}T10:00:00Z`;
     const lines = [

@@ -1,6 +1,6 @@
 // execute's Workflow path (`/do:execute --workflow`) measured on the real CLI, in the default permission mode, on a
 // small plan (db, then api which depends on db) in a git project. What it proves, and keeps true until a CLI changes:
-// - the lead's tools: Workflow is offered on 2.1.330 and on 2.1.197 alike (WORKFLOW_OFFERED); where it is absent
+// - the lead's tools: Workflow is offered on 2.1.332, 2.1.330 and 2.1.197 alike (WORKFLOW_OFFERED); where it is absent
 //   (played by --disallowedTools Workflow), or where the Workflow call is refused (in -p nobody can answer its
 //   "Review dynamic workflow" prompt, as when a user declines it), execute takes the Agent-tool loop and the same
 //   plan completes;
@@ -28,22 +28,22 @@ import { cliSync } from "../helpers/cli.ts";
 
 const TIMEOUT = 240_000;
 /** Releases measured: whether the lead is offered the Workflow tool. Any other release is only reported. */
-const WORKFLOW_OFFERED: Record<string, boolean> = { "2.1.197": true, "2.1.330": true };
+const WORKFLOW_OFFERED: Record<string, boolean> = { "2.1.197": true, "2.1.330": true, "2.1.332": true };
 /**
  * Releases measured: what resumeFromRunId does with a run started by another session (killed CLI, new `claude -p`):
  * refused (no journal), or launched with nothing replayed (every agent runs again).
  */
-const RESUME_FROM_ANOTHER_SESSION: Record<string, "refused" | "reruns-all"> = { "2.1.197": "reruns-all", "2.1.330": "refused" };
+const RESUME_FROM_ANOTHER_SESSION: Record<string, "refused" | "reruns-all"> = { "2.1.197": "reruns-all", "2.1.330": "refused", "2.1.332": "refused" };
 /** Releases measured: whether the end notification names the run's journal.jsonl and counts the agents. */
-const NOTIFICATION_JOURNAL: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+const NOTIFICATION_JOURNAL: Record<string, boolean> = { "2.1.197": false, "2.1.330": true, "2.1.332": true };
 /**
  * Releases measured: whether a workflow agent's sidecar (subagents/workflows/<run>/agent-<id>.meta.json) carries its
  * agent() label, by which the hook binds it to its own role's grant; without it the agent is unnamed and gets the
  * whole grant, like an Agent-tool agent started without a name.
  */
-const LABEL_IN_SIDECAR: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+const LABEL_IN_SIDECAR: Record<string, boolean> = { "2.1.197": false, "2.1.330": true, "2.1.332": true };
 /** Releases measured: whether a workflow agent's prompt arrives framed as computed text ("[Workflow harness …"). */
-const PROMPT_FRAMED: Record<string, boolean> = { "2.1.197": false, "2.1.330": true };
+const PROMPT_FRAMED: Record<string, boolean> = { "2.1.197": false, "2.1.330": true, "2.1.332": true };
 const CHECK = "node --test test/";
 const ROLES = [
   { name: "db", dirs: ["src/db"], deps: [] as string[], edit: "src/db/store.js", from: "const todos = new Map();" },
@@ -284,7 +284,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
   // --disallowedTools Workflow), or its call is refused (in -p nobody answers the review prompt, as a user declines).
   for (const absent of [false, true]) {
     const how = absent ? "the tool is absent" : "its call is refused";
-    it(`--workflow where ${how}: the Agent-tool loop runs the same plan`, { timeout: TIMEOUT }, async (t) => {
+    it(`--workflow where ${how}: the Agent-tool loop runs the same plan [feature:execute/workflow-fallback] [feature:execute/checks-decide-completion]`, { timeout: TIMEOUT }, async (t) => {
       const project = planned(projects, `wf: loop when ${how}`);
       const errors: string[] = [];
       const agents = agentTable(project, Object.fromEntries(ROLES.map((r) => [`worker-${r.name}`, loopWorker(r)])), errors);
@@ -352,7 +352,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     });
   }
 
-  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's", { timeout: TIMEOUT }, async (t) => {
+  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's [feature:execute/workflow-path]", { timeout: TIMEOUT }, async (t) => {
     if (!needsWorkflow(t)) return;
     const project = planned(projects, "wf: granted");
     const plugin = loggingPlugin();

@@ -34,7 +34,7 @@ function workspace(t: TestContext) {
 }
 
 describe("a design run interrupted after its second phase", () => {
-  it("offers to resume at the third, keeps what was done, and archives the state once finished", (t) => {
+  it("offers to resume at the third, keeps what was done, and archives the state once finished [feature:design/resume-at-next-phase]", (t) => {
     const w = workspace(t);
     const phases = phasesOf("design");
     assert.equal(phases.length, 6);
@@ -190,7 +190,7 @@ describe("every skill, interrupted at every phase boundary", () => {
     assert.equal((await w.plan("preflight", "execute")).run.nextPhase, "verify");
   });
 
-  it("closes a run stopped early (a kept plan, an abort) from pre-flight", async (t) => {
+  it("closes a run stopped early (a kept plan, an abort) from pre-flight [feature:design/every-run-reflects]", async (t) => {
     const w = inProcess(t);
     const phases = phasesOf("design");
     await w.plan("run-start", "design", "--phases", phases.join(","), "--goal", "g");

@@ -57,7 +57,7 @@ describe("skill bodies", () => {
     });
   }
 
-  it("execute writes the handoff and curates memories with the five quality gates", () => {
+  it("execute writes the handoff and curates memories with the five quality gates [feature:execute/learn-and-close]", () => {
     const execute = files.find((f) => f.name === "execute")!;
     assert.ok(execute.body.includes("`.design/handoff.md`"));
     const curator = readRef("execute", "memory-curator.md");
@@ -76,7 +76,7 @@ describe("skill bodies", () => {
     assert.match(files.find((f) => f.name === "execute")!.body, /Never write or edit plan\.json/);
   });
 
-  it("the plan-writing skills write a draft and install it with finalize, never plan.json itself", () => {
+  it("the plan-writing skills write a draft and install it with finalize, never plan.json itself [feature:design/draft-then-finalize] [feature:improve/plan-through-finalize]", () => {
     for (const name of ["design", "improve", "reflect"]) {
       const f = files.find((x) => x.name === name)!;
       assert.ok(editAllowed(allowedTools(f.data), ".design/draft/plan.json"), name);

@@ -78,6 +78,19 @@ const CASES: Case[] = [
     invalid: [{ summary: "s" }, { summary: "s", verificationProperties: {} }, "text"],
   },
   {
+    name: "expert (improve's feature scores)",
+    schema: ExpertArtifactSchema,
+    command: "expert-validate",
+    argv: ["r.json"],
+    valid: { summary: "Clear flow", verificationProperties: [], featureScores: [{ feature: "resolve-target", score: 4, evidence: "lines 40-52" }] },
+    invalid: [
+      { summary: "s", verificationProperties: [], featureScores: {} },
+      { summary: "s", verificationProperties: [], featureScores: [{ feature: "a", score: 6, evidence: "e" }] },
+      { summary: "s", verificationProperties: [], featureScores: [{ feature: "a", score: 3 }] },
+      { summary: "s", verificationProperties: [], featureScores: [{ score: 3, evidence: "e" }] },
+    ],
+  },
+  {
     name: "challenger",
     schema: ChallengerReportSchema,
     command: "validate-auxiliary-report",

@@ -3,13 +3,10 @@
 // near-duplicate similarity used by memory-add's quality gate.
 import { parseTimestamp, sortDesc, tokens } from "../../lib/values.js";
 import { STRING_LITERALS, text as literalText } from "./fast-line.js";
+export { MEMORY_CATEGORIES, type MemoryCategory } from "../../lib/vocabulary.js";
 
 /** The memory file positional shared by memory-search, memory-add, memory-summary and memory-review. */
 export const MEMORY_PATH = { name: "memory_path", help: "memory file (JSONL)", default: ".design/memory.jsonl", path: "read" } as const;
-
-/** The six categories, in the fixed order error messages list them (Fix D10). */
-export const MEMORY_CATEGORIES = ["pattern", "mistake", "convention", "approach", "failure", "procedure"] as const;
-export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
 
 export type Entry = Record<string, unknown>;
 

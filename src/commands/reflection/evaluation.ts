@@ -1,14 +1,13 @@
-// Plain (zod-free) facts about reflection.jsonl shared by the reflection commands and src/schemas/reflection.ts:
-// the skill and outcome enums in their message order, and the three array fields of an evaluation (contract 2.3).
+// Plain (zod-free) facts about reflection.jsonl shared by the reflection commands: the skill and outcome enums in
+// their message order (from lib/vocabulary.ts, which src/schemas/reflection.ts reads too), and the three array
+// fields of an evaluation (contract 2.3).
 import { isObject } from "../../lib/values.js";
+import { REFLECTION_OUTCOMES, REFLECTION_SKILLS } from "../../lib/vocabulary.js";
 
 export const REFLECTION_PATH = { name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl", path: "read" } as const;
 
-export const SKILLS = ["design", "execute", "improve", "reflect", "recon"] as const;
-export type Skill = (typeof SKILLS)[number];
-
-export const OUTCOMES = ["completed", "partial", "failed", "aborted"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export const SKILLS = REFLECTION_SKILLS;
+export const OUTCOMES = REFLECTION_OUTCOMES;
 
 /** Required array fields of an evaluation, in the order messages list them. */
 export const EVALUATION_FIELDS = ["whatWorked", "whatFailed", "doNextTime"] as const;

@@ -1,8 +1,11 @@
 // expert-validate: an expert artifact has a summary and an array of verification properties (contract 4.21).
+// An improve analyst's artifact may also score the target's declared features (`featureScores`); with --features
+// naming the feature file the lead saved (skill.json's text, .design/skill-features.json), every declared feature
+// must be scored exactly once and nothing else.
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { isObject } from "../../lib/values.js";
+import { isInt, isObject } from "../../lib/values.js";
 import { readJson } from "../../store.js";
 import { absentKeys } from "./checks.js";
 
@@ -15,9 +18,55 @@ export function loadArtifact(cwd: string, path: string): unknown {
   return r.value;
 }
 
+/** The feature names a feature file declares (`features[].name`, seed 004's skill.json). */
+export function declaredFeatures(cwd: string, path: string): string[] {
+  const r = readJson(resolve(cwd, path));
+  if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Feature file not found: ${path}`);
+  if (r.kind === "error") throw new HelperError("E_READ", `Error reading feature file: ${r.detail}`);
+  if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in feature file: ${r.detail}`);
+  const features = isObject(r.value) ? r.value.features : undefined;
+  if (!Array.isArray(features)) throw new HelperError("E_SCHEMA", "Feature file must be an object with a features array");
+  const names: string[] = [];
+  for (let i = 0; i < features.length; i++) {
+    const f = features[i];
+    if (!isObject(f) || typeof f.name !== "string" || f.name.trim() === "") {
+      throw new HelperError("E_SCHEMA", `Feature file: features[${i}] has no name`);
+    }
+    names.push(f.name);
+  }
+  return names;
+}
+
+/** What is wrong with `featureScores`, one sentence per problem; `declared` also checks coverage. */
+export function featureScoreProblems(scores: unknown, declared?: readonly string[]): string[] {
+  if (scores === undefined) return declared && declared.length > 0 ? [`featureScores is missing: score ${declared.join(", ")}`] : [];
+  if (!Array.isArray(scores)) return ["featureScores must be an array"];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  scores.forEach((s, i) => {
+    if (!isObject(s)) {
+      problems.push(`featureScores[${i}] must be an object`);
+      return;
+    }
+    if (typeof s.feature !== "string" || s.feature.trim() === "") problems.push(`featureScores[${i}].feature must name a feature`);
+    else if (seen.has(s.feature)) problems.push(`featureScores[${i}]: '${s.feature}' is scored twice`);
+    else {
+      seen.add(s.feature);
+      if (declared && !declared.includes(s.feature)) problems.push(`featureScores[${i}]: '${s.feature}' is not a declared feature`);
+    }
+    if (!isInt(s.score) || (s.score as number) < 1 || (s.score as number) > 5) problems.push(`featureScores[${i}].score must be an integer from 1 to 5`);
+    if (typeof s.evidence !== "string" || s.evidence.trim() === "") problems.push(`featureScores[${i}].evidence must be a non-empty string`);
+  });
+  const unscored = (declared ?? []).filter((n) => !seen.has(n));
+  if (unscored.length) problems.push(`featureScores misses declared features: ${unscored.join(", ")}`);
+  return problems;
+}
+
 export default defineCommand({
   positionals: [{ name: "artifact_path", help: "expert artifact, e.g. .design/expert-api.json", path: "read" }],
-  flags: {},
+  flags: {
+    features: { type: "string", help: "the target's feature file (improve): every feature it declares must be scored once", path: "read" },
+  },
   run(ctx, args) {
     const doc = loadArtifact(ctx.cwd, args.artifact_path as string);
     if (!isObject(doc)) throw new HelperError("E_SCHEMA", "Artifact must be a JSON object");
@@ -26,6 +75,10 @@ export default defineCommand({
     if (!Array.isArray(doc.verificationProperties)) {
       throw new HelperError("E_INVALID", "verificationProperties must be an array");
     }
-    return { valid: true };
+    const featuresPath = args.features as string | undefined;
+    const declared = featuresPath === undefined ? undefined : declaredFeatures(ctx.cwd, featuresPath);
+    const problems = featureScoreProblems(doc.featureScores, declared);
+    if (problems.length) throw new HelperError("E_INVALID", problems.join("; "), { problems });
+    return declared === undefined ? { valid: true } : { valid: true, featuresScored: declared.length };
   },
 });

@@ -8,7 +8,8 @@ import { HelperError } from "../../lib/errors.js";
 import {
   checkSkill, describeRun, designDirFlag, hashFile, historyDir, list, parseRun, runFile, runFileName, type RunState,
 } from "../../lib/run-state.js";
-import { compactStamp, isoSeconds, sha256, uuid4 } from "../../lib/values.js";
+import { newId } from "../../lib/ids.js";
+import { compactStamp, isoSeconds, sha256 } from "../../lib/values.js";
 import {
   argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock,
   writeAtomic,
@@ -88,7 +89,7 @@ export default defineCommand({
       const state: RunState = {
         schemaVersion: 1,
         skill,
-        runId: uuid4(),
+        runId: newId(),
         goal,
         goalSha256: sha256(goal),
         inputs,

@@ -1,8 +1,10 @@
 // skill-find: list the skills visible from this project, or resolve one name the way seed 004's use-skill does
 // (exact → unique partial → ambiguous → not found). A query; never writes. The lead reads the SKILL.md it names
 // with its Read tool; the helper reads only frontmatter (see src/lib/skill-index.ts for the roots and the limits).
+// A resolved skill also names its feature file (`features`, skill.json beside SKILL.md) or null: /do:improve's
+// analysts score the prose against the features it declares.
 import { defineCommand } from "../../lib/command.js";
-import { indexSkills, resolveSkill, type SkillInfo } from "../../lib/skill-index.js";
+import { featureFile, indexSkills, resolveSkill, type SkillInfo } from "../../lib/skill-index.js";
 
 /** How many skills a listing shows (the answer lands in the lead's context); `count` is always the full number. */
 export const LIST_LIMIT = 60;
@@ -28,7 +30,7 @@ export default defineCommand({
     switch (r.match) {
       case "exact":
       case "partial":
-        return { query, match: r.match, resolved: true, skill: r.skill, ...extra };
+        return { query, match: r.match, resolved: true, skill: { ...r.skill, features: featureFile(r.skill, ctx.cwd) }, ...extra };
       case "ambiguous":
         return {
           query, match: "ambiguous", resolved: false, candidates: r.candidates,

@@ -1,16 +1,16 @@
 // self-test: run every command of the registry as a child process of this very bundle against synthetic
 // fixtures in a fresh temp directory (contract 4.30). Fails when any case fails, and when a command of the
 // registry has no case, so a new command cannot ship untested. A command's first case is its child process; its
-// further cases (other flags, other fixtures) run in this process through the bundle's own `run` (asProcess).
+// further cases (other flags, other fixtures) run in this process through the bundle's own `run` (asProcess). It
+// reaches the commands only through the bundle, the registry's names included (its `--help`), so it imports
+// nothing above the commands.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { defineCommand, type Result } from "../../lib/command.js";
+import { defineCommand, type Dispatch, type Result } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { isoSeconds } from "../../lib/values.js";
-import type { run } from "../../main.js";
-import { commandNames } from "../../registry.js";
 
 type Json = any;
 type Files = Record<string, unknown>;
@@ -267,6 +267,14 @@ const CASES: Case[] = [
   },
   { name: "expert-validate", command: "expert-validate", args: [".design/expert-architect.json"], files: () => ({ ".design/expert-architect.json": { summary: "Use a layered API", verificationProperties: [] } }), expect: (r) => has(isOk(r) && r.out.valid === true, "the artifact is valid") },
   {
+    name: "expert-validate (declared features)", command: "expert-validate", args: [".design/expert-analyst.json", "--features", ".design/skill-features.json"],
+    files: () => ({
+      ".design/skill-features.json": { goal: "Greet", acceptance_criteria: ["names the user"], features: [{ name: "greet-by-name", test_scenario: "Given a name, When greeting, Then use it", expected_result: "the name" }] },
+      ".design/expert-analyst.json": { summary: "Clear", verificationProperties: [], featureScores: [{ feature: "greet-by-name", score: 4, evidence: "line 3" }] },
+    }),
+    expect: (r) => has(isOk(r) && r.out.featuresScored === 1, "the one declared feature is scored"),
+  },
+  {
     name: "update-status", command: "update-status", args: [], stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress" }]), files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => has(isOk(r) && r.out.updated.includes(0) && r.json(".design/plan.json").roles[0].status === "in_progress", "role 0 should be persisted in_progress"),
   },
@@ -451,10 +459,10 @@ function runChild(bundle: string, args: string[], cwd: string, stdin: string, en
 }
 
 /** Runs one command line of a case: as a child process of the bundle, or in this process through its `run`. */
-type Runner = (argv: string[], cwd: string, stdin: string) => Promise<{ code: number | null; stdout: string }>;
+export type Runner = (argv: string[], cwd: string, stdin: string) => Promise<{ code: number | null; stdout: string }>;
 
 /** The bundle's `run(argv, ctx)` (dist/plan.js exports main.ts's), or undefined when `bundle` has none. */
-type BundleRun = typeof run;
+type BundleRun = Dispatch;
 
 function bundleRun(bundle: string): BundleRun | undefined {
   try {
@@ -505,6 +513,21 @@ async function runCase(c: Case, runner: Runner, root: string, index: number, now
 }
 
 export const selfTestCases: readonly Case[] = CASES;
+
+/** The registry's command names, as the bundle's `--help` lists them. */
+export async function bundleCommands(runner: Runner, cwd: string): Promise<string[]> {
+  const res = await runner(["--help"], cwd, "");
+  let commands: unknown;
+  try {
+    commands = JSON.parse(res.stdout)?.commands;
+  } catch {
+    commands = undefined;
+  }
+  if (!Array.isArray(commands) || commands.length === 0 || !commands.every((c) => typeof c === "string")) {
+    throw new HelperError("E_INTERNAL", "self-test: the bundle's --help lists no commands");
+  }
+  return commands;
+}
 
 /** Registry commands that no case covers: each is reported as a failed result. */
 export function uncovered(names: readonly string[], cases: readonly { command: string }[]): string[] {
@@ -582,7 +605,7 @@ export default defineCommand({
       };
       // As many children at a time as the machine has cores, plus one to cover the ones waiting on fsync.
       await Promise.all(Array.from({ length: parallelism() }, worker));
-      return verdict(results, uncovered(commandNames, CASES));
+      return verdict(results, uncovered(await bundleCommands(inline, root), CASES));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(__dirname, "../../..");
 /** The newest Claude Code release: what the suite runs by default. Change it here only. */
-export const NEWEST_CLAUDE_CODE = "2.1.330";
+export const NEWEST_CLAUDE_CODE = "2.1.332";
 /** The oldest release the plugin supports (README, plugin.json `engines`): CI runs the suite on it too. */
 export const OLDEST_CLAUDE_CODE = "2.1.197";
 /** The Claude Code version the suite runs: DO_E2E_CLAUDE_VERSION, or the newest release. */
@@ -24,6 +24,7 @@ if (!/^\d+\.\d+\.\d+$/.test(CLAUDE_CODE_VERSION)) throw new Error(`DO_E2E_CLAUDE
 export const KNOWN_BEHAVIOUR: Record<string, { taskTools: boolean; deferredSendMessage: boolean; validateJson: boolean }> = {
   "2.1.197": { taskTools: true, deferredSendMessage: false, validateJson: false },
   "2.1.330": { taskTools: false, deferredSendMessage: true, validateJson: true },
+  "2.1.332": { taskTools: false, deferredSendMessage: true, validateJson: true },
 };
 /** The measured behaviour of the release under test, or undefined for a release the suite was not run on. */
 export const BEHAVIOUR = KNOWN_BEHAVIOUR[CLAUDE_CODE_VERSION];
