@@ -367,7 +367,7 @@ export const DESIGN_WRITES: readonly RegExp[] = [
   /^worker-[a-z0-9][a-z0-9-]{0,63}\.json$/,
   /^fix-[0-9]{1,3}\.json$/,
   /^(?:challenger|scout|integration-verifier|regression-checker|memory-curator)-report\.json$/,
-  /^(?:cross-review|interfaces)\.json$/,
+  /^(?:cross-review|interfaces|skill-features)\.json$/,
   /^(?:handoff|skill-snapshot)\.md$/,
 ];
 /** Plan drafts, for the plan-writing skills only: `finalize` installs them (specs by the plan's own list). */

@@ -124,7 +124,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
       "tmp/eval.json", "tmp/remember.json", "tmp/patterns.md", "tmp/recon-draft.json", "handoff.md", "skill-snapshot.md",
       "expert-architect.json", "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
       "integration-verifier-report.json", "regression-checker-report.json", "memory-curator-report.json", "cross-review.json",
-      "interfaces.json", "draft/plan.json", "draft/specs/spec-api.test.ts", "draft/specs/spec-api.sh",
+      "interfaces.json", "skill-features.json", "draft/plan.json", "draft/specs/spec-api.test.ts", "draft/specs/spec-api.sh",
     ]) {
       assert.ok(file("Write", join(dir, ".design", name)), name);
       assert.ok(file("Edit", join(dir, ".design", name)), name);
