@@ -10,7 +10,8 @@ import { GRANT_FILE, GRANT_VERSION, PLAN_ITEM, planFingerprint, refusedEdit, typ
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
-import { confine, ensureDir, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, MAX_STATE_BYTES, readJson, updateText } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -30,7 +31,7 @@ export default defineCommand({
   async run(ctx, args) {
     const design = resolve(ctx.cwd, ".design");
     const grantPath = `.design/${GRANT_FILE}`;
-    const target = confine(ctx.cwd, "grant file", grantPath, "write");
+    const target = confine(ctx.cwd, "grant file", grantPath, "write", OWN.grant);
     if (args.approve && args.revoke) throw new HelperError("E_USAGE", "grant: --approve and --revoke exclude each other");
     if (args.revoke) {
       ensureDir(design);
@@ -69,7 +70,7 @@ export default defineCommand({
     }
 
     const fingerprint = planFingerprint(doc);
-    const run = readJson(join(design, "run-execute.json"));
+    const run = readJson(join(design, "run-execute.json"), MAX_STATE_BYTES);
     const runId = run.kind === "ok" && isObject(run.value) && typeof run.value.runId === "string" && run.value.completedAt == null ? run.value.runId : null;
     const summary = [
       `Workers may edit files under: ${edits.map((e) => e.value).join(", ") || "nothing"}`,
