@@ -64,8 +64,8 @@ export function runStateOwner(skill: string): Owner {
 
 /**
  * The write-path arguments of the helper's commands, by command and argument name (positional or flag), and whom
- * each may name. A command spec's `path: "write"` argument without a row here is refused (E_PATH) and fails
- * test/contract/ownership.test.ts; the hook applies the same rows to the calls it approves.
+ * each may name. A command spec's `path: "write"` argument without a row here is refused (E_PATH), and
+ * test/unit/owned.test.ts fails; the hook applies the same rows to the calls it approves.
  */
 export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>>> = {
   "memory-add": { memory_path: OWN.memory },
