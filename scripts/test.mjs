@@ -19,7 +19,7 @@ import { testQueue } from "./test-queue.mjs";
 const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
 // The contract tables whose helper calls are in-process in `npm test` and real processes in test:soak
 // (test/helpers/soak.ts).
-const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts"];
+const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts", "test/contract/ownership.test.ts"];
 const TIMES = ".cache/test-times.json";
 const soakRun = process.argv[2] === "--soak";
 const only = soakRun ? [...TABLE_FILES, ...SOAK_FILES] : process.argv.slice(2);

@@ -19,6 +19,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { ownerOf, type Owner } from "../lib/owned.js";
 import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
 
@@ -174,12 +175,14 @@ export function projectOf(cwd: unknown): Project | null {
 
 /**
  * A helper path argument: relative or absolute, no `..` segment, real path inside `.design/` (or `.design/` itself
- * when `orSame`), and not a file with other hard links (one may be a file outside under another name).
+ * when `orSame`), and not a file with other hard links (one may be a file outside under another name). A write
+ * argument's real path must also be one its command owns (`owner`, from lib/owned.ts: the helper's own table).
  */
-function pathInDesign(value: string, project: Project, cwd: string, orSame = false): boolean {
+function pathInDesign(value: string, project: Project, cwd: string, orSame = false, owner?: Owner): boolean {
   if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
   const real = realPath(resolve(cwd, value));
-  return real !== null && within(project.design, real, orSame) && !hardLinked(real);
+  if (real === null || !within(project.design, real, orSame) || hardLinked(real)) return false;
+  return !owner || owner.allows(real === project.design ? [] : relative(project.design, real).split(sep));
 }
 
 function hardLinked(real: string): boolean {
@@ -191,14 +194,16 @@ function hardLinked(real: string): boolean {
   }
 }
 
-function argOk(name: string, value: string, project: Project, cwd: string): boolean {
+function argOk(command: string, name: string, value: string, project: Project, cwd: string): boolean {
+  // A write argument names only the files its command owns; with no row, the kind's rule alone.
+  const owner = ownerOf(command, name);
   switch (ARG_KINDS[name]) {
     case "dir":
-      return pathInDesign(value, project, cwd, true);
+      return pathInDesign(value, project, cwd, true, owner);
     case "path":
-      return pathInDesign(value, project, cwd);
+      return pathInDesign(value, project, cwd, false, owner);
     case "paths":
-      return value.split(",").every((v) => v.trim() === v && pathInDesign(v, project, cwd));
+      return owner === undefined && value.split(",").every((v) => v.trim() === v && pathInDesign(v, project, cwd));
     case "skill":
       return (SKILLS as readonly string[]).includes(value);
     case "name":
@@ -302,7 +307,7 @@ export function argsOk(words: readonly string[], project: Project, cwd: string, 
     }
     if (type === "i") {
       if (!/^\d{1,9}$/.test(value)) return false;
-    } else if ((choices.length > 0 && !choices.includes(value)) || !argOk(name, value, project, cwd)) return false;
+    } else if ((choices.length > 0 && !choices.includes(value)) || !argOk(command, name, value, project, cwd)) return false;
   }
   for (const [name, [, required]] of Object.entries(spec.f)) if (required && !seen.has(name)) return false;
   if (positionals.length > spec.p.length) return false;
@@ -310,7 +315,7 @@ export function argsOk(words: readonly string[], project: Project, cwd: string, 
     const [name, required] = spec.p[i];
     if (i >= positionals.length) {
       if (required) return false;
-    } else if (!argOk(name, positionals[i], project, cwd)) return false;
+    } else if (!argOk(command, name, positionals[i], project, cwd)) return false;
   }
   return true;
 }

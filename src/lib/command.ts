@@ -1,6 +1,7 @@
 // What a command module exports, the context it runs in, and in-process invocation for tests.
 import { describeArgs, parseArgs, synopsis, wantsHelp, type ArgSpec, type Args } from "./args.js";
 import { HelperError } from "./errors.js";
+import { ownerOf, type Owner } from "./owned.js";
 import { argLabel, commaList, confine } from "../store.js";
 
 export interface Context {
@@ -52,7 +53,7 @@ export async function execute(name: string, def: CommandDef, argv: readonly stri
       return ok({ command: name, usage: synopsis(name, def, def.stdin), arguments: describeArgs(def) });
     }
     const args = parseArgs(name, argv, def);
-    confineArgs(ctx.cwd, def, args);
+    confineArgs(ctx.cwd, name, def, args);
     return withNote(ok(await def.run(ctx, args)), def);
   } catch (err) {
     return withNote(fail(err), def);
@@ -99,17 +100,22 @@ export function makeContext(cwd: string, opts: { stdin?: string; now?: number; c
 /**
  * Check every path argument a command declares (`path: "read" | "write"` on a positional or flag; `list: true`
  * for a comma-separated list, checked entry by entry) before the command runs. Throws E_PATH on the first one
- * that resolves outside its root. Arguments left at an empty value are not paths and are skipped.
+ * that resolves outside its root, or, for a write, that is not a file the command owns (`OWNED_ARGS` in
+ * lib/owned.ts, by command and argument name). Arguments left at an empty value are not paths and are skipped.
  */
-export function confineArgs(cwd: string, spec: ArgSpec, args: Args): void {
+export function confineArgs(cwd: string, command: string, spec: ArgSpec, args: Args): void {
+  const check = (name: string, label: string, value: string, access: "read" | "write") => {
+    if (access === "read") confine(cwd, label, value, "read");
+    else confine(cwd, label, value, "write", ownerOf(command, name) as Owner);
+  };
   for (const p of spec.positionals) {
     const v = args[p.name];
-    if (p.path && typeof v === "string" && v !== "") confine(cwd, argLabel(p.name, v, false), v, p.path);
+    if (p.path && typeof v === "string" && v !== "") check(p.name, argLabel(p.name, v, false), v, p.path);
   }
   for (const [name, f] of Object.entries(spec.flags)) {
     const v = args[name];
     if (!f.path || typeof v !== "string") continue;
-    if (f.list) for (const item of commaList(v)) confine(cwd, argLabel(name, item, true, true), item, f.path);
-    else if (v !== "") confine(cwd, argLabel(name, v, true), v, f.path);
+    if (f.list) for (const item of commaList(v)) check(name, argLabel(name, item, true, true), item, f.path);
+    else if (v !== "") check(name, argLabel(name, v, true), v, f.path);
   }
 }

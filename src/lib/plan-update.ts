@@ -3,6 +3,7 @@
 // back atomically only when the change asks for it. The change edits the parsed document itself, so fields the
 // helper does not know are written back untouched.
 import { argLabel, confine, pathKind, updateText } from "../store.js";
+import { OWN } from "./owned.js";
 import { HelperError } from "./errors.js";
 import { parsePlanText, type Json, type PlanPart } from "./plan.js";
 import { pyStr } from "./values.js";
@@ -37,7 +38,7 @@ export async function updatePlan<R>(
   change: (doc: Json) => PlanChange<R>,
   opts: { anyVersion?: boolean } = {},
 ): Promise<R> {
-  const abs = confine(cwd, argLabel("plan_path", path, false), path, "write");
+  const abs = confine(cwd, argLabel("plan_path", path, false), path, "write", OWN.plan);
   const notFound = () => new HelperError("E_NOT_FOUND", `Plan file not found: ${path}`);
   if (pathKind(abs) === "missing") throw notFound(); // reported without creating a lock
   return updateText(

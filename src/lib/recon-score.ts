@@ -198,6 +198,12 @@ export interface ReconRanking {
   warnings: string[];
 }
 
+/** The top-level fields of recon.json v1 (contract 2.4), plus `deferredInterventions`, which recon-rank adds. */
+export const RECON_FIELDS: readonly string[] = [
+  "schemaVersion", "goal", "scope", "context", "sources", "researchFindings", "interventions", "contradictions",
+  "knowledgeGaps", "additionalFindings", "deferredInterventions", "timestamp",
+];
+
 function citedIds(interventions: readonly Json[]): Set<string> {
   const ids = new Set<string>();
   for (const iv of interventions) {
@@ -217,7 +223,8 @@ function citedIds(interventions: readonly Json[]): Set<string> {
  *   `supportingFindings` or `evidence`; a finding without an id is never cited); without one, the number of
  *   interventions cut;
  * - `deferredInterventions`: the cut interventions' titles and scores, best first, so nothing the lead wrote is lost.
- * `timestamp` is set when the draft has none. Throws ReconInvalid like validateRecon.
+ * `timestamp` is set when the draft has none. Top-level fields recon.json does not define are left out (and named
+ * in a warning). Throws ReconInvalid like validateRecon.
  */
 export function rankRecon(draft: unknown, nowIso: string): ReconRanking {
   const { interventions, ranking, warnings } = validateRecon(draft, Number.POSITIVE_INFINITY);
@@ -232,7 +239,16 @@ export function rankRecon(draft: unknown, nowIso: string): ReconRanking {
     additionalFindings = doc.researchFindings.filter((f) => !(isObject(f) && typeof f.id === "string" && cited.has(f.id))).length;
   }
   const cut = cutIvs.map((iv) => ({ title: title(iv), compositeScore: iv.compositeScore as number }));
-  const out: Json = { ...doc, interventions: keptIvs, additionalFindings };
+  // Only the fields recon.json v1 defines, in the draft's order: a draft is a file anyone may write, and whatever
+  // else it carries (a grant's or a plan's keys) must not reach a file the helper wrote.
+  const out: Json = {};
+  const dropped: string[] = [];
+  for (const key of Object.keys(doc)) {
+    if (RECON_FIELDS.includes(key)) out[key] = doc[key];
+    else dropped.push(key);
+  }
+  out.interventions = keptIvs;
+  out.additionalFindings = additionalFindings;
   if (cut.length) out.deferredInterventions = cut;
   else delete out.deferredInterventions;
   if (isEmpty(out.timestamp)) out.timestamp = nowIso;
@@ -242,6 +258,8 @@ export function rankRecon(draft: unknown, nowIso: string): ReconRanking {
     cut,
     additionalFindings,
     // Warnings name interventions by their index in the draft, which the lead wrote.
-    warnings,
+    warnings: dropped.length
+      ? [...warnings, `Left out fields recon.json does not define: ${dropped.map((k) => `'${k}'`).join(", ")}`]
+      : warnings,
   };
 }

@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { HelperError } from "./errors.js";
 import { isObject, sha256 } from "./values.js";
-import { commaList, confine, confined, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
+import { commaList, confine, confined, MAX_STATE_BYTES, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
+import { OWN, runStateOwner } from "./owned.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 export type Skill = (typeof SKILLS)[number];
@@ -42,8 +43,11 @@ export const runFileName = (skill: string) => `run-${skill}.json`;
  * The real path of `<design_dir>/run-<skill>.json` under the rule for `access` (a run file that is a symlink out is
  * refused with E_PATH, one inside is followed).
  */
-export const runFile = (cwd: string, designDir: string, skill: string, access: PathAccess = "write") =>
-  confine(cwd, `run state '${join(designDir, runFileName(skill))}'`, join(designDir, runFileName(skill)), access);
+export function runFile(cwd: string, designDir: string, skill: string, access: PathAccess = "write"): string {
+  const label = `run state '${join(designDir, runFileName(skill))}'`;
+  const path = join(designDir, runFileName(skill));
+  return access === "write" ? confine(cwd, label, path, "write", runStateOwner(skill)) : confine(cwd, label, path, "read");
+}
 
 /** True for a run-state file name; incomplete ones survive archive, finished ones are archived with their run. */
 export function isRunFileName(name: string): boolean {
@@ -87,7 +91,7 @@ export function parseRun(text: string, path: string): RunState {
 export type RunRead = { kind: "none" } | { kind: "ok"; run: RunState } | { kind: "broken"; error: string };
 
 export function readRun(path: string): RunRead {
-  const r = readJson(path);
+  const r = readJson(path, MAX_STATE_BYTES);
   if (r.kind === "missing") return { kind: "none" };
   if (r.kind === "error") return { kind: "broken", error: `cannot read ${path}: ${r.detail}` };
   if (r.kind === "invalid" || !isRunState(r.value)) return { kind: "broken", error: `${path} is not a valid run state` };
@@ -163,5 +167,5 @@ export function designDirFlag(path: "read" | "write") {
 
 /** The real path of `<design_dir>/history`, confined to the project's .design/ (E_PATH when it links out). */
 export function historyDir(cwd: string, designDir: string): string {
-  return confine(cwd, `history folder '${join(designDir, "history")}'`, join(designDir, "history"), "write");
+  return confine(cwd, `history folder '${join(designDir, "history")}'`, join(designDir, "history"), "write", OWN.history);
 }

@@ -1,47 +1,130 @@
-// Bounded reads of files a hostile project may have planted: the grant, the plan, the run state, spec files and
-// the grant key. A FIFO must not block the reader, a link to /dev/zero must not grow it without end, and where the
-// rule refuses links the final component is not followed. Imports only Node built-ins (the permission hook uses it).
+// Reading a file that someone else may have planted: opened without blocking (a FIFO opened for reading waits for a
+// writer; O_NONBLOCK returns at once), checked on the open descriptor to be a regular file (a FIFO, a socket or a
+// device such as /dev/zero is refused before a byte is read), and capped in size (a file larger than the cap is
+// refused, also one that grows past it while it is read). Optionally a final symlink is refused (O_NOFOLLOW).
+// Imports only node:fs: the permission hook bundles this file, and the helper's store opens every file through it.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
-export interface SafeReadOptions {
-  /** Refuse a final symlink (O_NOFOLLOW) instead of reading where it points. */
+/** Why a read was refused: what the reader can branch on. */
+export type ReadRefusal = "missing" | "link" | "not_regular" | "too_large" | "error";
+
+export type Opened = { ok: true; fd: number; size: number } | { ok: false; reason: ReadRefusal; error: string };
+
+export type SafeRead = { ok: true; bytes: Buffer } | { ok: false; reason: ReadRefusal; error: string };
+
+export interface SafeOpenOptions {
+  /** Refuse a path whose last component is a symlink (for rules that refuse links). */
   noFollow?: boolean;
 }
 
+/** What a non-regular file is, for the message. */
+function kindOf(st: import("node:fs").Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/** Sizes as people read them: 64 MiB, 1 KiB, 12 bytes. */
+export function bytesText(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
 /**
- * The bytes of a regular file of at most `maxBytes`, or null: missing, a link (with `noFollow`), a FIFO, a socket,
- * a device, a directory, larger than the cap, or unreadable. Opened non-blocking, so a FIFO answers at once.
+ * Open `path` for reading: a regular file of at most `maxBytes` (by fstat of the descriptor), never blocking.
+ * The caller closes the descriptor. Never throws.
  */
-export function readRegular(path: string, maxBytes: number, options: SafeReadOptions = {}): Buffer | null {
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
+export function openRegular(path: string, maxBytes: number, opts: SafeOpenOptions = {}): Opened {
   let fd: number;
   try {
-    fd = openSync(path, flags);
-  } catch {
-    return null;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (opts.noFollow ? constants.O_NOFOLLOW : 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { ok: false, reason: "missing", error: `${path} does not exist` };
+    // O_NOFOLLOW on a final symlink: ELOOP on Linux, EMLINK on FreeBSD.
+    if (opts.noFollow && (code === "ELOOP" || code === "EMLINK")) return { ok: false, reason: "link", error: `${path} is a symbolic link` };
+    return { ok: false, reason: "error", error: (err as Error).message };
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    // Read one byte past the size the stat gave: a file that grew meanwhile is over the cap or is read whole.
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes, st.size) + 1);
-    let off = 0;
-    while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, null);
-      if (n === 0) break;
-      off += n;
+    if (!st.isFile()) {
+      closeSync(fd);
+      return { ok: false, reason: "not_regular", error: `${path} is ${kindOf(st)}, not a regular file` };
     }
-    return off > maxBytes ? null : buf.subarray(0, off);
-  } catch {
-    return null;
-  } finally {
+    if (st.size > maxBytes) {
+      closeSync(fd);
+      return { ok: false, reason: "too_large", error: `${path} is larger than ${bytesText(maxBytes)} (${st.size} bytes)` };
+    }
+    return { ok: true, fd, size: st.size };
+  } catch (err) {
     closeSync(fd);
+    return { ok: false, reason: "error", error: (err as Error).message };
   }
 }
 
+/** The refusal of a file that grew past `maxBytes` while it was read. */
+export function grewPast(path: string, maxBytes: number): { ok: false; reason: "too_large"; error: string } {
+  return { ok: false, reason: "too_large", error: `${path} is larger than ${bytesText(maxBytes)} (it grew while read)` };
+}
+
+/**
+ * The bytes of a regular file of at most `maxBytes`, read without blocking on a FIFO or device and without reading
+ * past the cap (a file that grows past it while read is refused). Never throws: `{ok: false, reason, error}`.
+ */
+export function readSmallRegular(path: string, maxBytes: number, opts: SafeOpenOptions = {}): SafeRead {
+  const o = openRegular(path, maxBytes, opts);
+  if (!o.ok) return o;
+  try {
+    // One byte more than the cap: a file that grew past it is noticed, never read in full.
+    const buf = Buffer.allocUnsafe(Math.min(o.size, maxBytes) + 1);
+    let n = 0;
+    for (let r; n < buf.length && (r = readSync(o.fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+    if (n > maxBytes) return grewPast(path, maxBytes);
+    if (n === buf.length) {
+      // The file grew, but not past the cap (yet): read on up to it.
+      const rest = readSmallRest(o.fd, maxBytes - n + 1);
+      if (n + rest.length > maxBytes) return grewPast(path, maxBytes);
+      return { ok: true, bytes: Buffer.concat([buf, rest]) };
+    }
+    return { ok: true, bytes: buf.subarray(0, n) };
+  } catch (err) {
+    return { ok: false, reason: "error", error: (err as Error).message };
+  } finally {
+    closeSync(o.fd);
+  }
+}
+
+/** Up to `limit` more bytes of `fd`. */
+function readSmallRest(fd: number, limit: number): Buffer {
+  const parts: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(Math.min(limit, 64 * 1024));
+  for (let r; total < limit && (r = readSync(fd, chunk, 0, Math.min(chunk.length, limit - total), null)) > 0; ) {
+    parts.push(Buffer.from(chunk.subarray(0, r)));
+    total += r;
+  }
+  return Buffer.concat(parts);
+}
+
+/** readSmallRegular decoded as UTF-8 (a BOM kept, invalid bytes as U+FFFD, as readFileSync(path, "utf8")). */
+export function readSmallText(path: string, maxBytes: number, opts: SafeOpenOptions = {}): { ok: true; text: string } | { ok: false; reason: ReadRefusal; error: string } {
+  const r = readSmallRegular(path, maxBytes, opts);
+  return r.ok ? { ok: true, text: r.bytes.toString("utf8") } : r;
+}
+
+/** The bytes of a regular file of at most `maxBytes`, or null for any refusal (the grant's and the hook's reads). */
+export function readRegular(path: string, maxBytes: number, opts: SafeOpenOptions = {}): Buffer | null {
+  const r = readSmallRegular(path, maxBytes, opts);
+  return r.ok ? r.bytes : null;
+}
+
 /** A JSON object read with `readRegular`, or null (not such a file, not JSON, not an object). */
-export function readJsonObject(path: string, maxBytes: number, options: SafeReadOptions = {}): Record<string, unknown> | null {
-  const buf = readRegular(path, maxBytes, options);
+export function readJsonObject(path: string, maxBytes: number, opts: SafeOpenOptions = {}): Record<string, unknown> | null {
+  const buf = readRegular(path, maxBytes, opts);
   if (buf === null) return null;
   try {
     const v: unknown = JSON.parse(buf.toString("utf8"));

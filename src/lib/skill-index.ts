@@ -20,10 +20,11 @@
 // under `<config>/plugins/` or `<config>/skills/`, and a plugin's skill folders inside its install path, so an edited
 // installed_plugins.json cannot point the helper anywhere else. Settings files are never read (they may hold
 // secrets), so whether an installed plugin is enabled is not known here. Nothing is written.
-import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { closeSync, existsSync, readSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isObject } from "./values.js";
+import { openRegular, readSmallText } from "./safe-read.js";
 
 /**
  * A skill's feature file beside its SKILL.md (seed 004): goal, acceptance criteria and features with Given-When-Then
@@ -33,6 +34,8 @@ export const FEATURE_FILE = "skill.json";
 
 /** Enough for any real frontmatter; the rest of a SKILL.md is never read. */
 export const FRONTMATTER_BYTES = 8192;
+/** plugin.json and installed_plugins.json: read only when regular files of at most this size. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** Descriptions are cut to this many characters in answers (they land in the lead's context). */
 export const DESCRIPTION_CHARS = 200;
 
@@ -76,8 +79,10 @@ function real(p: string): string | null {
 function readHead(path: string): string | null {
   let fd: number | undefined;
   try {
-    if (!statSync(path).isFile()) return null;
-    fd = openSync(path, "r");
+    // Any size (only the head is read), but a regular file: a FIFO named SKILL.md must not block the call.
+    const o = openRegular(path, Number.MAX_SAFE_INTEGER);
+    if (!o.ok) return null;
+    fd = o.fd;
     const buf = Buffer.alloc(FRONTMATTER_BYTES);
     const n = readSync(fd, buf, 0, FRONTMATTER_BYTES, 0);
     return buf.subarray(0, n).toString("utf8");
@@ -181,7 +186,9 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 function pluginManifest(root: string): { name: string | null; skillDirs: string[] } {
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(join(root, ".claude-plugin", "plugin.json"), "utf8"));
+    const r = readSmallText(join(root, ".claude-plugin", "plugin.json"), MAX_MANIFEST_BYTES);
+    if (!r.ok) throw new Error(r.error);
+    doc = JSON.parse(r.text);
   } catch {
     return { name: null, skillDirs: ["skills"] };
   }
@@ -202,7 +209,9 @@ function installedPlugins(config: string, projectReal: string): { installs: Plug
   const file = join(config, "plugins", "installed_plugins.json");
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(file, "utf8"));
+    const r = readSmallText(file, MAX_MANIFEST_BYTES);
+    if (!r.ok) throw Object.assign(new Error(r.error), r.reason === "missing" ? { code: "ENOENT" } : {});
+    doc = JSON.parse(r.text);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") problems.push(`${file}: cannot be read as JSON`);
     return { installs: [], problems };

@@ -2,8 +2,9 @@
 // the project (CLAUDE.md, "Confinement"). The one check is confine(); commands' declared path arguments go through
 // it before run() (lib/command.ts).
 import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { HelperError } from "../lib/errors.js";
+import type { Owner } from "../lib/owned.js";
 
 /**
  * What the helper may do with a path: `write` (write, create, move, append, lock) only inside the project's
@@ -66,20 +67,49 @@ export function outsideMessage(label: string, real: string, access: PathAccess):
  * The one check every path the helper uses goes through. `value` is as given (relative to cwd or absolute);
  * `label` names it in the error (e.g. `--inputs entry '/etc/passwd'`). Returns the real path to operate on, so a
  * symlink inside the allowed root is followed (written through) and never replaced; anything resolving outside
- * the allowed root throws E_PATH before anything is read or written.
+ * the allowed root throws E_PATH before anything is read or written. A write also names its owner rule
+ * (lib/owned.ts): the real path must be a file that rule allows (so a link from the command's own file to another
+ * command's file is refused too), else E_PATH naming the rule.
  */
-export function confine(cwd: string, label: string, value: string, access: PathAccess): string {
+export function confine(cwd: string, label: string, value: string, access: "read"): string;
+export function confine(cwd: string, label: string, value: string, access: "write", owner: Owner): string;
+export function confine(cwd: string, label: string, value: string, access: PathAccess, owner?: Owner): string {
   const roots = projectRoots(cwd);
   const real = realPath(resolve(cwd, value));
   const root = access === "write" ? roots.design : roots.project;
   if (!isInside(root, real)) throw new HelperError("E_PATH", outsideMessage(label, real, access), { path: real });
+  if (access === "write") {
+    if (!owner) throw new HelperError("E_PATH", `${label} has no owner rule: nothing may write it`, { path: real });
+    if (!owner.allows(designSegments(roots.design, real))) {
+      throw new HelperError("E_PATH", `${label} is not ${owner.what}: ${real}`, { path: real, allowed: owner.what });
+    }
+    // A file with a second name may be another command's file (or one outside) under this one's name: appending
+    // to it would write there too.
+    if (hardLinked(real)) throw new HelperError("E_PATH", `${label} is a file with other hard links: ${real}`, { path: real });
+  }
   return real;
 }
 
-/** `confine` that answers instead of throwing: the real path, or null when it leaves the allowed root. */
-export function confined(cwd: string, value: string, access: PathAccess): string | null {
+function hardLinked(real: string): boolean {
   try {
-    return confine(cwd, "", value, access);
+    const st = lstatSync(real, { throwIfNoEntry: false });
+    return st !== undefined && st.isFile() && st.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
+/** A real path inside `design` as its segments relative to it (the empty list for `design` itself). */
+export function designSegments(design: string, real: string): string[] {
+  return real === design ? [] : relative(design, real).split(sep);
+}
+
+/** `confine` that answers instead of throwing: the real path, or null when it is refused. */
+export function confined(cwd: string, value: string, access: "read"): string | null;
+export function confined(cwd: string, value: string, access: "write", owner: Owner): string | null;
+export function confined(cwd: string, value: string, access: PathAccess, owner?: Owner): string | null {
+  try {
+    return access === "write" ? confine(cwd, "", value, access, owner as Owner) : confine(cwd, "", value, access);
   } catch {
     return null;
   }

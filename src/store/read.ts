@@ -1,10 +1,47 @@
 // Reading .design files: readers never lock (writers only rename complete files into place or append one whole
 // line), so a read sees a whole old or a whole new file. Startup is a hot path: everything here is synchronous.
-import {
-  closeSync, fstatSync, lstatSync, openSync, readSync, readFileSync, readdirSync, readlinkSync, statSync, type Stats,
-} from "node:fs";
+// Every file is opened through openRegular (lib/safe-read.ts): without blocking, a regular file only (a FIFO or a
+// device is refused at once), and at most the cap of its kind.
+import { closeSync, lstatSync, readSync, readdirSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { grewPast, openRegular, readSmallRegular } from "../lib/safe-read.js";
 import { detail } from "../lib/errors.js";
+
+const MiB = 1024 * 1024;
+/** Plans, drafts, reports, recon files, spec and input files: the largest plan the benchmarks use (30,000 roles) is
+ * about 18 MB. */
+export const MAX_FILE_BYTES = 64 * MiB;
+/** memory.jsonl and reflection.jsonl: 200,000 memory entries are about 63 MB. */
+export const MAX_JSONL_BYTES = 256 * MiB;
+/** Run state (`run-<skill>.json`): a phase list and its checkpoints. */
+export const MAX_STATE_BYTES = 4 * MiB;
+
+/** A refusal of openRegular as the error readers report (missing files are values, not errors). */
+class ReadRefused extends Error {
+  constructor(
+    message: string,
+    readonly missing: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `path` opened for reading: a regular file of at most `maxBytes`, never blocking on a FIFO. Throws an Error whose
+ * message says why not (`code` ENOENT when it is missing). The caller closes the descriptor.
+ */
+export function openForRead(path: string, maxBytes: number): number {
+  const o = openRegular(path, maxBytes);
+  if (o.ok) return o.fd;
+  throw Object.assign(new Error(o.error), o.reason === "missing" ? { code: "ENOENT" } : {});
+}
+
+/** `path` opened for reading under the cap; throws ReadRefused. */
+function openCapped(path: string, maxBytes: number): { fd: number; size: number } {
+  const o = openRegular(path, maxBytes);
+  if (!o.ok) throw new ReadRefused(o.error, o.reason === "missing");
+  return o;
+}
 
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
@@ -18,10 +55,9 @@ let chunk: Buffer | undefined;
  * U+FFFD), read through one reused 64 KB buffer: Node 20 reads "utf8" files 8 KB at a time, and one buffer the
  * size of a large file costs a page fault per 4 KB.
  */
-function readUtf8(path: string): string {
-  const fd = openSync(path, "r");
+function readUtf8(path: string, maxBytes: number): string {
+  const { fd, size } = openCapped(path, maxBytes);
   try {
-    const size = fstatSync(fd).size;
     if (size < WHOLE) {
       // One read of the known size (plus one byte, to notice a file that grew since fstat), one string: a 200 KB
       // plan read in 64 KB chunks made four young strings and a flattened copy, garbage the GC then had to scan.
@@ -29,18 +65,19 @@ function readUtf8(path: string): string {
       let n = 0;
       for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
       if (n <= size) return buf.toString("utf8", 0, n);
-      return readRest(fd, buf.subarray(0, n));
+      return readRest(fd, path, maxBytes, buf.subarray(0, n));
     }
-    return readRest(fd);
+    return readRest(fd, path, maxBytes);
   } finally {
     closeSync(fd);
   }
 }
 
-function readRest(fd: number, head?: Buffer): string {
+function readRest(fd: number, path: string, maxBytes: number, head?: Buffer): string {
   chunk ??= Buffer.allocUnsafe(CHUNK);
   let text = "";
   let carry = 0; // bytes of an unfinished UTF-8 sequence kept at the start of the buffer for the next read
+  let total = head ? head.length : 0;
   if (head) {
     const cut = utf8Cut(head, head.length);
     text = head.toString("utf8", 0, cut);
@@ -48,6 +85,8 @@ function readRest(fd: number, head?: Buffer): string {
     head.copy(chunk, 0, cut);
   }
   for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+    total += n;
+    if (total > maxBytes) throw new ReadRefused(grewPast(path, maxBytes).error, false);
     const end = carry + n;
     const cut = utf8Cut(chunk, end);
     text += chunk.toString("utf8", 0, cut);
@@ -74,23 +113,33 @@ function utf8Cut(buf: Buffer, end: number): number {
   return end;
 }
 
-/** Read a UTF-8 file. A missing file is a value, not an exception. */
-export function readText(path: string): TextRead {
+/**
+ * Read a UTF-8 file of at most `maxBytes`. A missing file is a value, not an exception; a FIFO, a device, a folder
+ * or a larger file is an error.
+ */
+export function readText(path: string, maxBytes: number = MAX_FILE_BYTES): TextRead {
   try {
-    return { kind: "ok", text: readUtf8(path) };
+    return { kind: "ok", text: readUtf8(path, maxBytes) };
   } catch (err) {
+    if (err instanceof ReadRefused) return err.missing ? { kind: "missing" } : { kind: "error", detail: err.message };
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
     return { kind: "error", detail: detail(err) };
   }
 }
 
-/** Raw bytes of a regular file, or null when it is missing, not a regular file, or unreadable. */
-export function readBytes(path: string): Buffer | null {
-  try {
-    return statSync(path).isFile() ? readFileSync(path) : null;
-  } catch {
-    return null;
-  }
+/** Raw bytes of a regular file of at most `maxBytes`, or null when it is missing, anything else, or unreadable. */
+export function readBytes(path: string, maxBytes: number = MAX_FILE_BYTES): Buffer | null {
+  const r = readSmallRegular(path, maxBytes);
+  return r.ok ? r.bytes : null;
+}
+
+export type BytesRead = { kind: "ok"; bytes: Buffer } | { kind: "missing" } | { kind: "error"; detail: string };
+
+/** readBytes with the reason: a missing file is a value, anything else refused is an error. */
+export function readFileBytes(path: string, maxBytes: number = MAX_FILE_BYTES): BytesRead {
+  const r = readSmallRegular(path, maxBytes);
+  if (r.ok) return { kind: "ok", bytes: r.bytes };
+  return r.reason === "missing" ? { kind: "missing" } : { kind: "error", detail: r.error };
 }
 
 export type JsonRead =
@@ -107,8 +156,8 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
-export function readJson(path: string): JsonRead {
-  const r = readText(path);
+export function readJson(path: string, maxBytes: number = MAX_FILE_BYTES): JsonRead {
+  const r = readText(path, maxBytes);
   if (r.kind !== "ok") return r;
   const p = parseJson(r.text);
   return p.ok ? { kind: "ok", value: p.value, text: r.text } : { kind: "invalid", detail: p.detail };
@@ -217,7 +266,10 @@ export function scanJsonlFile(
     let pending = "";
     let line = 0;
     let carry = 0;
+    let total = 0;
     for (let n; (n = readSync(fd, chunk, carry, CHUNK - carry, null)) > 0; ) {
+      total += n;
+      if (total > MAX_JSONL_BYTES) return { kind: "error", detail: grewPast(path, MAX_JSONL_BYTES).error };
       const end = carry + n;
       const cut = utf8Cut(chunk, end);
       const text = pending + chunk.toString("utf8", 0, cut);
@@ -242,14 +294,11 @@ export function scanJsonlFile(
   return { kind: "ok", skipped: skippedLines.length, skippedLines };
 }
 
-/** `path` opened for reading, or what a scan reports when it cannot be opened. */
+/** A JSONL file opened for a scan (a regular file under MAX_JSONL_BYTES), or what the scan reports instead. */
 function openForScan(path: string): number | { kind: "missing" } | { kind: "error"; detail: string } {
-  try {
-    return openSync(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-    return { kind: "error", detail: detail(err) };
-  }
+  const o = openRegular(path, MAX_JSONL_BYTES);
+  if (o.ok) return o.fd;
+  return o.reason === "missing" ? { kind: "missing" } : { kind: "error", detail: o.error };
 }
 
 /**
@@ -269,6 +318,7 @@ export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; coun
     chunk ??= Buffer.allocUnsafe(CHUNK);
     let buf = chunk;
     let have = 0;
+    let total = 0;
     for (;;) {
       if (have === buf.length) {
         // One line longer than the buffer: make room for the rest of it.
@@ -278,6 +328,8 @@ export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; coun
       }
       const n = readSync(fd, buf, have, buf.length - have, null);
       have += n;
+      total += n;
+      if (total > MAX_JSONL_BYTES) return { kind: "error", detail: grewPast(path, MAX_JSONL_BYTES).error };
       const last = n === 0;
       // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
       let cut = have;
@@ -330,7 +382,7 @@ export function parseJsonl(text: string): JsonlRead {
 export type JsonlFile = ({ kind: "ok"; text: string } & JsonlRead) | { kind: "missing" } | { kind: "error"; detail: string };
 
 export function readJsonl(path: string): JsonlFile {
-  const r = readText(path);
+  const r = readText(path, MAX_JSONL_BYTES);
   if (r.kind !== "ok") return r;
   return { kind: "ok", text: r.text, ...parseJsonl(r.text) };
 }

@@ -2,12 +2,12 @@
 // a unique temp file in the same directory, fsyncs, renames it over the target and releases the lock. JSONL
 // appends write the new line with O_APPEND under the same lock. The lock library is loaded only by writers.
 import {
-  chmodSync, closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, realpathSync, renameSync,
+  chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, realpathSync, renameSync,
   rmdirSync, statSync, unlinkSync, utimesSync, writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { HelperError, detail } from "../lib/errors.js";
-import { readText } from "./read.js";
+import { MAX_FILE_BYTES, MAX_JSONL_BYTES, readText } from "./read.js";
 
 export const LOCK_TIMEOUT_MS = 10_000;
 /** A lock whose holder stopped refreshing it for this long is broken by the next writer. */
@@ -183,16 +183,17 @@ export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Pro
 /**
  * Locked read-modify-write of one file. `change` gets the current text (null when the file does not exist)
  * and returns the new text (or null to leave the file alone) plus a result. Throws what `change` throws,
- * with the file untouched.
+ * with the file untouched. A current file that is not a regular file of at most `maxBytes` is a read error.
  */
 export async function updateText<R>(
   target: string,
   change: (current: string | null) => { text: string | null; result: R },
   writeError = "Error writing file",
   readError = `Error reading ${target}`,
+  maxBytes = MAX_FILE_BYTES,
 ): Promise<R> {
   return withLock(target, (lost) => {
-    const cur = readText(target);
+    const cur = readText(target, maxBytes);
     if (cur.kind === "error") throw new HelperError("E_READ", `${readError}: ${cur.detail}`);
     const { text, result } = change(cur.kind === "ok" ? cur.text : null);
     if (text !== null) {
@@ -221,7 +222,7 @@ export async function appendJsonl(target: string, entry: unknown, writeError = "
   } catch (err) {
     throw new HelperError("E_WRITE", `${writeError}: ${detail(err)}`);
   }
-  await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError);
+  await updateText(target, (cur) => ({ text: withAppendedLine(cur, entry), result: undefined }), writeError, undefined, MAX_JSONL_BYTES);
 }
 
 export interface Appended {
@@ -240,9 +241,14 @@ export interface Appended {
  * its first part only: a line that does not parse, which readers skip.
  */
 export function appendLine(target: string, line: string): Appended {
-  const fd = openSync(target, "a+", 0o644);
+  // Never through a link or into a FIFO, and never into a file with a second name (it may be a file of another
+  // command's): the target is already the real path confine() judged.
+  const fd = openSync(target, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
   try {
-    const before = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${target} is not a regular file`);
+    if (st.nlink > 1) throw new Error(`${target} has other hard links`);
+    const before = st.size;
     let sep = "";
     if (before > 0) {
       const last = Buffer.alloc(1);

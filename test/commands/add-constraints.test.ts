@@ -154,9 +154,9 @@ describe("add-constraints", () => {
     const p = project(t);
     assert.equal((await p.run("add-constraints", [], stdin("nope"))).error, "Plan file not found: .design/plan.json");
     assert.equal(p.exists(".design"), false);
-    writeFiles(p.dir, { ".design/arr.json": [] });
+    writeFiles(p.dir, { ".design/plan.json": [] });
     assert.equal(
-      (await p.run("add-constraints", [".design/arr.json"], stdin("nope"))).error,
+      (await p.run("add-constraints", [".design/plan.json"], stdin("nope"))).error,
       "Invalid plan structure: top-level value must be an object",
     );
   });

@@ -1,5 +1,5 @@
-// Plan writers and confinement, in-process: a symlinked plan.json is written through when its target is inside
-// .design/ and refused when it is not; every plan writer refuses a plan that is not schemaVersion 4; archive takes
+// Plan writers and confinement, in-process: a symlinked plan.json is refused, whether its target is another file of
+// .design/ or outside it; every plan writer refuses a plan that is not schemaVersion 4; archive takes
 // the project's .design/ only; run-start --fresh never moves a recorded output that leads out of .design/.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -27,16 +27,16 @@ const WRITERS: Array<[string, string[], string | undefined]> = [
 
 describe("plan writers: a symlinked plan.json", () => {
   for (const [cmd, argv, stdin] of WRITERS) {
-    it(`${cmd} writes through a link whose target is inside .design/ and keeps the link`, async (t) => {
+    it(`${cmd} refuses a link to another file inside .design/: the real path must be the plan itself`, async (t) => {
       const plan = planWith([{ name: "a", status: cmd === "resume-reset" ? "in_progress" : "pending" }, "b"]);
       const p = project(t, { ".design/versions/v1.json": plan });
       symlinkSync("versions/v1.json", join(p.dir, ".design/plan.json"));
+      const before = snapshot(p.dir);
       const out = await p.run(cmd, argv, { stdin });
-      assert.equal(out.ok, true, JSON.stringify(out));
-      assert.ok(lstatSync(join(p.dir, ".design/plan.json")).isSymbolicLink());
+      assert.equal(out.code, "E_PATH", JSON.stringify(out));
+      assert.match(out.error as string, /^plan_path '\.design\/plan\.json' is not \.design\/plan\.json(?: or \.design\/draft\/plan\.json)?: /);
+      assert.deepEqual(snapshot(p.dir), before);
       assert.equal(readlinkSync(join(p.dir, ".design/plan.json")), "versions/v1.json");
-      assert.notDeepEqual(p.json(".design/versions/v1.json"), plan, "the target was rewritten");
-      assert.deepEqual(p.list(".design/versions"), ["v1.json"], "no temp or lock file left beside the target");
     });
 
     it(`${cmd} refuses a link that points out of the project's .design/ and changes nothing`, async (t) => {

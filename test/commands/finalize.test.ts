@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { planWith, project, type RoleInit } from "../helpers/design-dir.ts";
+import { planWith, project, writeFiles, type RoleInit } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
 type T = Parameters<typeof project>[0];
@@ -191,22 +191,25 @@ describe("finalize: validation messages", () => {
   });
 
   it("refuses structurally wrong parts before validating", async (t) => {
-    const p = project(t, {
-      ".design/aux.json": planWith(["a"], { auxiliaryRoles: "x" }),
-      ".design/spec.json": planWith(["a"], { verificationSpecs: [5] }),
-      ".design/prog.json": planWith(["a"], { progress: [] }),
-      ".design/top.json": [planWith(["a"])],
-    });
-    assert.equal((await p.run("finalize", [".design/aux.json"])).error, "Invalid plan structure: 'auxiliaryRoles' must be an array");
-    assert.equal((await p.run("finalize", [".design/spec.json"])).error, "Invalid plan structure: verificationSpecs[0] must be an object");
-    assert.equal((await p.run("finalize", [".design/prog.json"])).error, "Invalid plan structure: 'progress' must be an object");
-    assert.equal((await p.run("finalize", [".design/top.json"])).error, "Invalid plan structure: top-level value must be an object");
+    const p = project(t);
+    const cases: Array<[unknown, string]> = [
+      [planWith(["a"], { auxiliaryRoles: "x" }), "Invalid plan structure: 'auxiliaryRoles' must be an array"],
+      [planWith(["a"], { verificationSpecs: [5] }), "Invalid plan structure: verificationSpecs[0] must be an object"],
+      [planWith(["a"], { progress: [] }), "Invalid plan structure: 'progress' must be an object"],
+      [[planWith(["a"])], "Invalid plan structure: top-level value must be an object"],
+    ];
+    for (const [plan, error] of cases) {
+      for (const path of [".design/plan.json", ".design/draft/plan.json"]) {
+        writeFiles(p.dir, { [path]: plan });
+        assert.equal((await p.run("finalize", [path])).error, error, path);
+      }
+    }
   });
 
   it("reports plan file errors", async (t) => {
-    const p = project(t, { ".design/bad.json": "{" });
+    const p = project(t, { ".design/draft/plan.json": "{" });
     assert.equal((await p.run("finalize")).error, "Plan file not found: .design/plan.json");
-    assert.match((await p.run("finalize", [".design/bad.json"])).error as string, /^Invalid JSON in plan file: /);
+    assert.match((await p.run("finalize", [".design/draft/plan.json"])).error as string, /^Invalid JSON in plan file: /);
     assert.equal((await p.run("finalize", ["--validate-only"])).error, "Plan file not found: .design/plan.json");
   });
 });
@@ -295,7 +298,7 @@ describe("finalize: enrichment", () => {
 
   it("records the SHA-256 of each spec file, read as bytes, relative to the working directory [feature:design/verification-specs]", async (t) => {
     const p = project(t, {
-      ".design/plans/plan.json": planWith(["a", "b"], {
+      ".design/plan.json": planWith(["a", "b"], {
         verificationSpecs: [
           { role: "a", path: ".design/specs/spec-a.test.ts", runCommand: "npx tsx .design/specs/spec-a.test.ts" },
           { role: "b", path: "bin.dat", runCommand: "true", sha256: "stale" },
@@ -304,10 +307,10 @@ describe("finalize: enrichment", () => {
       ".design/specs/spec-a.test.ts": "hello\n",
     });
     writeFileSync(join(p.dir, "bin.dat"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
-    const out = await p.run("finalize", [".design/plans/plan.json"]);
+    const out = await p.run("finalize", [".design/plan.json"]);
     assert.equal(out.ok, true);
     assert.equal("specWarnings" in out, false);
-    const specs = p.json(".design/plans/plan.json").verificationSpecs;
+    const specs = p.json(".design/plan.json").verificationSpecs;
     assert.equal(specs[0].sha256, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
     assert.equal(specs[1].sha256, "5a741968f40e57485ed6e1a1af381adeb2714223c35acedf1ad0670e42df2eb5");
   });

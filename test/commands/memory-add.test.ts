@@ -44,11 +44,14 @@ describe("memory-add: new entries", () => {
     assert.deepEqual([entry.keywords, entry.importance, entry.source, entry.goal_context], [["Auth", "jwt"], 8, "execute", "login flow"]);
   });
 
-  it("creates the parent directories of a custom path", async (t) => {
+  it("creates .design/ for a memory file of another name, and refuses one in a subfolder", async (t) => {
     const p = project(t);
-    const out = await p.run("memory-add", [".design/deep/er/m.jsonl", ...add()]);
+    const out = await p.run("memory-add", [".design/memory-team.jsonl", ...add()]);
     assert.equal(out.ok, true);
-    assert.equal(lines(p.read(".design/deep/er/m.jsonl")).length, 1);
+    assert.equal(lines(p.read(".design/memory-team.jsonl")).length, 1);
+    const deep = await p.run("memory-add", [".design/deep/er/memory.jsonl", ...add()]);
+    assert.equal(deep.code, "E_PATH");
+    assert.equal(p.exists(".design/deep"), false);
   });
 
   it("repairs a missing final newline instead of gluing two entries together (Fix D6)", async (t) => {

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { project } from "../helpers/design-dir.ts";
+import { snapshot } from "../helpers/snapshot.ts";
 
 const GROUP: Record<number, string> = { 1: "Intent", 2: "Intent", 3: "Design", 4: "Design", 5: "Feedbacks", 6: "Feedbacks", 7: "Parameters" };
 const iv = (title: string, level: number, confidence: string, effort: string, cites: string[] = []) => ({
@@ -128,7 +129,29 @@ describe("recon-rank", () => {
       assert.match(r.error as string, /resolves outside the project's \.design\//, out);
     }
     assert.equal(p.exists("recon.json"), false);
-    const ok = await p.run("recon-rank", [".design/tmp/d.json", "--out", ".design/sub/r.json"]);
-    assert.equal(ok.writtenTo, ".design/sub/r.json");
+    const ok = await p.run("recon-rank", [".design/tmp/d.json", "--out", ".design/recon-api.json"]);
+    assert.equal(ok.writtenTo, ".design/recon-api.json");
+  });
+
+  it("writes only a recon file: any other file of .design/ is refused, naming the rule, and nothing changes", async (t) => {
+    const p = project(t, { ".design/tmp/d.json": draft(SEVEN), ".design/plan.json": "{}\n" });
+    for (const out of [".design/grant.json", ".design/plan.json", ".design/run-execute.json", ".design/sub/r.json", ".design/specs/recon.json", ".design/.recon.json"]) {
+      const before = snapshot(p.dir);
+      const r = await p.run("recon-rank", [".design/tmp/d.json", "--out", out, "--replace"]);
+      assert.equal(r.code, "E_PATH", out);
+      assert.match(r.error as string, /^--out '[^']+' is not a recon file \(\.design\/recon\*\.json\): /, out);
+      assert.deepEqual(snapshot(p.dir), before, out);
+    }
+  });
+
+  it("copies only the fields recon.json defines from the draft, and says which it left out", async (t) => {
+    const doc = { ...draft(SEVEN), version: 1, planFingerprint: "x", commands: [{ value: "rm -rf /", roles: ["(plan)"] }], roles: [] };
+    const p = project(t, { ".design/tmp/d.json": doc });
+    const r = await p.run("recon-rank", [".design/tmp/d.json"]);
+    assert.equal(r.ok, true, JSON.stringify(r));
+    const written = p.json(".design/recon.json");
+    assert.deepEqual(Object.keys(written).filter((k) => ["version", "planFingerprint", "commands", "roles"].includes(k)), []);
+    for (const k of ["schemaVersion", "goal", "interventions", "contradictions", "additionalFindings"]) assert.ok(k in written, k);
+    assert.ok((r.warnings as string[]).includes("Left out fields recon.json does not define: 'version', 'planFingerprint', 'commands', 'roles'"));
   });
 });

@@ -56,11 +56,14 @@ describe("reflection-add", () => {
     assert.deepEqual(p.list(".design"), ["reflection.jsonl"]);
   });
 
-  it("creates the parent directories of a custom path", async (t) => {
+  it("creates .design/ for a reflection file of another name, and refuses one in a subfolder", async (t) => {
     const p = project(t);
-    const out = await p.run("reflection-add", [".design/x/y/r.jsonl", ...flags()], { stdin: "{}" });
+    const out = await p.run("reflection-add", [".design/reflection-old.jsonl", ...flags()], { stdin: "{}" });
     assert.equal(out.ok, true);
-    assert.equal(lines(p.read(".design/x/y/r.jsonl")).length, 1);
+    assert.equal(lines(p.read(".design/reflection-old.jsonl")).length, 1);
+    const deep = await p.run("reflection-add", [".design/x/y/reflection.jsonl", ...flags()], { stdin: "{}" });
+    assert.equal(deep.code, "E_PATH");
+    assert.equal(p.exists(".design/x"), false);
   });
 
   const refusals: Array<[string, string[], string, string]> = [

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { planWith, project } from "../helpers/design-dir.ts";
+import { planWith, project, writeFiles } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
 
@@ -105,9 +105,11 @@ describe("resume-reset", () => {
   });
 
   it("reports plan errors with the contract's messages", async (t) => {
-    const p = project(t, { ".design/bad.json": "[", ".design/arr.json": [1] });
+    const p = project(t);
     assert.equal((await p.run("resume-reset")).error, "Plan file not found: .design/plan.json");
-    assert.match((await p.run("resume-reset", [".design/bad.json"])).error as string, /^Invalid JSON in plan file: /);
-    assert.equal((await p.run("resume-reset", [".design/arr.json"])).error, "Invalid plan structure: top-level value must be an object");
+    writeFiles(p.dir, { ".design/plan.json": "[" });
+    assert.match((await p.run("resume-reset", [".design/plan.json"])).error as string, /^Invalid JSON in plan file: /);
+    writeFiles(p.dir, { ".design/plan.json": [1] });
+    assert.equal((await p.run("resume-reset", [".design/plan.json"])).error, "Invalid plan structure: top-level value must be an object");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { planWith, project, type RoleInit } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
@@ -429,9 +430,9 @@ describe("update-status: plan errors come first", () => {
   });
 
   it("reports a plan path that is a directory", async (t) => {
-    const p = project(t, { ".design/d/x.txt": "x" });
-    const out = await p.run("update-status", [".design/d"], { stdin: "[]" });
-    assert.match(out.error as string, /^Error reading plan file: /);
+    const p = project(t, { ".design/plan.json/x.txt": "x" });
+    const out = await p.run("update-status", [".design/plan.json"], { stdin: "[]" });
+    assert.match(out.error as string, /^Error reading plan file: .*is a directory, not a regular file$/);
   });
 });
 
@@ -447,10 +448,13 @@ describe("update-status: the written file", () => {
     assert.deepEqual(p.list(".design"), ["plan.json"]);
   });
 
-  it("writes to the plan path given as an argument", async (t) => {
-    const p = project(t, { ".design/plans/x.json": roles("a") });
-    const out = await p.run("update-status", [".design/plans/x.json"], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
+  it("writes to the plan path given as an argument, absolute or relative, and to no other file", async (t) => {
+    const p = project(t, { ".design/plan.json": roles("a"), ".design/plans/x.json": roles("a") });
+    const out = await p.run("update-status", [join(p.dir, ".design/plan.json")], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
     assert.equal(out.ok, true);
-    assert.equal(p.json(".design/plans/x.json").roles[0].status, "in_progress");
+    assert.equal(p.json(".design/plan.json").roles[0].status, "in_progress");
+    const other = await p.run("update-status", [".design/plans/x.json"], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
+    assert.equal(other.code, "E_PATH");
+    assert.equal(p.json(".design/plans/x.json").roles[0].status, undefined);
   });
 });

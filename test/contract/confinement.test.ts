@@ -8,7 +8,6 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,8 @@ interface Case {
   /** "proj" (a normal project) or "proj2" (whose .design is a symlink to the outside folder). */
   project?: "proj" | "proj2";
   access: Access;
+  /** Files written over the template's copy before the call (paths relative to the case folder). */
+  files?: Record<string, unknown>;
 }
 
 const plan = planWith(["a", "b"]);
@@ -72,20 +73,10 @@ function buildTemplate(dir: string): void {
   symlinkSync("../../outside/secret.txt", join(dir, "proj/.design/outsecret.txt"));
   symlinkSync("../outside", join(dir, "proj/link-out"));
   symlinkSync("../outside", join(dir, "proj2/.design"));
-  // A finalize whose spec path leaves the project through data, not an argument.
-  writeFileSync(
-    join(dir, "proj/.design/spec-out.json"),
-    JSON.stringify(planWith(["a"], { verificationSpecs: [{ role: "a", path: "../outside/secret.txt", runCommand: "true" }] })),
-  );
-  writeFileSync(
-    join(dir, "proj/.design/spec-abs.json"),
-    JSON.stringify(planWith(["a"], { verificationSpecs: [{ role: "a", path: "/etc/hostname", runCommand: "true" }] })),
-  );
-  writeFileSync(
-    join(dir, "proj/.design/spec-link.json"),
-    JSON.stringify(planWith(["a"], { verificationSpecs: [{ role: "a", path: ".design/outsecret.txt", runCommand: "true" }] })),
-  );
 }
+
+/** A plan whose verification spec path is `path`: a finalize whose spec leaves the project through data. */
+const specPlan = (path: string) => planWith(["a"], { verificationSpecs: [{ role: "a", path, runCommand: "true" }] });
 
 /** Every entry under `dir` by lstat: type, mode, bytes or link text. */
 function snapshot(dir: string): Record<string, string> {
@@ -200,9 +191,14 @@ const CASES: Case[] = [
   ...listForms("run-start", "inputs", ".design/plan.json", ["design", "--phases", "a,b", "--fresh"]),
   ...listForms("run-checkpoint", "outputs", ".design/plan.json", ["design", "--phase", "a"]),
   // hashes through data: finalize's spec paths
-  { name: "finalize · spec path ..", args: ["finalize", ".design/spec-out.json"], access: "read" },
-  { name: "finalize · spec path absolute", args: ["finalize", ".design/spec-abs.json"], access: "read" },
-  { name: "finalize · spec path through a symlinked file", args: ["finalize", ".design/spec-link.json"], access: "read" },
+  ...[
+    ["..", "../outside/secret.txt"],
+    ["absolute", "/etc/hostname"],
+    ["through a symlinked file", ".design/outsecret.txt"],
+  ].flatMap(([form, path]): Case[] => [
+    { name: `finalize · spec path ${form}`, args: ["finalize", ".design/plan.json"], files: { "proj/.design/plan.json": specPlan(path) }, access: "read" },
+    { name: `finalize · draft's spec path ${form}`, args: ["finalize", ".design/draft/plan.json"], files: { "proj/.design/draft/plan.json": specPlan(path) }, access: "read" },
+  ]),
   // readers
   // Readers sharing one argument declaration get every form once and two forms each after that.
   ...readFileForms("status", "plan.json", "outplan.json"),
@@ -252,6 +248,8 @@ describe("confinement: every path in every escape form is refused with E_PATH an
     outcomes = await pool(CASES, Math.max(2, availableParallelism()), async (c, i) => {
       const caseDir = join(root, `case-${i}`);
       cpSync(template, caseDir, { recursive: true, verbatimSymlinks: true });
+      if (c.files) writeFiles(caseDir, c.files);
+      const before = c.files ? snapshot(caseDir) : base;
       const r = await run(c, caseDir);
       let json: any;
       try {
@@ -261,7 +259,7 @@ describe("confinement: every path in every escape form is refused with E_PATH an
       }
       const after = snapshot(caseDir);
       rmSync(caseDir, { recursive: true, force: true });
-      return { code: r.code, json, stdout: r.stdout, before: base, after };
+      return { code: r.code, json, stdout: r.stdout, before, after };
     });
   });
   after(() => rmSync(root, { recursive: true, force: true }));

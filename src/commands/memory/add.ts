@@ -8,14 +8,16 @@
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
 // so two concurrent adds of the same text cannot both land. Large files are checked through an index kept beside
 // them (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
-  appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
+  appendLine, argLabel, confine, ensureDir, MAX_JSONL_BYTES, openForRead, parseJsonl, pathKind, readBytes, readFileBytes, readJson, readText, replaceLine,
+  sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 import {
   appendRecord, bufferSource, categoryCode, describe, hashBytes, NO_CATEGORY, scanIndex, serialise, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
@@ -59,6 +61,8 @@ async function adjust(target: string, shown: string, id: string, boost: boolean)
         return { text, result: { id, importance, action: boost ? "boosted" : "decayed" } };
       },
       "Error writing memory file",
+      undefined,
+      MAX_JSONL_BYTES,
     );
   } catch (err) {
     throw rewordReadError(err, target);
@@ -206,7 +210,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
   const indexed = st !== undefined && st.isFile() && st.size >= BigInt(INDEX_MIN_BYTES) && st.size < 2n ** 32n;
   try {
     if (st !== undefined && !indexed) {
-      const cur = readText(target);
+      const cur = readText(target, MAX_JSONL_BYTES);
       if (cur.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${cur.detail}`);
       if (cur.kind === "ok") dup = nearDuplicate(cur.text, entry);
     } else if (st !== undefined) {
@@ -216,7 +220,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       if (opened) {
         let fd: number;
         try {
-          fd = openSync(target, "r");
+          fd = openForRead(target, MAX_JSONL_BYTES);
         } catch (err) {
           throw readError(err);
         }
@@ -229,12 +233,9 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         }
       }
       if (verdict === "stale") {
-        let bytes: Buffer;
-        try {
-          bytes = readFileSync(target);
-        } catch (err) {
-          throw readError(err);
-        }
+        const read = readFileBytes(target, MAX_JSONL_BYTES);
+        if (read.kind !== "ok") throw readError(new Error(read.kind === "error" ? read.detail : `${target} does not exist`));
+        const bytes = read.bytes;
         const all = scanForIndex(bytes);
         const tailHash = hashBytes(bytes.subarray(all.length ? all[all.length - 1].offset : 0));
         const fresh = scanIndex(bufferSource(serialise(all, st, tailHash)), st, (from) => bytes.subarray(from), probe) as IndexScan;
@@ -332,7 +333,7 @@ export default defineCommand({
     },
   },
   async run(ctx, args) {
-    const target = confine(ctx.cwd, argLabel("memory_path", args.memory_path as string, false), args.memory_path as string, "write");
+    const target = confine(ctx.cwd, argLabel("memory_path", args.memory_path as string, false), args.memory_path as string, "write", OWN.memory);
     const input = args.from === undefined ? fromFlags(args) : fromFile(ctx.cwd, args);
 
     if (args.boost || args.decay) {

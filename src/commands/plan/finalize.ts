@@ -17,6 +17,7 @@ import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 
 const PARTS: readonly PlanPart[] = ["auxiliaryRoles", "verificationSpecs", "progress"];
 const MAX_ROLES = 8;
@@ -288,14 +289,14 @@ async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) =>
     }
     const label = `verificationSpecs[${i}].path '${spec.path}'`;
     const src = confine(cwd, label, `${DRAFT_SPECS}/${rel}`, "read");
-    const dest = confine(cwd, label, `${SPECS}/${rel}`, "write");
+    const dest = confine(cwd, label, `${SPECS}/${rel}`, "write", OWN.spec);
     spec.path = `${SPECS}/${rel}`;
     const bytes = readBytes(src);
     if (bytes !== null) copies.push({ dest, bytes, before: readBytes(dest) });
   });
   if (placement.length) throw new HelperError("E_INVALID", "validation_failed", { issues: placement });
 
-  const target = confine(cwd, `installed plan '${INSTALLED_PLAN}'`, INSTALLED_PLAN, "write");
+  const target = confine(cwd, `installed plan '${INSTALLED_PLAN}'`, INSTALLED_PLAN, "write", OWN.plan);
   const staged = new Map(copies.map((c) => [c.dest, c.bytes]));
   const e = enrich(doc, (path) => {
     const dest = realPath(resolve(cwd, path));
@@ -345,7 +346,7 @@ export default defineCommand({
       return { validated: true };
     }
 
-    const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write") === draftPlan(ctx.cwd);
+    const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write", OWN.planOrDraft) === draftPlan(ctx.cwd);
     const installed: Record<string, unknown> = {};
     const e = draft
       ? await install(ctx.cwd, planPath, failIfInvalid, installed)

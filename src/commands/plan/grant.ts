@@ -16,7 +16,8 @@ import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib
 import { schedulerCore } from "../../lib/scheduler.js";
 import { newId } from "../../lib/ids.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
-import { confine, ensureDir, projectRoots, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, MAX_STATE_BYTES, projectRoots, readJson, updateText } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -40,7 +41,7 @@ export default defineCommand({
   async run(ctx, args) {
     const { project, design } = projectRoots(ctx.cwd);
     const grantPath = `.design/${GRANT_FILE}`;
-    const target = confine(ctx.cwd, "grant file", grantPath, "write");
+    const target = confine(ctx.cwd, "grant file", grantPath, "write", OWN.grant);
     if (args.approve && args.revoke) throw new HelperError("E_USAGE", "grant: --approve and --revoke exclude each other");
     if (args.revoke) {
       ensureDir(design);
@@ -86,7 +87,7 @@ export default defineCommand({
     const requiresSandbox = context.grantRequiresSandbox === true;
 
     const fingerprint = planFingerprint(doc, project);
-    const run = readJson(join(design, "run-execute.json"));
+    const run = readJson(join(design, "run-execute.json"), MAX_STATE_BYTES);
     const runId = run.kind === "ok" && isObject(run.value) && typeof run.value.runId === "string" && run.value.completedAt == null ? run.value.runId : null;
     const expiresAt = isoSeconds(ctx.now() + GRANT_TTL_MS);
     const summary = [

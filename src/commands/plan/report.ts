@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { defineCommand } from "../../lib/command.js";
 import { overlapWaits } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
+import { OWN } from "../../lib/owned.js";
 import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, territoryOf, type Json } from "../../lib/plan.js";
 import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
@@ -146,7 +147,7 @@ export default defineCommand({
     let url: string | null = null;
     if (model.problems.length === 0 || model.roles.length > 0) {
       try {
-        const target = confine(ctx.cwd, "report", ".design/report.html", "write");
+        const target = confine(ctx.cwd, "report", ".design/report.html", "write", OWN.report);
         ensureDir(design);
         await updateText(target, () => ({ text: reportHtml(model), result: null }), "Error writing the report");
         url = pathToFileURL(target).href;

@@ -13,7 +13,8 @@ export default defineCommand({
   run(ctx, args) {
     const r = readJson(resolve(ctx.cwd, args.plan_path as string));
     if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", "not_found");
-    if (r.kind !== "ok") throw new HelperError("E_JSON", "invalid_json");
+    // The contract's word for both; `detail` says why (a FIFO, a file over the cap, a parse error).
+    if (r.kind !== "ok") throw new HelperError("E_JSON", "invalid_json", { detail: r.detail });
     const doc = r.value;
     const version = isObject(doc) ? doc.schemaVersion : undefined;
     if (!(typeof version === "number" && version === 4)) {

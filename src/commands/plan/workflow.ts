@@ -11,6 +11,7 @@ import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
 import { JSON_SCHEMAS } from "../../schemas/json-schemas.js";
 import { confine, ensureDir, readJson, updateText } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
@@ -85,7 +86,7 @@ export default defineCommand({
       reportSchema,
     });
     ensureDir(resolve(ctx.cwd, ".design"));
-    const target = confine(ctx.cwd, "workflow script", WORKFLOW_PATH, "write");
+    const target = confine(ctx.cwd, "workflow script", WORKFLOW_PATH, "write", OWN.workflow);
     await updateText(target, () => ({ text: script, result: null }), "Error writing workflow script");
     return {
       path: WORKFLOW_PATH,

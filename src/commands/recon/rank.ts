@@ -9,6 +9,7 @@ import { HelperError, detail } from "../../lib/errors.js";
 import { rankRecon } from "../../lib/recon-score.js";
 import { compactStamp, isoSeconds } from "../../lib/values.js";
 import { argLabel, confine, ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, realPath, withLock, writeAtomic } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 import { reconError } from "./validate.js";
 
 /** recon-2 ... recon-<MAX_SUFFIX>: more collisions than this means something is wrong, not a busy project. */
@@ -52,7 +53,7 @@ export default defineCommand({
     } catch (err) {
       throw reconError(err);
     }
-    const target = confine(ctx.cwd, argLabel("out", outShown, true), outShown, "write");
+    const target = confine(ctx.cwd, argLabel("out", outShown, true), outShown, "write", OWN.recon);
     if (realPath(resolve(ctx.cwd, draftShown)) === target) throw new HelperError("E_USAGE", "recon-rank: the draft and --out must be different files");
     try {
       ensureDir(dirname(target));
@@ -60,12 +61,15 @@ export default defineCommand({
       throw new HelperError("E_WRITE", `Error writing recon file: ${detail(err)}`);
     }
     const text = `${JSON.stringify(ranked.doc, null, 2)}\n`;
+    const show = (p: string) => relative(ctx.cwd, p) || p;
+    // The history folder a replaced recon moves into: .design/history itself, not a link to another file's place.
+    const historyPath = join(dirname(target), "history");
+    const historyDir = args.replace ? confine(ctx.cwd, `history folder '${show(historyPath)}'`, historyPath, "write", OWN.history) : historyPath;
     const placed = await withLock(target, (lost) => {
       const exists = pathKind(target) !== "missing";
       let dest = target;
       let previous: string | null = null;
       if (exists && args.replace) {
-        const historyDir = join(dirname(target), "history");
         try {
           const folder = makeHistoryFolder(historyDir, compactStamp(ctx.now()));
           moveEntries(dirname(target), [basename(target)], join(historyDir, folder));
@@ -84,7 +88,6 @@ export default defineCommand({
       }
       return { dest, previous, collision: exists && !args.replace };
     });
-    const show = (p: string) => relative(ctx.cwd, p) || p;
     return {
       writtenTo: show(placed.dest),
       file: basename(placed.dest),

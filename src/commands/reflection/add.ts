@@ -5,6 +5,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { isoSeconds, uuid4 } from "../../lib/values.js";
 import { appendJsonl, argLabel, confine } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";
 
 const YES = new Set(["true", "1", "yes"]);
@@ -41,7 +42,7 @@ export default defineCommand({
     const goalAchieved = YES.has(((args["goal-achieved"] as string | undefined) ?? "").toLowerCase());
     const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation };
     const shown = args.reflection_path as string;
-    await appendJsonl(confine(ctx.cwd, argLabel("reflection_path", shown, false), shown, "write"), entry, "Error writing reflection file");
+    await appendJsonl(confine(ctx.cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection), entry, "Error writing reflection file");
     return { id: entry.id, skill, outcome, goalAchieved, warnings };
   },
 });

@@ -5,7 +5,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkSkill, designDirFlag, list, nextPhase, parseRun, runFile, runFileName } from "../../lib/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
-import { pathKind, updateText } from "../../store.js";
+import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -61,6 +61,6 @@ export default defineCommand({
         text: `${JSON.stringify(run, null, 2)}\n`,
         result: { skill, phase, index, total: run.phases.length, next, repeated: repeat, announce },
       };
-    });
+    }, undefined, undefined, MAX_STATE_BYTES);
   },
 });

@@ -3,7 +3,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkSkill, designDirFlag, parseRun, runFile, runFileName } from "../../lib/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
-import { pathKind, updateText } from "../../store.js";
+import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 
 const OUTCOMES = ["completed", "partial", "failed", "aborted"] as const;
 
@@ -33,6 +33,6 @@ export default defineCommand({
       run.outcome = args.outcome as string;
       const announce = `${skill}: run ${run.outcome}${skippedPhases.length ? ` · phases not reached: ${skippedPhases.join(", ")}` : ""}`;
       return { text: `${JSON.stringify(run, null, 2)}\n`, result: { skill, outcome: run.outcome, skippedPhases, alreadyComplete: false, announce } };
-    });
+    }, undefined, undefined, MAX_STATE_BYTES);
   },
 });

@@ -11,9 +11,10 @@ import {
 import { newId } from "../../lib/ids.js";
 import { compactStamp, isoSeconds, sha256 } from "../../lib/values.js";
 import {
-  argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock,
+  argLabel, confine, confined, ensureDir, MAX_STATE_BYTES, isInside, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, readText, withLock,
   writeAtomic,
 } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 
 /**
  * The outputs an interrupted run's checkpoints recorded that still exist inside the design dir, relative to it:
@@ -27,7 +28,7 @@ function movableOutputs(cwd: string, root: string, run: RunState): string[] {
     .map((p) => relative(root, resolve(cwd, p)))
     .filter((r) => r !== "" && !r.startsWith("..") && !isAbsolute(r) && !PERSISTENT.has(r.split(sep)[0]))
     .filter((r) => {
-      const real = confined(cwd, join(root, r), "write");
+      const real = confined(cwd, join(root, r), "write", OWN.recordedOutput);
       return real !== null && isInside(root, real) && real !== root && pathKind(join(root, r)) !== "missing";
     })
     .sort();
@@ -52,13 +53,13 @@ export default defineCommand({
     const dup = phases.find((p, i) => phases.indexOf(p) !== i);
     if (dup) throw new HelperError("E_USAGE", `run-start: phase '${dup}' is listed twice`);
     const designDir = args["design-dir"] as string;
-    const root = confine(ctx.cwd, argLabel("design-dir", designDir, true), designDir, "write");
+    const root = confine(ctx.cwd, argLabel("design-dir", designDir, true), designDir, "write", OWN.designDir);
     const path = runFile(ctx.cwd, designDir, skill);
     ensureDir(dirname(path));
     const goal = (args.goal as string).trim();
     const now = ctx.now();
     return withLock(path, () => {
-      const cur = readText(path);
+      const cur = readText(path, MAX_STATE_BYTES);
       let archivedTo: string | null = null;
       let archivedOutputs: string[] = [];
       if (cur.kind === "ok") {

@@ -17,6 +17,7 @@ import { isRunFileName, readRun } from "../../lib/run-state.js";
 import {
   argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, readConfined, readJson, withLock,
 } from "../../store.js";
+import { OWN } from "../../lib/owned.js";
 import { digestPlan, type PlanState } from "./preflight.js";
 
 const NOTHING = { message: "nothing to archive" };
@@ -90,7 +91,7 @@ export default defineCommand({
     if (only !== undefined && (includePlan || keepPlan)) throw usage(`archive: --only ${only} moves no plan; drop --include-plan/--keep-plan`);
     const shown = given.replace(/\/+$/, "") || given;
     // Only the project's own .design/ is ever archived (confineArgs already refused anything outside it).
-    const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write");
+    const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write", OWN.designDir);
     const { design } = projectRoots(ctx.cwd);
     if (dir !== design) {
       throw new HelperError("E_PATH", `design_dir '${given}' is not the project's .design/: ${dir}`, { path: dir });
@@ -104,7 +105,7 @@ export default defineCommand({
       // Listed again under the lock: the entries to move are the ones present now.
       const names = selected(candidates(dir, shown), only, keepPlan);
       if (names.length === 0) return NOTHING;
-      const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write");
+      const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
       if (names.includes("plan.json") && !includePlan) {
         const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
         if (WANTED.has(plan.state)) {

@@ -1,10 +1,11 @@
 // sync-check: the protocol text that the five SKILL.md files share must stay identical (contract 4.15). Each
 // shared block is found by its first match, normalised (skill names, wording that may differ), then compared.
 import { createHash } from "node:crypto";
-import { statSync, readFileSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readSmallText } from "../../lib/safe-read.js";
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
+import { HelperError } from "../../lib/errors.js";
 
 export const SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 
@@ -85,15 +86,11 @@ export default defineCommand({
     if (!isDirectory(root)) throw new HelperError("E_NOT_FOUND", `Skills directory not found: ${given}`);
     const texts = new Map<string, string>();
     for (const skill of SKILLS) {
-      let text: string;
-      try {
-        text = readFileSync(join(root, skill, "SKILL.md"), "utf8");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-          throw new HelperError("E_NOT_FOUND", `Missing SKILL.md for skill: ${skill}`);
-        }
-        throw new HelperError("E_READ", `Error reading SKILL.md for skill ${skill}: ${detail(err)}`);
-      }
+      // A regular file of at most 4 MiB (a SKILL.md stays under 500 lines): a FIFO or a device is an error at once.
+      const r = readSmallText(join(root, skill, "SKILL.md"), 4 * 1024 * 1024);
+      if (!r.ok && r.reason === "missing") throw new HelperError("E_NOT_FOUND", `Missing SKILL.md for skill: ${skill}`);
+      if (!r.ok) throw new HelperError("E_READ", `Error reading SKILL.md for skill ${skill}: ${r.error}`);
+      const text = r.text;
       texts.set(skill, text.replace(/\r\n|\r/g, "\n"));
     }
     const synced: Record<string, unknown>[] = [];
