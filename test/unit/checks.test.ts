@@ -446,3 +446,14 @@ describe("verifyChecks", () => {
     assert.equal(bash.runs(), 0);
   });
 });
+
+describe("analyzeCheck on text no check should be", () => {
+  it("is total on pathological input, and leaves checks over 64 KB to bash -n", () => {
+    for (const text of ["$((".repeat(7000), "((".repeat(10000), "$(".repeat(5000), "${".repeat(10000), "`".repeat(20001), "(".repeat(5000), "a | ".repeat(5000) + "b"]) {
+      const a = analyzeCheck(text);
+      assert.equal(typeof a.parsed, "boolean");
+      assert.equal(typeof isSurfaceOnly(text), "boolean");
+    }
+    assert.equal(analyzeCheck(`npm test -- ${"x ".repeat(40000)}`).parsed, false);
+  });
+});
