@@ -99,7 +99,7 @@ describe("parseShell: commands", () => {
       "for f in *.json; do jq . \"$f\"; done",
       "for ((i=0; i<3; i++)); do echo $i; done",
       "while read -r l; do echo \"$l\"; done < f",
-      "case \"$1\" in a|b) one ;; (c) two ;& *) ;; esac",
+      "case \"$1\" in a|b) one ;; (c) two ;; *) ;; esac",
       "{ a; b; } > log",
       "( cd x && make )",
       "f() { g \"$@\"; }",
@@ -113,6 +113,8 @@ describe("parseShell: commands", () => {
       ["if", "for", "for", "loop", "case", "group", "subshell", "func", "func", "cond", "arith"],
     );
     assert.ok(bashAccepts(text));
+    // bash 4's fall-through terminators (not checked against bash -n: macOS ships bash 3.2)
+    assert.equal(parseShell("case x in a) b ;& c) d ;;& *) ;; esac").items[0].node.first.cmds[0].type, "case");
   });
 
   it("agrees with bash -n on what it refuses", () => {
