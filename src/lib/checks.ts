@@ -1,106 +1,558 @@
-// Acceptance-check analysis shared by validate-checks and finalize: surface-only detection (contract 3.8), the
-// `|| true` anti-pattern, extraction of the Python source a shell would pass to `python3 -c` (3.9), and one
-// batched python3 child that compiles every extracted source.
-// node:child_process is loaded only when a check has Python to compile (finalize and validate-checks load this
-// module on every call; most plans have none).
+// Acceptance-check analysis shared by validate-checks and finalize, on the check as the shell sees it
+// (lib/shell.ts parses it): the inline Python each `python -c` receives after quoting and expansion (what only
+// the shell can know is masked), exit-code maskers, leftover CI expressions and template placeholders, text that
+// is not a command, and whether a check only reads files (finalize's existence-only rule). Two children judge
+// what this module cannot: one python3 compiles every extracted source, and bash -n checks the shell syntax of
+// all checks at once (split only when that fails).
+// node:child_process is loaded only when a child is needed (finalize and validate-checks load this module on
+// every call; most plans have no inline Python).
+import { isBare, parseShell, ShellParseError, simpleCommands, expansions, wordText } from "./shell.js";
+import type { AndOr, Command, List, Part, Pipeline, Simple, Word } from "./shell.js";
+
 let childProcess: typeof import("node:child_process") | undefined;
 const childProcesses = () => (childProcess ??= require("node:child_process") as typeof import("node:child_process"));
 
-// ---------------------------------------------------------------- surface-only (contract 3.8)
+export type Severity = "error" | "warning";
+
+export interface Finding {
+  /** `shell-syntax`, `python-syntax`, `exit-masked`, `masked-step`, `ci-expression`, `placeholder`, `not-a-command`. */
+  code: string;
+  severity: Severity;
+  message: string;
+}
+
+const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+/** The literal name a simple command runs (leading `\` or quotes removed), or null when it is computed. */
+function commandName(c: Simple): string | null {
+  return c.words.length ? wordText(c.words[0]) : null;
+}
+
+/** Longer checks are left to bash -n alone: parsing stays linear, but a plan of such checks would be slow. */
+const MAX_PARSED = 64 * 1024;
+
+function tryParse(check: string): List | null {
+  if (check.length > MAX_PARSED) return null;
+  try {
+    return parseShell(check);
+  } catch (e) {
+    if (e instanceof ShellParseError) return null;
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------- inline Python (contract 3.9, as the shell passes it)
+
+const PYTHON = /^(?:python(?:3(?:\.\d+)?t?)?|pypy3?)$/;
+/** Commands that run the command given in their later arguments (argv, never re-parsed by a shell). */
+const RUNNERS = new Set([
+  "env", "sudo", "doas", "nice", "nohup", "time", "timeout", "exec", "command", "xargs", "stdbuf", "taskset", "chrt",
+  "uv", "uvx", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi", "tox", "nox",
+  "sde", "xvfb-run", "spin", "docker", "podman", "kubectl", "nsenter", "chroot", "unshare", "strace", "ltrace",
+  "valgrind", "srun", "mpirun", "mpiexec", "firejail", "flock", "catchsegv", "setsid", "pyenv", "pyenv-exec",
+]);
+/** Python options that take the next argument (or the rest of their cluster). */
+const PY_ARG_OPTIONS = new Set(["W", "X"]);
+
+export interface PythonSource {
+  source: string;
+  /** [start, end) offsets in `source` of the text standing for a shell expansion. */
+  masks: Array<[number, number]>;
+}
+
+const PLACEHOLDER = "_sh_";
+
+/** The Python source a word hands to `python -c`, expansions masked, skipping the first `skip` literal chars. */
+function maskedSource(word: Word, skip: number): PythonSource {
+  let source = "";
+  const masks: Array<[number, number]> = [];
+  for (const p of word.parts) {
+    if (p.kind === "lit") {
+      const drop = Math.min(skip, p.text.length);
+      skip -= drop;
+      source += p.text.slice(drop);
+    } else {
+      // After a digit a name would make an invalid number (`1_sh_`); a digit keeps it one.
+      const prev = source[source.length - 1] ?? "";
+      const ph = /[0-9]/.test(prev) || (prev === "." && /[0-9]\.$/.test(source)) ? "0" : PLACEHOLDER;
+      masks.push([source.length, source.length + ph.length]);
+      source += ph;
+    }
+  }
+  return { source, masks };
+}
+
+/** The code of the python `-c` at or after `words[k]` (python's own options first), or null. */
+function pythonCode(words: readonly Word[], k: number): PythonSource | null {
+  for (; k < words.length; k++) {
+    const w = wordText(words[k]);
+    if (w === null) return null; // a computed option or script (`$FLAGS`): python's arguments are unknown
+    if (w === "-c") return k + 1 < words.length ? maskedSource(words[k + 1], 0) : null;
+    if (w === "-" || w === "--" || !w.startsWith("-")) return null;
+    if (w.startsWith("--")) {
+      if (w === "--check-hash-based-pycs") k++;
+      else if (w === "--help" || w === "--version") return null;
+      continue;
+    }
+    for (let ci = 1; ci < w.length; ci++) {
+      const ch = w[ci];
+      if (ch === "c") return ci + 1 < w.length ? maskedSource(words[k], ci + 1) : k + 1 < words.length ? maskedSource(words[k + 1], 0) : null;
+      if (ch === "m") return null;
+      if (PY_ARG_OPTIONS.has(ch)) {
+        if (ci + 1 === w.length) k++;
+        break;
+      }
+    }
+  }
+  return null;
+}
+
+/** Where `python … -c CODE` starts in this simple command, directly or after a runner such as env or uv run. */
+function pythonOf(c: Simple): PythonSource | null {
+  const words = c.words;
+  const name = commandName(c);
+  if (name === null) return null;
+  const base = basename(name);
+  if (PYTHON.test(base)) {
+    const code = pythonCode(words, 1);
+    if (code || !words.slice(1).some((w) => wordText(w) === "-m")) return code;
+  } else if (!RUNNERS.has(base)) return null;
+  for (let k = 1; k < words.length; k++) {
+    const w = wordText(words[k]);
+    if (w !== null && PYTHON.test(basename(w))) return pythonCode(words, k + 1);
+  }
+  return null;
+}
+
+/** Every inline Python source of a parsed check, nested substitutions included, in order. */
+function pythonSourcesOf(list: List): PythonSource[] {
+  const out: PythonSource[] = [];
+  for (const c of simpleCommands(list)) {
+    const src = pythonOf(c);
+    if (src) out.push(src);
+  }
+  return out;
+}
+
+/**
+ * The Python sources a shell would pass to every `python -c` / `python3 -c` in a check, in order, with the
+ * parts only the shell can know (`$VAR`, `${…}`, `$(…)`, backticks) replaced by a placeholder name. A check the
+ * parser cannot read yields none (its shell syntax is judged by bash -n).
+ */
+export function extractPythonSources(check: string): string[] {
+  const list = tryParse(check);
+  return list ? pythonSourcesOf(list).map((p) => p.source) : [];
+}
+
+// ---------------------------------------------------------------- exit status and its maskers
+
+/** Always-success commands: as the right side of `||` or the last of a list they hide a failure. */
+function successWord(c: Command): string | null {
+  if (c.type !== "simple") return null;
+  if (c.words.length === 0) {
+    // `|| status=$?` keeps the failure for a later `exit "$status"`: a masker only of a check that ends there.
+    if (c.assigns.length === 0 || c.assigns.some((w) => w.parts.some((p) => p.kind === "exp" && p.body))) return null;
+    const first = c.assigns[0].parts[0];
+    const name = first.kind === "lit" ? /^[A-Za-z_][A-Za-z0-9_]*/.exec(first.text)?.[0] : undefined;
+    return name ? `${name}=` : null;
+  }
+  const name = commandName(c);
+  if (name === "true" || name === ":" || name === "echo" || name === "printf") return name;
+  if ((name === "exit" || name === "return") && c.words.length === 2 && wordText(c.words[1]) === "0") return `${name} 0`;
+  return null;
+}
+
+/** Pipe ends that trim or copy output and succeed whatever it was: the pipeline's status is theirs. */
+const SINKS = new Set(["tail", "head", "tee", "cat", "less", "more"]);
+
+type Status = "zero" | "varies";
+
+interface MaskScan {
+  pipefailFrom: number;
+  errexitFrom: number;
+  pipestatus: boolean;
+  maskers: string[];
+  /** An `if` whose every branch succeeds: a masker only when it leaves the whole check exiting 0. */
+  ifs: number;
+}
+
+/** Offsets of the first `set -o pipefail` and `set -e` (any spelling) among the top-level commands. */
+function shellOptions(list: List): { pipefail: number; errexit: number } {
+  let pipefail = Infinity;
+  let errexit = Infinity;
+  for (const { node } of list.items) {
+    for (const pl of [node.first, ...node.rest.map((r) => r.node)]) {
+      for (const c of pl.cmds) {
+        if (c.type !== "simple" || commandName(c) !== "set") continue;
+        const args = c.words.slice(1).map(wordText);
+        args.forEach((a, k) => {
+          if (a === null || !/^-[A-Za-z]+$/.test(a)) return;
+          if (a.includes("e")) errexit = Math.min(errexit, c.start);
+          if (a.endsWith("o") && args[k + 1] === "pipefail") pipefail = Math.min(pipefail, c.start);
+          if (a.endsWith("o") && args[k + 1] === "errexit") errexit = Math.min(errexit, c.start);
+        });
+      }
+    }
+  }
+  return { pipefail, errexit };
+}
+
+/** `top`: the check's own list, where a trailing `; exit 0` is a masker (in an `if` body it is control flow). */
+function statusOfList(list: List, scan: MaskScan, top = false): Status {
+  const items = list.items;
+  if (items.length === 0) return "zero";
+  const statuses = items.map((it) => {
+    const s = statusOfAndOr(it.node, scan);
+    return it.sep === "&" ? "zero" : s;
+  });
+  const last = items.length - 1;
+  if (items[last].node.start > scan.errexitFrom) return statuses.every((s) => s === "zero") ? "zero" : "varies";
+  const lastNode = items[last].node;
+  if (top && last > 0 && lastNode.rest.length === 0 && lastNode.first.cmds.length === 1 && !lastNode.first.negated) {
+    const word = successWord(lastNode.first.cmds[0]);
+    if (word !== null && statuses.slice(0, last).some((s) => s === "varies")) scan.maskers.push(`; ${word}`);
+  }
+  return statuses[last];
+}
+
+function statusOfAndOr(node: AndOr, scan: MaskScan): Status {
+  let s = statusOfPipeline(node.first, scan);
+  for (const { op, node: p } of node.rest) {
+    const ps = statusOfPipeline(p, scan);
+    if (op === "&&") s = s === "zero" && ps === "zero" ? "zero" : "varies";
+    else {
+      if (s === "varies" && ps === "zero" && p.cmds.length === 1 && !p.negated) {
+        const word = successWord(p.cmds[0]);
+        if (word !== null) scan.maskers.push(`|| ${word}`);
+      }
+      s = s === "zero" || ps === "zero" ? "zero" : "varies";
+    }
+  }
+  return s;
+}
+
+function statusOfPipeline(pl: Pipeline, scan: MaskScan): Status {
+  const statuses = pl.cmds.map((c) => statusOfCommand(c, scan));
+  if (pl.negated) return "varies";
+  const n = pl.cmds.length;
+  if (n > 1 && pl.start > scan.pipefailFrom) return statuses.every((s) => s === "zero") ? "zero" : "varies";
+  if (n > 1 && !scan.pipestatus) {
+    const sink = pl.cmds[n - 1];
+    const name = sink.type === "simple" ? commandName(sink) : null;
+    if (name !== null && SINKS.has(basename(name))) {
+      if (statuses.slice(0, n - 1).some((s) => s === "varies")) scan.maskers.push(`| ${basename(name)}`);
+      return "zero";
+    }
+  }
+  return statuses[n - 1];
+}
+
+function statusOfCommand(c: Command, scan: MaskScan): Status {
+  switch (c.type) {
+    case "simple": {
+      if (c.words.length === 0) {
+        const subs = c.assigns.flatMap((w) => w.parts).filter((p): p is Extract<Part, { kind: "exp" }> => p.kind === "exp" && !!p.body);
+        return subs.length ? statusOfList(subs[subs.length - 1].body as List, scan) : "zero";
+      }
+      return successWord(c) !== null ? "zero" : "varies";
+    }
+    case "group":
+    case "subshell":
+      return statusOfList(c.body, scan, true);
+    case "if": {
+      let allZero = true;
+      let condVaries = false;
+      for (const b of c.branches) {
+        if (statusOfList(b.cond, scan) === "varies") condVaries = true;
+        if (statusOfList(b.body, scan) === "varies") allZero = false;
+      }
+      if (c.elseBody && statusOfList(c.elseBody, scan) === "varies") allZero = false;
+      if (allZero && condVaries) scan.ifs++;
+      return allZero ? "zero" : "varies";
+    }
+    case "loop":
+      statusOfList(c.cond, scan);
+      return statusOfList(c.body, scan);
+    case "for":
+      return statusOfList(c.body, scan);
+    case "case":
+      return c.arms.map((a) => statusOfList(a.body, scan)).every((s) => s === "zero") ? "zero" : "varies";
+    case "func":
+      return "zero"; // defining runs nothing; a call of it is an unknown command
+    default:
+      return "varies";
+  }
+}
+
+/** The maskers of a parsed check and whether they leave it exiting 0 whatever happens. */
+function maskersOf(list: List, check: string): { maskers: string[]; alwaysZero: boolean } {
+  const opts = shellOptions(list);
+  const scan: MaskScan = { pipefailFrom: opts.pipefail, errexitFrom: opts.errexit, pipestatus: check.includes("PIPESTATUS"), maskers: [], ifs: 0 };
+  const alwaysZero = statusOfList(list, scan, true) === "zero";
+  if (alwaysZero && scan.ifs > 0) scan.maskers.push("if");
+  // An assignment after `||` or `;` keeps a status for later: a masker only when nothing comes later.
+  const maskers = scan.maskers.filter((m) => alwaysZero || !m.endsWith("="));
+  return { maskers: [...new Set(maskers)], alwaysZero };
+}
+
+const maskerText = (m: string) => (m === "if" ? "'if' with no failing branch" : `'${m.endsWith("=") ? `${m}…` : m}'`);
+
+// ---------------------------------------------------------------- text the shell cannot use
+
+/** English words that do not occur as bare arguments of real commands together. */
+const FUNCTION_WORDS = new Set([
+  "the", "an", "to", "of", "that", "this", "these", "those", "is", "are", "was", "were", "be", "should", "must",
+  "when", "after", "before", "with", "they", "them", "their", "there", "every", "each", "its", "would", "than",
+]);
+const VERBS = new Set([
+  "returns", "exits", "succeeds", "passes", "fails", "works", "exists", "contains", "shows", "outputs", "prints",
+  "responds", "renders", "compiles", "loads", "displays", "appears", "includes",
+]);
+/** Commands whose arguments are free text or patterns: prose there is data. */
+const TEXT_COMMANDS = new Set([
+  "echo", "printf", "grep", "egrep", "fgrep", "rg", "git", "sed", "awk", "jq", "yq", "test", "[", "expr", "read",
+  "export", "set", "local", "declare", "alias", "print", "say", "notify-send", "logger", "gh", "wall",
+]);
+
+/** A reason this simple command reads as a sentence rather than a command, or null. */
+function proseReason(c: Simple): string | null {
+  if (c.words.length === 0 || c.redirs.length > 0) return null;
+  const first = c.words[0];
+  const name = isBare(first) ? wordText(first) as string : null;
+  if (name === null || TEXT_COMMANDS.has(name)) return null;
+  let score = 0;
+  if (/^\d+$/.test(name)) score += 2;
+  else if (/^[A-Z][a-z]+[,.:]$/.test(name)) score += 2;
+  else if (/^[A-Z][a-z]+$/.test(name)) score += 1;
+  const args = c.words.slice(1);
+  args.forEach((w, k) => {
+    if (!isBare(w)) return;
+    const t = wordText(w) as string;
+    const lower = t.toLowerCase().replace(/[,.:]$/, "");
+    if (FUNCTION_WORDS.has(lower)) score++;
+    else if (VERBS.has(lower)) {
+      score++;
+      const next = args[k + 1] ? wordText(args[k + 1]) : null;
+      if (next !== null && /^\d+$/.test(next)) score++;
+    } else if (/^[\u2010-\u2015\u2026]+$/.test(t)) score++;
+  });
+  const last = args.length ? wordText(args[args.length - 1]) : null;
+  if (last !== null && args.length >= 2 && /^[A-Za-z]+\.$/.test(last)) score++;
+  return score >= 2 ? "reads as a sentence, not a command" : null;
+}
+
+/** The simple commands a check runs at its top level (not inside substitutions or compound commands). */
+function topLevelSimple(list: List): Simple[] {
+  const out: Simple[] = [];
+  for (const { node } of list.items) {
+    for (const pl of [node.first, ...node.rest.map((r) => r.node)]) {
+      for (const c of pl.cmds) if (c.type === "simple") out.push(c);
+    }
+  }
+  return out;
+}
+
+/** Commands that take patterns or text, where a quoted `${{ … }}` is what they look for. */
+const PATTERN_COMMANDS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "perl", "yq", "jq", "test", "[", "echo", "printf"]);
+
+/** A `${{ … }}` in quoted text that reaches a command which does not search for it (GitHub fills it in first). */
+function quotedCiExpression(list: List): string | null {
+  for (const c of simpleCommands(list)) {
+    const name = commandName(c);
+    if (name !== null && PATTERN_COMMANDS.has(basename(name))) continue;
+    for (const w of [...c.assigns, ...c.words]) {
+      for (const p of w.parts) {
+        if (p.kind !== "lit") continue;
+        const m = /\$\{\{.*?\}\}/s.exec(p.text);
+        if (m) return m[0];
+      }
+    }
+  }
+  return null;
+}
+
+const clip = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
+
+// ---------------------------------------------------------------- static analysis of one check
+
+export interface CheckAnalysis {
+  /** False when lib/shell.ts could not read the check: the tree-based findings below are then absent. */
+  parsed: boolean;
+  python: PythonSource[];
+  /** Findings that need no child process. */
+  findings: Finding[];
+  /** Every masker, e.g. `|| true`, `| tail`, `; exit 0`, `if` (finalize's antiPatternWarnings). */
+  maskers: string[];
+}
+
+export function analyzeCheck(check: string): CheckAnalysis {
+  const list = tryParse(check);
+  if (!list) return { parsed: false, python: [], findings: [], maskers: [] };
+  const findings: Finding[] = [];
+  for (const c of topLevelSimple(list)) {
+    const name = commandName(c);
+    if (name !== null && isBare(c.words[0]) && /^\{[A-Za-z_][\w.-]*\}$/.test(name)) {
+      findings.push({ code: "placeholder", severity: "error", message: `'${clip(name)}' is a template placeholder, not a command` });
+      break;
+    }
+    const prose = proseReason(c);
+    if (prose) {
+      findings.push({ code: "not-a-command", severity: "error", message: `'${clip(check.slice(c.start, c.end).trim())}' ${prose}` });
+      break;
+    }
+  }
+  const ci = expansions(list).find((e) => e.ci)?.raw ?? quotedCiExpression(list);
+  if (ci) {
+    findings.push({ code: "ci-expression", severity: "error", message: `'${clip(ci)}' is a CI expression: only a CI runner fills it in` });
+  }
+  const { maskers, alwaysZero } = maskersOf(list, check);
+  if (maskers.length && alwaysZero) {
+    const what = maskers.map(maskerText).join(", ");
+    findings.push({ code: "exit-masked", severity: "error", message: `${what} ${maskers.length > 1 ? "mask" : "masks"} failures: the check exits 0 whatever happens` });
+  } else {
+    for (const m of maskers) findings.push({ code: "masked-step", severity: "warning", message: `${maskerText(m)} masks failures` });
+  }
+  return { parsed: true, python: pythonSourcesOf(list), findings, maskers };
+}
+
+/** The masker words of a check for finalize's antiPatternWarnings (none when it cannot be parsed). */
+export function maskersIn(check: string): string[] {
+  const list = tryParse(check);
+  return list ? maskersOf(list, check).maskers : [];
+}
+
+export const maskerWarning = (m: string) => `${maskerText(m)} masks failures`;
+
+// ---------------------------------------------------------------- existence-only (finalize, contract 3.8 reworked)
+
+/** Commands that only read files or text: a check made of these proves nothing runs. */
+const SURFACE = new Set([
+  "grep", "egrep", "fgrep", "rg", "ag", "ack", "test", "[", "ls", "wc", "cat", "head", "tail", "stat", "file", "du",
+  "find", "diff", "cmp", "sort", "uniq", "cut", "tr", "awk", "gawk", "sed", "jq", "yq", "tree", "readlink", "realpath",
+  "basename", "dirname", "md5sum", "sha1sum", "sha256sum", "shasum", "xxd", "od", "strings", "less", "more", "tee",
+  "nl", "column", "comm", "cksum", "zcat", "zgrep",
+]);
+/** Commands that neither inspect nor run anything worth a check: setup and output. */
+const NEUTRAL = new Set([
+  "cd", "pushd", "popd", "export", "unset", "set", "shopt", "true", "false", ":", "echo", "printf", "exit", "return",
+  "sleep", "local", "declare", "readonly", "read", "trap", "wait", "mkdir", "touch", "rm", "cp", "mv", "ln", "chmod",
+  "source", ".",
+]);
+const GIT_SURFACE = new Set(["grep", "ls-files", "diff", "status", "log", "show", "cat-file", "ls-tree", "rev-parse", "blame"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash"]);
+const WRAPPERS = new Set(["env", "sudo", "nice", "nohup", "time", "timeout", "command", "exec", "xargs", "stdbuf"]);
+
+type Kind = "surface" | "neutral" | "behaviour";
+
+function kindOfSimple(c: Simple, depth: number): Kind {
+  const words = c.words;
+  if (words.length === 0) return "neutral";
+  let k = 0;
+  // A wrapper runs the command after its options (and timeout's duration).
+  for (;;) {
+    const name = wordText(words[k]);
+    if (name === null) return "behaviour";
+    const base = basename(name.replace(/^!/, ""));
+    if (WRAPPERS.has(base)) {
+      k++;
+      while (k < words.length) {
+        const w = wordText(words[k]);
+        if (w === null || !(w.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || (base === "timeout" && /^\d+(\.\d+)?[smhd]?$/.test(w)))) break;
+        k++;
+      }
+      if (k >= words.length) return "neutral";
+      continue;
+    }
+    if (SHELLS.has(base) && wordText(words[k + 1] ?? { parts: [], start: 0, end: 0 }) === "-c" && words[k + 2]) {
+      const script = wordText(words[k + 2]);
+      const inner = script === null ? null : tryParse(script);
+      return inner && depth < 4 ? kindOfList(inner, depth + 1) : "behaviour";
+    }
+    if (base === "git") {
+      const sub = words.slice(k + 1).map(wordText).find((w) => w === null || !w.startsWith("-"));
+      return sub !== null && sub !== undefined && GIT_SURFACE.has(sub) ? "surface" : "behaviour";
+    }
+    if (base === "find" && words.some((w) => /^-(exec|execdir|ok|okdir)$/.test(wordText(w) ?? ""))) return "behaviour";
+    if (SURFACE.has(base.toLowerCase())) return "surface";
+    if (NEUTRAL.has(base)) return "neutral";
+    return "behaviour";
+  }
+}
+
+function kindOfList(list: List, depth: number): Kind {
+  let kind: Kind = "neutral";
+  const visit = (c: Command): Kind => {
+    switch (c.type) {
+      case "simple":
+        return kindOfSimple(c, depth);
+      case "cond":
+        return "surface";
+      case "arith":
+      case "func":
+        return "neutral";
+      default:
+        return "neutral";
+    }
+  };
+  for (const c of simpleCommandsAndConds(list)) {
+    const k = visit(c);
+    if (k === "behaviour") return "behaviour";
+    if (k === "surface") kind = "surface";
+  }
+  return kind;
+}
+
+/** Simple commands (substitutions included) and `[[ … ]]` tests of a list. */
+function simpleCommandsAndConds(list: List): Command[] {
+  const out: Command[] = [...simpleCommands(list)];
+  const visit = (l: List) => {
+    for (const { node } of l.items) {
+      for (const pl of [node.first, ...node.rest.map((r) => r.node)]) pl.cmds.forEach(visitCommand);
+    }
+  };
+  const visitCommand = (c: Command): void => {
+    if (c.type === "cond") out.push(c);
+    else if (c.type === "group" || c.type === "subshell") visit(c.body);
+    else if (c.type === "if") {
+      for (const b of c.branches) {
+        visit(b.cond);
+        visit(b.body);
+      }
+      if (c.elseBody) visit(c.elseBody);
+    } else if (c.type === "loop") {
+      visit(c.cond);
+      visit(c.body);
+    } else if (c.type === "for") visit(c.body);
+    else if (c.type === "case") c.arms.forEach((a) => visit(a.body));
+    else if (c.type === "func") visitCommand(c.body);
+  };
+  visit(list);
+  return out;
+}
 
 const GREP_START = /^\s*(?:grep|egrep|fgrep|rg)\s/i;
 const GREP_PIPED = /\|\s*(?:grep|egrep|fgrep|rg)\s/i;
 const FILE_TEST = /^\s*(?:test|\[\[?)\s+-[fedsrwx]/i;
 
-/** True when a check only inspects text or file existence (grep, test -f, [ -d ...), not behaviour. */
-export function isSurfaceOnly(check: string): boolean {
+/** Contract 3.8's text rule, kept for checks the parser cannot read. */
+function surfaceOnlyByText(check: string): boolean {
   const cmd = check.trim().replace(/^[!\s]+/, "");
   if (cmd.includes("&&") || cmd.includes("||")) return false;
   return GREP_START.test(cmd) || GREP_PIPED.test(cmd) || FILE_TEST.test(cmd);
 }
 
-const MASKING = /\|\|\s*(?:(true|echo)(?![\w-])|(:))/;
-
-/** The word of a `|| true`, `|| echo` or `|| :` that masks a check's failure, or null. */
-export function maskingWord(check: string): string | null {
-  const m = MASKING.exec(check);
-  return m ? (m[1] ?? m[2]) : null;
-}
-
-// ---------------------------------------------------------------- inline Python extraction (contract 3.9)
-
-const PYTHON_C = /python3[ \t]+-c(?=[ \t'"])/g;
-const WORD_END = new Set([" ", "\t", "\n", "\r", ";", "&", "|", "<", ">", "(", ")"]);
-const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\"]);
-
 /**
- * Read one shell word starting at `start`: quoted and unquoted segments concatenated until unquoted whitespace,
- * an operator character or the end. Returns the word's value and where it ended, or null for an unterminated
- * quote.
+ * True when no part of a check runs anything: every command in it (each side of `&&`, `||`, `;` and `|`, and
+ * the commands inside `$(…)`) only reads files or text (grep, test, wc, ls, cat, …) or is setup or output
+ * (cd, echo, exit). A check the parser cannot read falls back to contract 3.8's text rule.
  */
-export function readShellWord(s: string, start: number): { value: string; end: number } | null {
-  let out = "";
-  let i = start;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === "'") {
-      const close = s.indexOf("'", i + 1);
-      if (close < 0) return null;
-      out += s.slice(i + 1, close);
-      i = close + 1;
-    } else if (c === '"') {
-      i++;
-      for (;;) {
-        if (i >= s.length) return null;
-        const d = s[i];
-        if (d === '"') break;
-        if (d === "\\" && i + 1 < s.length) {
-          const e = s[i + 1];
-          if (DQ_ESCAPABLE.has(e)) out += e;
-          else if (e !== "\n") out += d + e;
-          i += 2;
-          continue;
-        }
-        out += d;
-        i++;
-      }
-      i++;
-    } else if (WORD_END.has(c)) {
-      break;
-    } else if (c === "\\") {
-      // An unquoted backslash quotes the next character; backslash-newline is a line continuation; a
-      // trailing backslash stays itself.
-      if (i + 1 >= s.length) out += c;
-      else if (s[i + 1] !== "\n") out += s[i + 1];
-      i += 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return { value: out, end: i };
+export function isSurfaceOnly(check: string): boolean {
+  const list = tryParse(check);
+  if (!list) return surfaceOnlyByText(check);
+  return kindOfList(list, 0) !== "behaviour";
 }
 
-/**
- * The Python sources a shell would pass to every `python3 -c '...'` / `python3 -c "..."` in a check, in order.
- * Occurrences whose argument is unquoted or has an unterminated quote are not validated (left out).
- */
-export function extractPythonSources(check: string): string[] {
-  const sources: string[] = [];
-  PYTHON_C.lastIndex = 0;
-  for (let m = PYTHON_C.exec(check); m; m = PYTHON_C.exec(check)) {
-    let i = m.index + m[0].length;
-    while (check[i] === " " || check[i] === "\t") i++;
-    if (check[i] !== "'" && check[i] !== '"') continue;
-    const word = readShellWord(check, i);
-    if (!word) continue;
-    sources.push(word.value);
-    PYTHON_C.lastIndex = Math.max(PYTHON_C.lastIndex, word.end);
-  }
-  return sources;
-}
-
-// ---------------------------------------------------------------- compilation
+// ---------------------------------------------------------------- compilation (one python3 child)
 
 const COMPILER = `
 import json, sys
@@ -111,11 +563,12 @@ for src in json.loads(sys.stdin.buffer.read().decode("utf-8")):
         out.append(None)
     except SyntaxError as e:
         if e.lineno is None:
-            out.append("Compilation error: %s" % (e.msg,))
+            out.append(["Compilation error: %s" % (e.msg,)])
         else:
-            out.append("SyntaxError: %s at line %s" % (e.msg, e.lineno))
+            out.append(["SyntaxError: %s at line %s" % (e.msg, e.lineno), e.lineno, e.offset,
+                        getattr(e, "end_lineno", None), getattr(e, "end_offset", None)])
     except Exception as e:
-        out.append("Compilation error: %s" % (e,))
+        out.append(["Compilation error: %s" % (e,)])
 sys.stdout.write(json.dumps(out))
 `;
 
@@ -128,90 +581,228 @@ export interface CompileOptions {
   timeoutMs?: number;
 }
 
-/**
- * Compile every source with one python3 child (JSON array on stdin, one outcome per source on stdout).
- * `errors[k]` is null when source k compiles. `available` is false when python3 could not be started, did not
- * answer within the timeout, or answered something unreadable.
- */
-export function compilePython(
-  sources: readonly string[],
-  opts: CompileOptions = {},
-): Promise<{ available: boolean; errors: Array<string | null> }> {
-  const unavailable = { available: false, errors: sources.map(() => null) };
-  if (sources.length === 0) return Promise.resolve({ available: true, errors: [] });
+/** Where a SyntaxError lies: 1-based line, 1-based column and the end (when Python gives one). */
+export type PythonErrorAt = [line: number, col: number | null, endLine: number | null, endCol: number | null];
+
+interface ChildResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a child with `input` on stdin; null when it cannot start or does not finish within the timeout. */
+function runChild(command: string, args: string[], input: string, timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<ChildResult | null> {
   return new Promise((resolve) => {
     let settled = false;
     let stdout = "";
-    const finish = (text: string | null) => {
+    let stderr = "";
+    const finish = (r: ChildResult | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (text === null) return resolve(unavailable);
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (
-          Array.isArray(parsed) &&
-          parsed.length === sources.length &&
-          parsed.every((e) => e === null || typeof e === "string")
-        ) {
-          return resolve({ available: true, errors: parsed as Array<string | null> });
-        }
-      } catch {
-        /* unreadable answer */
-      }
-      resolve(unavailable);
+      resolve(r);
     };
     let child: import("node:child_process").ChildProcess;
     try {
-      child = childProcesses().spawn(opts.command ?? "python3", ["-I", "-S", "-c", COMPILER], {
-        stdio: ["pipe", "pipe", "ignore"],
-        windowsHide: true,
-      });
+      child = childProcesses().spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], windowsHide: true, ...(env ? { env } : {}) });
     } catch {
-      resolve(unavailable);
+      resolve(null);
       return;
     }
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       child.stdout?.destroy(); // do not wait for pipes a grandchild may still hold
+      child.stderr?.destroy();
       finish(null);
-    }, opts.timeoutMs ?? PYTHON_TIMEOUT_MS);
+    }, timeoutMs);
     child.on("error", () => finish(null));
     child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.on("close", (code) => finish(code === 0 ? stdout : null));
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => (stdout += chunk));
+    child.stderr?.on("data", (chunk: string) => (stderr += chunk));
+    child.on("close", (code) => finish({ code, stdout, stderr }));
     child.stdin?.on("error", () => undefined);
-    child.stdin?.end(JSON.stringify(sources));
+    child.stdin?.end(input);
   });
-}
-
-export interface CheckVerdict {
-  valid: boolean;
-  /** The first failing source's message; null when valid. */
-  error: string | null;
-  /** Present when the check holds inline Python that could not be compiled because python3 is unavailable. */
-  skipped?: typeof PYTHON_UNAVAILABLE;
 }
 
 /**
- * Verdict per check string (contract 3.9 step 5): valid iff every inline Python source compiles. All sources of
- * all checks go to a single python3 child, started only when at least one source exists.
+ * Compile every source with one python3 child (JSON array on stdin, one outcome per source on stdout).
+ * `errors[k]` is null when source k compiles; `at[k]` places a SyntaxError. `available` is false when python3
+ * could not be started, did not answer within the timeout, or answered something unreadable.
+ */
+export async function compilePython(
+  sources: readonly string[],
+  opts: CompileOptions = {},
+): Promise<{ available: boolean; errors: Array<string | null>; at: Array<PythonErrorAt | null> }> {
+  const unavailable = { available: false, errors: sources.map(() => null), at: sources.map(() => null) };
+  if (sources.length === 0) return { available: true, errors: [], at: [] };
+  const r = await runChild(opts.command ?? "python3", ["-I", "-S", "-c", COMPILER], JSON.stringify(sources), opts.timeoutMs ?? PYTHON_TIMEOUT_MS);
+  if (!r || r.code !== 0) return unavailable;
+  try {
+    const parsed: unknown = JSON.parse(r.stdout);
+    const entry = (e: unknown) => e === null || (Array.isArray(e) && typeof e[0] === "string");
+    if (Array.isArray(parsed) && parsed.length === sources.length && parsed.every(entry)) {
+      const rows = parsed as Array<null | [string, ...unknown[]]>;
+      const num = (v: unknown) => (typeof v === "number" ? v : null);
+      return {
+        available: true,
+        errors: rows.map((e) => (e === null ? null : e[0])),
+        at: rows.map((e) => (e === null || typeof e[1] !== "number" ? null : [e[1], num(e[2]), num(e[3]), num(e[4])])),
+      };
+    }
+  } catch {
+    /* unreadable answer */
+  }
+  return unavailable;
+}
+
+/** True when a SyntaxError lies on or next to text standing for a shell expansion: only the shell knows it. */
+export function errorAtMask(src: PythonSource, at: PythonErrorAt | null): boolean {
+  if (!at || src.masks.length === 0) return false;
+  const lineStarts = [0];
+  for (let k = 0; k < src.source.length; k++) if (src.source[k] === "\n") lineStarts.push(k + 1);
+  const abs = (line: number, col: number) => (lineStarts[line - 1] ?? src.source.length) + Math.max(col - 1, 0);
+  const [line, col, endLine, endCol] = at;
+  const a = abs(line, col ?? 1);
+  let b = endLine !== null && endCol !== null ? abs(endLine, endCol) : a + 1;
+  if (b <= a) b = a + 1;
+  return src.masks.some(([ms, me]) => ms <= b && me >= a);
+}
+
+// ---------------------------------------------------------------- shell syntax (bash -n)
+
+export const BASH_TIMEOUT_MS = 10_000;
+const BASH_PARALLEL = 4;
+
+export interface ShellOptions {
+  /** The bash to run (tests point it elsewhere). */
+  command?: string;
+  timeoutMs?: number;
+}
+
+/** bash -n's first complaint, worded as a finding: `Shell syntax error: …`. */
+function bashMessage(stderr: string): string {
+  const line = stderr.split("\n").find((l) => l.trim() !== "" && !/warning:/.test(l)) ?? "";
+  const rest = line.replace(/^[^:]*bash[^:]*: /, "").replace(/^line \d+: /, "").trim();
+  if (rest === "") return "Shell syntax error";
+  return rest.startsWith("syntax error") ? `Shell ${rest}` : `Shell syntax error: ${rest}`;
+}
+
+/**
+ * bash -n on every check: the checks the parser read go to one bash as functions of one script (split in halves
+ * while that fails, down to single checks); the others, and every single check, get a bash of their own. The
+ * text is on stdin, never in an argument or a shell string; nothing runs. `errors[k]` is null when check k
+ * parses. `available` is false when bash cannot be started or does not answer in time.
+ */
+export async function shellSyntax(
+  checks: readonly string[],
+  parsed: readonly boolean[],
+  opts: ShellOptions = {},
+): Promise<{ available: boolean; errors: Array<string | null> }> {
+  const errors: Array<string | null> = checks.map(() => null);
+  if (checks.length === 0) return { available: true, errors };
+  let available = true;
+  const env = { PATH: process.env.PATH ?? "", LC_ALL: "C" };
+  let running = 0;
+  const queue: Array<() => void> = [];
+  const bash = async (text: string): Promise<ChildResult | null> => {
+    if (running >= BASH_PARALLEL) await new Promise<void>((go) => queue.push(go));
+    running++;
+    try {
+      return await runChild(opts.command ?? "bash", ["-O", "extglob", "-n"], text, opts.timeoutMs ?? BASH_TIMEOUT_MS, env);
+    } finally {
+      running--;
+      queue.shift()?.();
+    }
+  };
+  const one = async (k: number) => {
+    const r = await bash(checks[k]);
+    if (!r || r.code === null) available = false;
+    else if (r.code !== 0) errors[k] = bashMessage(r.stderr);
+  };
+  const batch = async (ks: number[]): Promise<void> => {
+    if (!available) return;
+    if (ks.length === 1) return one(ks[0]);
+    const script = ks.map((k) => `__do_check_${k}() {\n:\n${checks[k]}\n}\n`).join("");
+    const r = await bash(script);
+    if (!r || r.code === null) {
+      available = false;
+      return;
+    }
+    if (r.code === 0) return;
+    const half = Math.ceil(ks.length / 2);
+    await Promise.all([batch(ks.slice(0, half)), batch(ks.slice(half))]);
+  };
+  const readable = checks.map((_, k) => k).filter((k) => parsed[k]);
+  const unreadable = checks.map((_, k) => k).filter((k) => !parsed[k]);
+  await Promise.all([readable.length ? batch(readable) : Promise.resolve(), ...unreadable.map(one)]);
+  return available ? { available, errors } : { available, errors: checks.map(() => null) };
+}
+
+// ---------------------------------------------------------------- verdicts
+
+export interface CheckVerdict {
+  valid: boolean;
+  /** The first error's message; null when valid. */
+  error: string | null;
+  /** Present when the check holds inline Python that could not be compiled because python3 is unavailable. */
+  skipped?: typeof PYTHON_UNAVAILABLE;
+  /** Every finding, errors first; absent when there is none. */
+  findings?: Finding[];
+}
+
+export interface VerifyOptions {
+  python?: CompileOptions;
+  /** bash -n options; false skips the shell syntax check (finalize). */
+  shell?: ShellOptions | false;
+}
+
+/**
+ * Verdict per check string: valid iff no finding is an error. Findings: bash -n's syntax errors, inline Python
+ * that does not compile once the shell has handed it over (errors on a masked expansion are left out: only the
+ * shell knows that text), exit-code maskers, CI expressions, placeholders and prose. All sources of all checks go
+ * to a single python3 child, started only when at least one source exists; bash runs once for all checks
+ * unless one of them fails.
  */
 export async function verifyChecks(
   checks: readonly string[],
-  opts: CompileOptions = {},
-): Promise<{ verdicts: CheckVerdict[]; pythonAvailable: boolean }> {
-  const perCheck = checks.map(extractPythonSources);
-  const unique = [...new Set(perCheck.flat())];
-  const { available, errors } = await compilePython(unique, opts);
-  const errorOf = new Map(unique.map((src, k) => [src, errors[k]]));
-  const verdicts = perCheck.map((sources): CheckVerdict => {
-    if (sources.length === 0) return { valid: true, error: null };
-    if (!available) return { valid: true, error: null, skipped: PYTHON_UNAVAILABLE };
-    const failing = sources.map((s) => errorOf.get(s)).find((e) => e !== null && e !== undefined);
-    return failing ? { valid: false, error: failing } : { valid: true, error: null };
+  opts: VerifyOptions = {},
+): Promise<{ verdicts: CheckVerdict[]; pythonAvailable: boolean; bashAvailable: boolean }> {
+  const analyses = checks.map(analyzeCheck);
+  const unique = [...new Set(analyses.flatMap((a) => a.python.map((p) => p.source)))];
+  const [compiled, shell] = await Promise.all([
+    compilePython(unique, opts.python),
+    opts.shell === false
+      ? Promise.resolve({ available: true, errors: checks.map(() => null) })
+      : shellSyntax(checks, analyses.map((a) => a.parsed), opts.shell ?? {}),
+  ]);
+  const index = new Map(unique.map((src, k) => [src, k]));
+  const verdicts = analyses.map((a, k): CheckVerdict => {
+    const findings: Finding[] = [];
+    const shellError = shell.errors[k];
+    if (shellError !== null) findings.push({ code: "shell-syntax", severity: "error", message: shellError });
+    let skipped = false;
+    if (a.python.length && !compiled.available) skipped = true;
+    else {
+      for (const p of a.python) {
+        const j = index.get(p.source) as number;
+        const message = compiled.errors[j];
+        if (message !== null && !errorAtMask(p, compiled.at[j])) {
+          findings.push({ code: "python-syntax", severity: "error", message });
+          break;
+        }
+      }
+    }
+    findings.push(...a.findings);
+    findings.sort((x, y) => (x.severity === y.severity ? 0 : x.severity === "error" ? -1 : 1));
+    const firstError = findings.find((f) => f.severity === "error");
+    return {
+      valid: !firstError,
+      error: firstError ? firstError.message : null,
+      ...(skipped ? { skipped: PYTHON_UNAVAILABLE } : {}),
+      ...(findings.length ? { findings } : {}),
+    };
   });
-  return { verdicts, pythonAvailable: available };
+  return { verdicts, pythonAvailable: compiled.available, bashAvailable: shell.available };
 }

@@ -117,6 +117,20 @@ describe("finalize: validation messages", () => {
     await finalized(t, planWith([role("a", { acceptanceCriteria: mixed })]));
   });
 
+  it("looks at every part of a compound check: wc -l and grep && grep only read files", async (t) => {
+    const surface = [
+      { criterion: "counted", check: "wc -l src/a.ts" },
+      { criterion: "both", check: "grep -q a src/a.ts && grep -q b src/a.ts" },
+      { criterion: "small", check: "test $(wc -l < src/a.ts) -lt 500 || exit 1" },
+    ];
+    assert.deepEqual(await issuesOf(t, planWith([role("a", { acceptanceCriteria: surface })])), [
+      "Role 0 (a): all acceptance criteria are surface-level — at least one must verify functional correctness " +
+        "(e.g., build, test, curl, or run command)",
+    ]);
+    const runs = [...surface, { criterion: "runs", check: "grep -q a src/a.ts && node src/a.js --self-check" }];
+    await finalized(t, planWith([role("a", { acceptanceCriteria: runs })]));
+  });
+
   it("rejects unknown statuses but accepts the six and null", async (t) => {
     assert.deepEqual(await issuesOf(t, planWith([role("a", { status: 5 as unknown as string })])), ["Role 0 (a): invalid status '5'"]);
     const six = ["pending", "in_progress", "completed", "failed", "skipped", "blocked"].map((s, i) => role(`r${i}`, { status: s }));
@@ -378,6 +392,38 @@ describe("finalize: warnings", () => {
     ];
     const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: criteria })]));
     assert.deepEqual(out.antiPatternWarnings, ["a criterion 0: '|| echo' masks failures", "a criterion 1: '|| :' masks failures"]);
+  });
+
+  it("names every masker: ; exit 0, | tail without pipefail, an if with no failing branch", async (t) => {
+    const criteria = [
+      { criterion: "x", check: "npm test; exit 0" },
+      { criterion: "y", check: "npm test 2>&1 | tail -5" },
+      { criterion: "z", check: "if npm test; then echo ok; fi" },
+      { criterion: "w", check: "set -o pipefail; npm test | tail -5" },
+    ];
+    const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: criteria })]));
+    assert.deepEqual(out.antiPatternWarnings, [
+      "a criterion 0: '; exit 0' masks failures",
+      "a criterion 1: '| tail' masks failures",
+      "a criterion 2: 'if' with no failing branch masks failures",
+    ]);
+    assert.equal("checkWarnings" in out, false);
+  });
+
+  it("warns about CI expressions, placeholders and sentences, and judges inline Python after expansion", async (t) => {
+    const criteria = [
+      { criterion: "ci", check: "npm test -- ${{ matrix.shard }}" },
+      { criterion: "template", check: "{context.testCommand}" },
+      { criterion: "prose", check: "All unit tests pass for the new endpoint" },
+      { criterion: "expanded", check: `python3 -c "import sys; sys.exit($STATUS)"` },
+      { criterion: "runs", check: "npm test" },
+    ];
+    const { out } = await finalized(t, planWith([role("a", { acceptanceCriteria: criteria })]));
+    assert.deepEqual(out.checkWarnings, [
+      "a criterion 0: '${{ matrix.shard }}' is a CI expression: only a CI runner fills it in",
+      "a criterion 1: '{context.testCommand}' is a template placeholder, not a command",
+      "a criterion 2: 'All unit tests pass for the new endpoint' reads as a sentence, not a command",
+    ]);
   });
 
   it("reports pythonAvailable false and no check warnings when python3 cannot run", async (t) => {

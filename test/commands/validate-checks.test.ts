@@ -73,7 +73,49 @@ describe("validate-checks", () => {
     assert.deepEqual(out, { ok: true, results: [], exitCode: 0 });
   });
 
-  it("marks Python checks skipped and adds pythonAvailable false when python3 cannot run", async (t) => {
+  it("judges each check as the shell will run it: syntax, maskers, CI expressions, prose, placeholders", async (t) => {
+    const p = project(t, {
+      [P]: withChecks(
+        "npm test &&",
+        "if true; then echo",
+        "npm test; exit 0",
+        "npm test 2>&1 | tail -5",
+        "spin build -- ${{ matrix.config.args }}",
+        "All unit tests pass for the new endpoint",
+        "{context.testCommand}",
+        `python3 -c "import json; d=json.load(open('$F')); assert d[\"k\"] == $N"`,
+        "npm run build || true && npm test",
+        "set -o pipefail; npm test | tail -5",
+      ),
+    });
+    const out = await p.run("validate-checks");
+    assert.equal(out.error, "7 invalid check command(s)");
+    const results = out.results as any[];
+    assert.deepEqual(
+      results.map((r) => (r.findings ?? []).map((f: any) => `${f.severity}:${f.code}`)),
+      [
+        ["error:shell-syntax"],
+        ["error:shell-syntax"],
+        ["error:exit-masked"],
+        ["error:exit-masked"],
+        ["error:ci-expression"],
+        ["error:not-a-command"],
+        ["error:placeholder"],
+        [],
+        ["warning:masked-step"],
+        [],
+      ],
+    );
+    assert.deepEqual(results[0], {
+      roleIndex: 0, roleName: "a", criterionIndex: 0, criterion: "c0", valid: false,
+      error: "Shell syntax error: unexpected end of file",
+      findings: [{ code: "shell-syntax", severity: "error", message: "Shell syntax error: unexpected end of file" }],
+    });
+    assert.equal(results[2].error, "'; exit 0' masks failures: the check exits 0 whatever happens");
+    assert.deepEqual(results.map((r) => r.valid), [false, false, false, false, false, false, false, true, true, true]);
+  });
+
+  it("marks Python checks skipped and adds pythonAvailable and bashAvailable false when neither can run", async (t) => {
     const saved = process.env.PATH;
     process.env.PATH = "";
     t.after(() => {
@@ -88,6 +130,7 @@ describe("validate-checks", () => {
         { roleIndex: 0, roleName: "a", criterionIndex: 1, criterion: "c1", valid: true, error: null },
       ],
       pythonAvailable: false,
+      bashAvailable: false,
       exitCode: 0,
     });
   });

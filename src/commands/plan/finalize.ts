@@ -1,11 +1,12 @@
 // finalize: validate the role briefs (contract 4.29, then PlanSchema, checked without zod unless it fails) and enrich the plan in one locked,
 // atomic write: directory overlaps (3.4 j > i rule), SHA-256 of spec files, status initialisation. Warnings
-// (inline Python that does not compile, `|| true` masking, missing spec files) never block. D7, D9, D10, D19,
+// (inline Python that does not compile, CI expressions, placeholders and prose in checks, exit-code maskers,
+// missing spec files) never block; bash -n is validate-checks' (finalize starts no bash). D7, D9, D10, D19,
 // D20. Given the draft, .design/draft/plan.json, it installs the validated plan as .design/plan.json with its spec
 // files (see `install`). Spec paths are hashed only inside the project (E_PATH otherwise).
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
+import { isSurfaceOnly, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
@@ -65,7 +66,7 @@ function validateRole(role: Json, i: number, issues: string[]): void {
         checks.push(ac.check);
       }
     });
-    // Every non-empty check inspects only text or file existence (a non-string check is not surface-only).
+    // Every non-empty check runs nothing in any of its parts: only reads of files or text (a non-string check is not surface-only).
     if (checks.length > 0 && checks.every((c) => typeof c === "string" && isSurfaceOnly(c))) {
       issues.push(`${label}: ${SURFACE_ONLY}`);
     }
@@ -371,13 +372,14 @@ export default defineCommand({
       slots.push(isEmpty(c) ? `${at}: empty check command` : null);
       if (typeof c !== "string" || c === "") continue;
       compiled.push({ slot: slots.length - 1, at, check: c });
-      const word = maskingWord(c);
-      if (word !== null) antiPatternWarnings.push(`${at}: '|| ${word}' masks failures`);
+      for (const m of maskersIn(c)) antiPatternWarnings.push(`${at}: ${maskerWarning(m)}`);
     }
-    const { verdicts, pythonAvailable } = await verifyChecks(compiled.map((c) => c.check));
+    const { verdicts, pythonAvailable } = await verifyChecks(compiled.map((c) => c.check), { shell: false });
     verdicts.forEach((v, k) => {
       const { slot, at } = compiled[k];
-      if (!v.valid) slots[slot] = `${at}: ${v.error}`;
+      // Maskers are antiPatternWarnings; the first other error is the check's warning.
+      const error = v.findings?.find((f) => f.severity === "error" && f.code !== "exit-masked");
+      if (error) slots[slot] = `${at}: ${error.message}`;
     });
     const checkWarnings = slots.filter((w): w is string => w !== null);
 

@@ -1,5 +1,7 @@
-// validate-checks: syntax-check the inline Python of every acceptance check before finalize, compiling what the
-// shell would pass to python3 -c (contract 4.24, 3.9; D7, D9, D12). One python3 child per invocation.
+// validate-checks: judge every acceptance check as the shell will run it before finalize (contract 4.24, 3.9; D7,
+// D9, D12): bash -n for its syntax, the inline Python each `python -c` receives after quoting and expansion,
+// exit-code maskers, CI expressions, placeholders and prose (lib/checks.ts). One python3 child per invocation, and
+// one bash unless a check fails to parse.
 import { verifyChecks, type CheckVerdict } from "../../lib/checks.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
@@ -38,7 +40,7 @@ export default defineCommand({
     });
 
     const toCompile = rows.filter((r) => r.verdict === undefined);
-    const { verdicts, pythonAvailable } = await verifyChecks(toCompile.map((r) => r.check as string));
+    const { verdicts, pythonAvailable, bashAvailable } = await verifyChecks(toCompile.map((r) => r.check as string));
     toCompile.forEach((r, k) => (r.verdict = verdicts[k]));
 
     const results = rows.map(({ roleIndex, roleName, criterionIndex, criterion, verdict }) => ({
@@ -48,7 +50,7 @@ export default defineCommand({
       criterion,
       ...(verdict as CheckVerdict),
     }));
-    const extra = pythonAvailable ? {} : { pythonAvailable: false };
+    const extra = { ...(pythonAvailable ? {} : { pythonAvailable: false }), ...(bashAvailable ? {} : { bashAvailable: false }) };
     const invalid = results.filter((r) => !r.valid).length;
     if (invalid > 0) throw new HelperError("E_INVALID", `${invalid} invalid check command(s)`, { results, ...extra });
     return { results, ...extra };
