@@ -3,7 +3,8 @@
 // files the CLI reads and repeats its checks, and answers "on" only when the sandbox really confines a call:
 // - `sandbox.enabled` is true in the settings that win: managed > local (.claude/settings.local.json) > project
 //   (.claude/settings.json) > user ($CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json); a lower file's
-//   true does not survive a higher file's false. A `--settings` flag is invisible here (its on reads as off).
+//   true does not survive a higher file's false. A `--settings` flag is invisible here: the sandbox it turns on
+//   reads as off, and one it turns off as the files say (the user's own choice at launch).
 // - The sandbox started: only `sandbox.failIfUnavailable` proves it (the CLI then refuses to start without it).
 //   Without it the CLI runs every command unsandboxed when it finds the sandbox unusable: on Linux when `bwrap` or
 //   `socat` is not on PATH (then "off" here), or, as uid 0 without CAP_SETFCAP, when a trial bwrap run fails
@@ -88,30 +89,32 @@ function managedDirOf(platform: NodeJS.Platform): string | null {
 /** The settings files, highest precedence first, or the reason one of them cannot be read. */
 function sources(projectDir: string, env: NodeJS.ProcessEnv, opts: SandboxOptions): Source[] | string {
   const files: { label: string; path: string; scope: Scope }[] = [];
+  const add = (path: string, scope: Scope, label = path) => files.push({ label, path, scope });
   const managed = opts.managedDir ?? managedDirOf(opts.platform ?? process.platform);
   if (managed) {
     // Drop-ins override the base file, later names earlier ones (not measured: managed files are machine-wide).
+    const dropDir = join(managed, "managed-settings.d");
     let dropIns: string[] = [];
     try {
-      dropIns = readdirSync(join(managed, "managed-settings.d")).filter((f) => f.endsWith(".json") && !f.startsWith("."));
+      dropIns = readdirSync(dropDir).filter((f) => f.endsWith(".json") && !f.startsWith("."));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") return `${join(managed, "managed-settings.d")} cannot be listed (${code})`;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return `${dropDir} cannot be listed (${code})`;
     }
-    if (dropIns.length > MAX_DROP_INS) return `${join(managed, "managed-settings.d")} holds over ${MAX_DROP_INS} files`;
-    for (const f of dropIns.sort().reverse()) files.push({ label: join(managed, "managed-settings.d", f), path: join(managed, "managed-settings.d", f), scope: "managed" });
-    files.push({ label: join(managed, "managed-settings.json"), path: join(managed, "managed-settings.json"), scope: "managed" });
+    if (dropIns.length > MAX_DROP_INS) return `${dropDir} holds over ${MAX_DROP_INS} files`;
+    for (const f of dropIns.sort().reverse()) add(join(dropDir, f), "managed");
+    add(join(managed, "managed-settings.json"), "managed");
   }
-  files.push({ label: ".claude/settings.local.json", path: join(projectDir, ".claude", "settings.local.json"), scope: "project" });
-  files.push({ label: ".claude/settings.json", path: join(projectDir, ".claude", "settings.json"), scope: "project" });
+  add(join(projectDir, ".claude", "settings.local.json"), "project", ".claude/settings.local.json");
+  add(join(projectDir, ".claude", "settings.json"), "project", ".claude/settings.json");
   const configDir = env.CLAUDE_CONFIG_DIR;
   if (configDir !== undefined && configDir !== "") {
     if (!isAbsolute(configDir)) return `CLAUDE_CONFIG_DIR is not an absolute path: ${configDir}`;
-    files.push({ label: join(configDir, "settings.json"), path: join(configDir, "settings.json"), scope: "user" });
+    add(join(configDir, "settings.json"), "user");
   } else {
     const home = env.HOME || homedir();
     if (!home || !isAbsolute(home)) return "no absolute HOME to find the user's settings";
-    files.push({ label: "~/.claude/settings.json", path: join(home, ".claude", "settings.json"), scope: "user" });
+    add(join(home, ".claude", "settings.json"), "user", "~/.claude/settings.json");
   }
   const out: Source[] = [];
   for (const f of files) {
