@@ -508,7 +508,7 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   if (role === "none") return false;
   if (isBash) {
     // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
-    if (grant.requiresSandbox && sandboxState(input, root) !== "on") return false;
+    if (grant.requiresSandbox && sandboxState({ cwd: root }) !== "on") return false;
     return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
   }
   // The real path decides: a link inside the scope that points elsewhere is judged where it points.

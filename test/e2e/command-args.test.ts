@@ -25,13 +25,15 @@ describe("command arguments on the real CLI", { concurrency: 1 }, () => {
   });
   after(() => cleanup(project?.dir, ...copies));
 
-  // Checked on 2.1.197 and 2.1.330: under the command's own `Bash(node:*)` the CLI refuses a !-line whose
-  // substituted text holds `$(…)`, a `;` chain or an unbalanced `"`, and drops the whole command silently (the model
-  // is never asked). Where the user's own settings allow Bash (here `--allowedTools Bash`), `$(…)` and `"; …; "` run.
-  // A backtick ends the !-span and drops the command either way.
+  // Checked on 2.1.197 and 2.1.330: under a `Bash(node:*)` rule (what the commands once had; today's exact rule would
+  // not match the changed line at all) the CLI refuses a !-line whose substituted text holds `$(…)`, a `;` chain or
+  // an unbalanced `"`, and drops the whole command silently (the model is never asked). Where the user's own
+  // settings allow Bash (here `--allowedTools Bash`), `$(…)` and `"; …; "` run. A backtick ends the !-span and drops
+  // the command either way.
   it("an old-style !-line with \"$ARGUMENTS\": arguments run as code where Bash is allowed, and a \" drops the command", { timeout: 180_000 }, async () => {
     const dir = pluginCopy(PLUGIN_DIR);
     copies.push(dir);
+    mutate(dir, "commands/memories.md", /^allowed-tools: .*$/m, "allowed-tools: Bash(node:*)");
     mutate(dir, "commands/memories.md", /memory-review \.design\/memory\.jsonl`/, 'memory-review .design/memory.jsonl --keyword "$ARGUMENTS"`');
     const subst = project.path("old-subst");
     const chain = project.path("old-chain");

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import matter from "gray-matter";
-import { allowedTools, commandFiles, SKILLS, skillDirs, skillFiles } from "./plugin-files.ts";
+import { allowedTools, commandFiles, injectedCommands, invocations, SKILLS, skillDirs, skillFiles } from "./plugin-files.ts";
 
 describe("skill frontmatter", () => {
   it("exists for exactly the five skills", () => {
@@ -80,8 +80,17 @@ describe("command frontmatter", () => {
         assert.ok((d as string).length > 0 && (d as string).length <= 100, `description is ${(d as string).length} characters`);
       });
 
-      it("lets its injected helper call run without asking", () => {
-        assert.ok(allowedTools(c.data).includes("Bash(node:*)"));
+      it("allows exactly its own helper calls, each as written, and no other command", () => {
+        // In a command's turn its Bash rules cover every call the model makes, while it shows text from .design/
+        // that a cloned repository can fill: `Bash(node:*)` would run any `node -e` unasked. ${CLAUDE_PLUGIN_ROOT}
+        // is substituted in a command's allowed-tools, and an exact rule (no `:*`) approves that one command line
+        // (test/e2e/command-scope.test.ts, 2.1.197 and 2.1.332).
+        const calls = [...new Set([...injectedCommands(c.raw), ...invocations(c).map((i) => i.text.trim())])];
+        assert.ok(calls.length > 0);
+        const bashRules = allowedTools(c.data).filter((t) => /^Bash\b/.test(t));
+        assert.deepEqual(bashRules.sort(), calls.map((call) => `Bash(${call})`).sort());
+        for (const rule of bashRules) assert.doesNotMatch(rule, /\*|\$ARGUMENTS|\$\d/, rule);
+        for (const call of calls) assert.ok(call.startsWith('node "${CLAUDE_PLUGIN_ROOT}/dist/plan.js" '), call);
       });
     });
   }

@@ -17,6 +17,8 @@ export interface SessionOptions {
   maxTurns?: number;
   timeoutMs?: number;
   args?: string[];
+  /** Extra environment variables of the CLI run (e.g. CLAUDE_CONFIG_DIR). */
+  env?: Record<string, string>;
   /** Gets a function that kills the CLI at once (an interruption), e.g. from inside the lead's script. */
   onStart?: (kill: () => void) => void;
 }
@@ -42,7 +44,7 @@ export async function session(o: SessionOptions): Promise<Session> {
     const args = ["-p", o.prompt, "--output-format", "json", "--max-turns", String(o.maxTurns ?? 60)];
     if (pluginDir) args.push("--plugin-dir", pluginDir);
     args.push(...(o.args ?? []));
-    const run = await runClaude(args, { cwd: o.cwd, home, stubUrl: stub.url, timeoutMs: o.timeoutMs ?? 90_000, onStart: o.onStart });
+    const run = await runClaude(args, { cwd: o.cwd, home, stubUrl: stub.url, timeoutMs: o.timeoutMs ?? 90_000, env: o.env, onStart: o.onStart });
     const main = stub.main();
     if (process.env.DO_E2E_TRACE) trace(process.env.DO_E2E_TRACE, o.prompt, stub.requests, run);
     return {
