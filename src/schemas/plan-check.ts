@@ -69,7 +69,8 @@ const context = (v: unknown) =>
   opt(v, "stack", str) &&
   opt(v, "conventions", (c) => str(c) || strArray(c)) &&
   nullOpt(v, "testCommand", str) &&
-  nullOpt(v, "buildCommand", str);
+  nullOpt(v, "buildCommand", str) &&
+  opt(v, "grantRequiresSandbox", (b) => typeof b === "boolean");
 
 const expertArtifact = (v: unknown) => isObj(v) && opt(v, "name", str) && opt(v, "path", str) && opt(v, "summary", str);
 

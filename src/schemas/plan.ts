@@ -152,6 +152,10 @@ const ContextSchema = z
     testCommand: z.string().nullable().optional().describe("Command that runs the tests."),
     buildCommand: z.string().nullable().optional().describe("Command that builds the project."),
     lsp: z.unknown().optional().describe("Language-server availability, free-form."),
+    grantRequiresSandbox: z
+      .boolean()
+      .optional()
+      .describe("Execute's grant approves its commands only while Claude Code's sandbox is on (sandbox.enabled and failIfUnavailable)."),
   })
   .describe("What the workers need to know about the project.");
 

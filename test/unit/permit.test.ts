@@ -796,6 +796,41 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("a1")), ["plan test", "plan build", "report"], "an ambiguous name");
   });
 
+  it("approves a plan's commands only while Claude Code's sandbox is on when the plan asks for it", async (t) => {
+    const p = project(t, {
+      ".design/plan.json": planWith([{ name: "api", dirs: ["src/api/"], acceptanceCriteria: [{ criterion: "t", check: "npm test -- api" }] }], { context: { testCommand: "npm test", grantRequiresSandbox: true } }),
+      ".design/run-execute.json": runState(),
+      "src/api/orders.ts": "x\n",
+    });
+    const out: any = await p.run("grant", ["--approve"], { consent: true });
+    assert.equal(out.requiresSandbox, true);
+    assert.ok(out.summary.some((l: string) => /only while Claude Code's sandbox is on/.test(l)));
+    const root = realpathSync(p.dir);
+    const saved = { dir: process.env.CLAUDE_PROJECT_DIR, path: process.env.PATH };
+    process.env.CLAUDE_PROJECT_DIR = root;
+    // bwrap and socat on PATH (Debian's, or stand-ins outside the project): the sandbox can start here.
+    const bin = realpathSync(mkdtempSync(join(tmpdir(), "do-sandbox-bin-")));
+    for (const name of ["bwrap", "socat"]) writeFileSync(join(bin, name), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    process.env.PATH = `${bin}:${saved.path}`;
+    t.after(() => {
+      if (saved.dir === undefined) delete process.env.CLAUDE_PROJECT_DIR;
+      else process.env.CLAUDE_PROJECT_DIR = saved.dir;
+      process.env.PATH = saved.path;
+      rmSync(bin, { recursive: true, force: true });
+    });
+    const sh = (command: string) => allows({ tool_name: "Bash", tool_input: { command }, cwd: root } as HookInput);
+    const edit = () => allows({ tool_name: "Edit", tool_input: { file_path: join(root, "src/api/orders.ts") }, cwd: root } as HookInput);
+    assert.ok(!sh("npm test -- api"), "sandbox off: the command asks");
+    assert.ok(edit(), "edits in scope are not commands: the sandbox does not confine them, the scope does");
+    mkdirSync(join(root, ".claude"), { recursive: true });
+    writeFileSync(join(root, ".claude/settings.json"), JSON.stringify({ sandbox: { enabled: true } }));
+    assert.ok(!sh("npm test -- api"), "enabled without failIfUnavailable proves nothing");
+    writeFileSync(join(root, ".claude/settings.json"), JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true } }));
+    assert.ok(sh("npm test -- api") && sh("npm test"), "sandbox on: the granted commands run");
+    writeFileSync(join(root, ".claude/settings.json"), JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, excludedCommands: ["npm"] } }));
+    assert.ok(!sh("npm test -- api"), "a project that widens the sandbox gets nothing");
+  });
+
   it("the hook process consults the grant too", async (t) => {
     const { root } = await granted(t);
     const ev = JSON.stringify({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: root });

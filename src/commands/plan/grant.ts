@@ -97,7 +97,7 @@ export default defineCommand({
       GRANT_WARNING,
       requiresSandbox
         ? "The plan sets grantRequiresSandbox: the commands are approved only while Claude Code's sandbox is on."
-        : "Claude Code's sandbox (/sandbox) confines what these commands can write and reach; the plan setting context.grantRequiresSandbox approves them only while it is on.",
+        : 'Claude Code\'s sandbox ("sandbox": {"enabled": true, "failIfUnavailable": true} in settings; on Linux with bubblewrap and socat) stops these commands from writing outside this project or using the network, not from reading your files; the plan setting context.grantRequiresSandbox approves them only while it is on.',
       `The grant ends when this run ends, when anything in the plan or its spec files changes, or at ${expiresAt}.`,
     ];
     const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary };
