@@ -28,7 +28,7 @@ export const registry: Record<string, CommandEntry> = {
   "preflight": { kind: "query", summary: "Compact digest a skill reads before its flow; always exits 0", load: () => import("./commands/workspace/preflight.js") },
   "sync-check": { kind: "query", summary: "Detect drift of shared protocol text across the five SKILL.md files", load: () => import("./commands/workspace/sync-check.js") },
   "schema": { kind: "query", summary: "JSON Schema of plan.json or of an agent report", load: () => import("./commands/workspace/schema.js") },
-  "skill-find": { kind: "query", summary: "List the skills visible here, or resolve a name: exact, partial, ambiguous, none", load: () => import("./commands/skills/find.js") },
+  "skill-find": { kind: "query", summary: "List the skills and commands Claude Code offers here, or resolve a name or path: exact, partial, ambiguous, none", load: () => import("./commands/skills/find.js") },
   // memory and reflection: queries
   "memory-search": { kind: "query", summary: "Rank memories for a goal by keywords, recency and importance", load: () => import("./commands/memory/search.js") },
   "memory-review": { kind: "query", summary: "List memories for a person to read, with filters", load: () => import("./commands/memory/review.js") },
