@@ -122,25 +122,6 @@ export function depsOf(roles: readonly Json[]): Deps {
   });
 }
 
-/** A role's territory: its directories plus patterns, strings only, duplicates removed (first one kept). */
-export function territoryOf(role: Json): string[] {
-  const scope = isObject(role.scope) ? role.scope : undefined;
-  const out: string[] = [];
-  if (!scope) return out;
-  const dirs = Array.isArray(scope.directories) ? scope.directories : [];
-  const pats = Array.isArray(scope.patterns) ? scope.patterns : [];
-  // A role names a few paths: a linear search of `out` allocates nothing, where a Set per role did. (Indexed
-  // loops: a for-of loop allocates a result object per step in code V8 has not optimised yet.)
-  const seen = dirs.length + pats.length > 32 ? new Set<string>() : undefined;
-  for (let k = 0; k < dirs.length + pats.length; k++) {
-    const x: unknown = k < dirs.length ? dirs[k] : pats[k - dirs.length];
-    if (typeof x !== "string" || (seen ? seen.has(x) : out.includes(x))) continue;
-    seen?.add(x);
-    out.push(x);
-  }
-  return out;
-}
-
 /** The plan path positional shared by the plan commands. */
 export const PLAN_PATH = { name: "plan_path", help: "plan file", default: ".design/plan.json", path: "read" } as const;
 /** The plan path of the commands that write the plan: confined to the project's .design/. */

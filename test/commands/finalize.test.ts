@@ -283,14 +283,16 @@ describe("finalize: enrichment", () => {
     assert.equal(out.overlapPairs, 2);
   });
 
-  it("compares glob patterns by their base and overwrites stale overlaps", async (t) => {
+  it("compares scopes by the files they can share and overwrites stale overlaps", async (t) => {
     const plan = planWith([
       role("a", { scope: { patterns: ["src/**/*.ts"] }, directoryOverlaps: [9] }),
-      role("b", { dirs: ["src/api/**"] }),
-      role("c", { scope: { patterns: ["**/*.md"] } }),
+      role("b", { dirs: ["src/api/**"] }), // every folder under src/api and everything in them
+      role("c", { scope: { patterns: ["**/*.md"] } }), // apart from a (no file ends in both); src/api/x/y.md is b's
+      role("d", { dirs: ["./docs/"] }), // docs/x.md is c's too
+      role("e", { dirs: ["src/api-v2"] }), // apart from b (not under src/api); a's .ts and c's .md files may lie in it
     ]);
     const { plan: after } = await finalized(t, plan);
-    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1], [], []]);
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 4], [2], [3, 4], [], []]);
   });
 
   it("records the SHA-256 of each spec file, read as bytes, relative to the working directory", async (t) => {

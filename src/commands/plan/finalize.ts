@@ -8,9 +8,9 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isSurfaceOnly, maskingWord, verifyChecks } from "../../lib/checks.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
-import { depths, hasCycle, overlapWaits } from "../../lib/graph.js";
+import { depths, hasCycle, overlapWaits, territoriesOf } from "../../lib/graph.js";
 import {
-  arrayOf, depsOf, loadPlan, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, territoryOf, type Json, type PlanPart,
+  arrayOf, depsOf, loadPlan, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, type Json, type PlanPart,
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
@@ -198,9 +198,9 @@ interface Enriched {
 }
 
 /** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
-function enrich(doc: Json, digestOf: (path: string, i: number) => string | null): Enriched {
+function enrich(doc: Json, root: string, digestOf: (path: string, i: number) => string | null): Enriched {
   const roles = rolesOf(doc);
-  const waits = overlapWaits(roles.map(territoryOf), depsOf(roles));
+  const waits = overlapWaits(territoriesOf(roles, root), depsOf(roles));
   roles.forEach((role, i) => (role.directoryOverlaps = waits[i]));
 
   const specWarnings: string[] = [];
@@ -296,7 +296,7 @@ async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) =>
 
   const target = confine(cwd, `installed plan '${INSTALLED_PLAN}'`, INSTALLED_PLAN, "write");
   const staged = new Map(copies.map((c) => [c.dest, c.bytes]));
-  const e = enrich(doc, (path) => {
+  const e = enrich(doc, cwd, (path) => {
     const dest = realPath(resolve(cwd, path));
     const bytes = staged.get(dest) ?? readBytes(dest);
     return bytes === null ? null : sha256(bytes);
@@ -353,7 +353,7 @@ export default defineCommand({
           PARTS,
           (doc) => {
             failIfInvalid(doc);
-            return { write: true, result: enrich(doc, (path, i) => specDigest(ctx.cwd, path, i)) };
+            return { write: true, result: enrich(doc, ctx.cwd, (path, i) => specDigest(ctx.cwd, path, i)) };
           },
           { anyVersion: true },
         );
