@@ -13,6 +13,12 @@ export const ROLE_STATUSES = ["pending", "in_progress", "completed", "failed", "
 /** The outcomes of an attemptLog entry (update-status and resume-reset write them; schemas/plan.ts describes them). */
 export const ATTEMPT_OUTCOMES = ["running", "completed", "failed", "stalled", "interrupted"] as const;
 export type RoleStatus = (typeof ROLE_STATUSES)[number];
+/**
+ * The models a worker or an auxiliary agent may name: what Claude Code's Agent tool accepts for `model` (its input
+ * schema, `AgentInput.model` in sdk-tools.d.ts, the same in 2.1.197 and 2.1.332). The scheduler escalates
+ * haiku → sonnet → opus; a role on fable keeps its model.
+ */
+export const MODEL_TIERS = ["haiku", "sonnet", "opus", "fable"] as const;
 
 export function structure(message: string): HelperError {
   return new HelperError("E_SCHEMA", `Invalid plan structure: ${message}`);

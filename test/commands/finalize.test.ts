@@ -155,6 +155,23 @@ describe("finalize: validation messages", () => {
     ]);
   });
 
+  it("refuses a model the Agent tool does not take, for roles and auxiliary roles (issue 18: gpt5)", async (t) => {
+    const plan = planWith([role("a", { model: "gpt5" }), role("b", { model: "Sonnet" }), role("c", { model: 4 }), role("d", { model: "fable" })], {
+      auxiliaryRoles: [
+        { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution", model: "gpt-4o" },
+        { name: "scout", type: "pre-execution", goal: "g", trigger: "before-execution", model: "haiku" },
+        { name: "curator", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
+      ],
+    });
+    assert.deepEqual(await issuesOf(t, plan), [
+      "Role 0 (a): unknown model 'gpt5' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 1 (b): unknown model 'Sonnet' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 2 (c): unknown model '4' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "AuxiliaryRole 0 (challenger): unknown model 'gpt-4o' (the Agent tool takes haiku, sonnet, opus, fable)",
+    ]);
+    for (const model of ["haiku", "sonnet", "opus", "fable"]) await finalized(t, planWith([role("a", { model })]));
+  });
+
   it("checks verification specs", async (t) => {
     const plan = planWith(["a"], {
       verificationSpecs: [
