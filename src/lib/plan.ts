@@ -1,7 +1,7 @@
 // Loading plan.json (contract 3.11) and the computational view every plan command shares. The view is for
 // computing only: mutating commands change the original document and write it back.
 import { resolve } from "node:path";
-import { readJson } from "../store.js";
+import { parseJsonText, readJson } from "../store.js";
 import { HelperError } from "./errors.js";
 import type { Deps } from "./graph.js";
 import { isInt, isObject, pyStr } from "./values.js";
@@ -54,7 +54,7 @@ export function guardPlan(doc: unknown, parts: readonly PlanPart[] = []): Json {
 export function parsePlanText(text: string, parts: readonly PlanPart[] = []): Json {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonText(text);
   } catch (err) {
     throw new HelperError("E_JSON", `Invalid JSON in plan file: ${(err as Error).message}`);
   }

@@ -14,7 +14,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
-  appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
+  appendLine, argLabel, confine, ensureDir, parseJsonl, parseJsonText, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
 import {
   appendRecord, bufferSource, categoryCode, describe, hashBytes, NO_CATEGORY, scanIndex, serialise, type IndexEntry, type IndexScan, type IndexSource, type Probe,
@@ -103,7 +103,7 @@ const parseLine = (raw: string, fast = true): Record<string, unknown> | undefine
   const known = fast ? parseMemoryLine(t) : undefined;
   if (known) return known;
   try {
-    const v: unknown = JSON.parse(t);
+    const v: unknown = parseJsonText(t);
     return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
