@@ -3,7 +3,7 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 
 type Json = Record<string, unknown>;
 
@@ -20,6 +20,8 @@ const arrayOf = (ok: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v
 
 const STATUSES: readonly unknown[] = ROLE_STATUSES;
 const OUTCOMES: readonly unknown[] = ATTEMPT_OUTCOMES;
+const MODELS: readonly unknown[] = MODEL_TIERS;
+const model = (v: unknown) => MODELS.includes(v);
 /** z.number().int().positive(). */
 const positive = (v: unknown) => count(v) && (v as number) >= 1;
 const AUX_TYPES: readonly unknown[] = ["pre-execution", "post-execution", "per-role"];
@@ -43,7 +45,7 @@ function role(v: unknown): boolean {
     isObj(v) &&
     nonEmpty(v.name) &&
     nonEmpty(v.goal) &&
-    nonEmpty(v.model) &&
+    model(v.model) &&
     scope(v.scope) &&
     opt(v, "expertContext", arrayOf(expertContext)) &&
     opt(v, "constraints", strArray) &&
@@ -59,7 +61,7 @@ function role(v: unknown): boolean {
 }
 
 const auxiliary = (v: unknown) =>
-  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", str);
+  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", model);
 
 const spec = (v: unknown) =>
   isObj(v) && nonEmpty(v.role) && nonEmpty(v.path) && nonEmpty(v.runCommand) && nullOpt(v, "properties", strArray) && opt(v, "sha256", str);

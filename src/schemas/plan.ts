@@ -2,7 +2,7 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 
@@ -58,7 +58,7 @@ export const RoleSchema = z
   .looseObject({
     name: nonEmpty("Unique role name; the worker's identity."),
     goal: nonEmpty("What the worker must achieve."),
-    model: nonEmpty("Model for the worker: sonnet, opus or haiku."),
+    model: z.enum(MODEL_TIERS).describe("Model for the worker: haiku, sonnet or opus (fable is accepted too: what the Agent tool takes)."),
     scope: ScopeSchema,
     expertContext: z.array(ExpertContextSchema).optional().describe("Expert artifacts relevant to the role."),
     constraints: z.array(z.string()).optional().describe("Hard rules the worker must follow."),
@@ -129,7 +129,7 @@ export const AuxiliaryRoleSchema = z
     trigger: z
       .enum(["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"])
       .describe("The event that starts it."),
-    model: z.string().optional().describe("Model for the auxiliary agent."),
+    model: z.enum(MODEL_TIERS).optional().describe("Model for the auxiliary agent: haiku, sonnet, opus or fable."),
   })
   .describe("An agent that checks the plan or the work without owning a territory.");
 export type AuxiliaryRole = z.infer<typeof AuxiliaryRoleSchema>;

@@ -169,6 +169,23 @@ describe("finalize: validation messages", () => {
     ]);
   });
 
+  it("refuses a model the Agent tool does not take, for roles and auxiliary roles (issue 18: gpt5)", async (t) => {
+    const plan = planWith([role("a", { model: "gpt5" }), role("b", { model: "Sonnet" }), role("c", { model: 4 }), role("d", { model: "fable" })], {
+      auxiliaryRoles: [
+        { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution", model: "gpt-4o" },
+        { name: "scout", type: "pre-execution", goal: "g", trigger: "before-execution", model: "haiku" },
+        { name: "curator", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
+      ],
+    });
+    assert.deepEqual(await issuesOf(t, plan), [
+      "Role 0 (a): unknown model 'gpt5' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 1 (b): unknown model 'Sonnet' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 2 (c): unknown model '4' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "AuxiliaryRole 0 (challenger): unknown model 'gpt-4o' (the Agent tool takes haiku, sonnet, opus, fable)",
+    ]);
+    for (const model of ["haiku", "sonnet", "opus", "fable"]) await finalized(t, planWith([role("a", { model })]));
+  });
+
   it("checks verification specs", async (t) => {
     const plan = planWith(["a"], {
       verificationSpecs: [
@@ -300,14 +317,16 @@ describe("finalize: enrichment", () => {
     assert.equal(out.overlapPairs, 2);
   });
 
-  it("compares glob patterns by their base and overwrites stale overlaps", async (t) => {
+  it("compares scopes by the files they can share and overwrites stale overlaps", async (t) => {
     const plan = planWith([
       role("a", { scope: { patterns: ["src/**/*.ts"] }, directoryOverlaps: [9] }),
-      role("b", { dirs: ["src/api/**"] }),
-      role("c", { scope: { patterns: ["**/*.md"] } }),
+      role("b", { dirs: ["src/api/**"] }), // every folder under src/api and everything in them
+      role("c", { scope: { patterns: ["**/*.md"] } }), // apart from a (no file ends in both); src/api/x/y.md is b's
+      role("d", { dirs: ["./docs/"] }), // docs/x.md is c's too
+      role("e", { dirs: ["src/api-v2"] }), // apart from b (not under src/api); a's .ts and c's .md files may lie in it
     ]);
     const { plan: after } = await finalized(t, plan);
-    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1], [], []]);
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 4], [2], [3, 4], [], []]);
   });
 
   it("records the SHA-256 of each spec file, read as bytes, relative to the working directory [feature:design/verification-specs]", async (t) => {

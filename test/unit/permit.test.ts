@@ -529,6 +529,9 @@ describe("dist/permit.js as a process", () => {
 });
 
 describe("the hook approves what the user's execute grant covers, and nothing more", () => {
+  let savedProjectDir: string | undefined;
+  before(() => (savedProjectDir = process.env.CLAUDE_PROJECT_DIR));
+  after(() => (savedProjectDir === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = savedProjectDir)));
   const plan = () =>
     planWith(
       [
@@ -545,9 +548,9 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     const out: any = await p.run("grant", ["--approve"], { consent: true });
     assert.equal(out.recorded, true);
     const root = realpathSync(p.dir);
-    const prev = process.env.CLAUDE_PROJECT_DIR;
+    // Restored once for the whole describe (a test may call granted() several times: per-call restores would run
+    // in order and leave an intermediate project's root behind for the next test file in this process).
     process.env.CLAUDE_PROJECT_DIR = root;
-    t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
     const ev = (tool: string, input: Record<string, unknown>, cwd: unknown = root) => allows({ tool_name: tool, tool_input: input, cwd } as HookInput);
     const sh = (command: string, extra: Record<string, unknown> = {}, cwd: unknown = root) => ev("Bash", { command, description: "x", ...extra }, cwd);
     const edit = (path: string, tool = "Edit", cwd: unknown = root) => ev(tool, { file_path: path, old_string: "a", new_string: "b" }, cwd);

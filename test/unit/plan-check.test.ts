@@ -52,7 +52,7 @@ const OPTIONAL: Record<string, string[]> = {
 };
 
 const VALUES: unknown[] = [
-  null, "", "x", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
+  null, "", "x", "sonnet", "fable", "gpt5", "Opus", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
   [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" },
 ];
 const DELETE = Symbol("delete");

@@ -13,7 +13,7 @@ export default defineCommand({
   flags: {},
   run(ctx, args) {
     const roles = rolesOf(loadPlan(ctx.cwd, args.plan_path as string));
-    const decision = schedulerCore().decide(roles);
+    const decision = schedulerCore().decide(roles, ctx.cwd);
     // A dependency's report that is gone cannot hand its context on: say so, so the lead falls back to the result.
     const start = decision.start.map((s) => ({
       ...s,

@@ -6,10 +6,10 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineCommand } from "../../lib/command.js";
-import { overlapWaits } from "../../lib/graph.js";
+import { overlapWaits, territoriesOf } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
 import { OWN } from "../../lib/owned.js";
-import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, territoryOf, type Json } from "../../lib/plan.js";
+import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, type Json } from "../../lib/plan.js";
 import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
@@ -63,7 +63,7 @@ function roleView(role: Json, index: number): RoleView {
     status: statusOf(role),
     model: text(role.model) || "sonnet",
     agent: text(role.agent) || (attempts.length ? attempts[attempts.length - 1].agent : ""),
-    scope: territoryOf(role),
+    scope: [...stringsOf(scope.directories), ...stringsOf(scope.patterns)],
     dependencies: stringsOf(scope.dependencies),
     criteria,
     attempts,
@@ -100,7 +100,7 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
   const roles = rolesOf(doc);
   const views = roles.map(roleView);
   const deps = depsOf(roles);
-  const waits = overlapWaits(roles.map(territoryOf), deps);
+  const waits = overlapWaits(territoriesOf(roles, projectRoots(cwd).project), deps);
   const overlaps: Array<[number, number]> = [];
   waits.forEach((js, i) => js.forEach((j) => overlaps.push([i, j])));
   const counts: Record<string, number> = {};

@@ -67,7 +67,7 @@ export default defineCommand({
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
-    const decision = core.decide(roles);
+    const decision = core.decide(roles, ctx.cwd);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
         running: decision.running.map((r) => r.name),
@@ -79,6 +79,7 @@ export default defineCommand({
     const { $schema: _metaSchema, ...reportSchema } = JSON_SCHEMAS["worker-completion"] as Record<string, unknown>;
     const script = workflowScript({
       planPath,
+      root: ctx.cwd,
       goal: str(doc.goal),
       roles,
       priorContext: priorContext(ctx.cwd, roles),
