@@ -13,6 +13,9 @@ export const ROLE_STATUSES = ["pending", "in_progress", "completed", "failed", "
 /** The outcomes of an attemptLog entry (update-status and resume-reset write them; schemas/plan.ts describes them). */
 export const ATTEMPT_OUTCOMES = ["running", "completed", "failed", "stalled", "interrupted"] as const;
 export type RoleStatus = (typeof ROLE_STATUSES)[number];
+/** A plan's `complexity`, design's tier for its goal (design-tier): low is the quick path, medium and high the full one. */
+export const COMPLEXITIES = ["low", "medium", "high"] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
 
 export function structure(message: string): HelperError {
   return new HelperError("E_SCHEMA", `Invalid plan structure: ${message}`);
