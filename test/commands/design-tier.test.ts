@@ -23,7 +23,7 @@ const TODO: Files = {
 const tier = async (t: any, goal: string, files: Files = TODO, extra: string[] = []) => project(t, files).run("design-tier", ["--goal", goal, ...extra]);
 
 describe("design-tier --goal", () => {
-  it("a one-area goal takes the quick path: no experts, no reviews, the project's areas and commands", async (t) => {
+  it("a one-area goal takes the quick path: no experts, no reviews, the project's areas and commands [feature:design/quick-path]", async (t) => {
     const out: any = await tier(t, "add due dates to the todo API");
     assert.equal(out.ok, true);
     assert.equal(out.complexity, "low");
