@@ -108,10 +108,12 @@ describe("the PreToolUse hook command", () => {
     // A node that runs permit.js but reports an unsupported release (process.versions.node set before it loads).
     const preload = join(base, "old-version.cjs");
     writeFileSync(preload, 'Object.defineProperty(process.versions, "node", { value: "16.20.2" });\n');
-    const r = spawnSync(process.execPath, ["-r", preload, join(ROOT, "dist", "permit.js")], { input: approvable(project), encoding: "utf8" });
+    // Only the environment Claude Code gives a hook (none of the test runner's, e.g. a CLAUDE_PROJECT_DIR).
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base };
+    const r = spawnSync(process.execPath, ["-r", preload, join(ROOT, "dist", "permit.js")], { input: approvable(project), encoding: "utf8", env });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, "");
-    const control = spawnSync(process.execPath, [join(ROOT, "dist", "permit.js")], { input: approvable(project), encoding: "utf8" });
+    const control = spawnSync(process.execPath, [join(ROOT, "dist", "permit.js")], { input: approvable(project), encoding: "utf8", env });
     assert.notEqual(control.stdout, "", "the same event is approved on this node");
   });
 });
