@@ -22,7 +22,7 @@ describe("/do:design on the quick path", () => {
   });
   after(() => cleanup(project?.dir));
 
-  it("a one-area goal is planned without experts, and the plan records complexity low [feature:design/quick-path]", { timeout: 240_000 }, async () => {
+  it("a one-area goal is planned without experts, and the plan records complexity low [feature:design/quick-path]", { timeout: 240_000 }, async (t) => {
     const lead = new SkillLead("design", PLUGIN_DIR, project, GOAL);
     const seen: Record<string, any> = {};
     const s = await session({
@@ -87,6 +87,8 @@ describe("/do:design on the quick path", () => {
       }),
     });
     assertClean(s);
+    const helperCalls = s.main.flatMap((r) => r.answer?.tools ?? []).filter((c) => c.name === "Bash" && String(c.input.command).includes("/scripts/plan.js")).length;
+    t.diagnostic(`quick path: ${helperCalls} helper calls, ${s.main.length} lead turns, ${s.agents.length} agent requests`);
     // No expert, no agent of any kind: the quick path spawned no one.
     assert.equal(s.agents.length, 0, "an agent was started");
     const agentCalls = s.main.flatMap((r) => r.answer?.tools ?? []).filter((t) => t.name === "Agent");

@@ -98,4 +98,12 @@ describe("what the skills advertise and ask", () => {
     assert.ok(invocations(f).some((c) => c.command === "archive" && c.argv.includes("experts") && c.line >= pre.line && c.line <= pre.endLine));
     assert.match(f.body, /it keeps those an unfinished plan still names/);
   });
+
+  it("execute starts no auxiliary the plan does not list (a quick plan lists no challenger or scout)", () => {
+    const body = skill("execute").body;
+    assert.match(body, /Skip this phase's work when `summary\.auxiliaryRoles` has neither `challenger` nor `scout`/);
+    assert.match(body, /At least one role completed and `integration-verifier` is listed → spawn it/);
+    assert.match(body, /`regression-checker` listed → spawn it/);
+    assert.match(body, /`memory-curator` listed → read `refs\/memory-curator\.md` now, spawn it/);
+  });
 });
