@@ -22,6 +22,7 @@ export const registry: Record<string, CommandEntry> = {
   "circuit-breaker": { kind: "query", summary: "Whether failures doom most of the remaining roles", load: () => import("./commands/plan/circuit-breaker.js") },
   "report": { kind: "build", summary: "Write .design/report.html (graph, attempts, evidence, cost, history) and a Unicode summary", load: () => import("./commands/plan/report.js") },
   "plan-view": { kind: "query", summary: "The plan for a person: Mermaid graph, counts, what runs next, last runs", load: () => import("./commands/plan/plan-view.js") },
+  "design-tier": { kind: "query", summary: "Design's tier for a goal (the quick path or the full one), or whether a quick draft kept its limits", load: () => import("./commands/plan/design-tier.js") },
   "plan-diff": { kind: "query", summary: "What changed between two plans", load: () => import("./commands/plan/plan-diff.js") },
   "health-check": { kind: "query", summary: "Integrity report for the .design directory", load: () => import("./commands/workspace/health-check.js") },
   "plan-health-summary": { kind: "query", summary: "Lifecycle context: handoff, last reflections, plan progress", load: () => import("./commands/workspace/plan-health-summary.js") },

@@ -1,8 +1,11 @@
 // Entry of dist/permit.js, the PreToolUse hook: `node permit.js [skill]` reads the hook event on stdin and prints
 // the allow decision, or nothing. The plugin root is where this file lives (dist/..), never taken from the event.
 // With a skill argument (the hook as declared in that skill's frontmatter) only that skill's calls are approved.
-// Never fails the tool call and never denies: any problem means "no opinion".
+// Never fails the tool call and never denies: any problem means "no opinion". On a Node.js older than the plugin
+// supports it has no opinion either (hooks.json also keeps a missing or crashing node silent; node-check.sh tells
+// the user once per session).
 import { resolve } from "node:path";
+import { supportedNode } from "./node-version.js";
 import { ALLOW, permits, SKILLS, type HookInput, type Skill } from "./permit.js";
 
 const MAX_EVENT = 1 << 20;
@@ -17,7 +20,7 @@ process.stdin.on("data", (c: string) => {
   else if (!tooBig) raw += c;
 });
 process.stdin.on("end", () => {
-  if (tooBig || skill === null) return;
+  if (tooBig || skill === null || !supportedNode(process.versions.node)) return;
   let input: HookInput;
   try {
     input = JSON.parse(raw) as HookInput;

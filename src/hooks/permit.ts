@@ -28,7 +28,7 @@ export type Skill = (typeof SKILLS)[number];
 
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
-  design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
+  design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
   execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
@@ -87,6 +87,8 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   memories: "path",
   from: "path",
   features: "path",
+  draft: "path",
+  min: "name",
   "min-runs": "text",
   only: "name",
 };

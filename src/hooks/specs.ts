@@ -5,6 +5,7 @@ export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
   "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"],"end-grant":["b",0]},"s":0},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
+  "design-tier": {"p":[],"f":{"goal":["s",0],"draft":["s",0],"min":["s",0]},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{"features":["s",0]},"s":0},
   "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0],"end-grant":["b",0]},"s":0},
   "grant": {"p":[["plan_path",0]],"f":{"approve":["b",0],"revoke":["b",0]},"s":0},

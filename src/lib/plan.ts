@@ -20,6 +20,10 @@ export type RoleStatus = (typeof ROLE_STATUSES)[number];
  */
 export const MODEL_TIERS = ["haiku", "sonnet", "opus", "fable"] as const;
 
+/** A plan's `complexity`, design's tier for its goal (design-tier): low is the quick path, medium and high the full one. */
+export const COMPLEXITIES = ["low", "medium", "high"] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
+
 export function structure(message: string): HelperError {
   return new HelperError("E_SCHEMA", `Invalid plan structure: ${message}`);
 }

@@ -3,7 +3,7 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ATTEMPT_OUTCOMES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 
 type Json = Record<string, unknown>;
 
@@ -87,6 +87,7 @@ export function matchesPlanSchema(doc: unknown): boolean {
     isObj(doc) &&
     doc.schemaVersion === 4 &&
     opt(doc, "goal", str) &&
+    opt(doc, "complexity", (c) => (COMPLEXITIES as readonly unknown[]).includes(c)) &&
     opt(doc, "context", context) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&
     opt(doc, "interfaceContracts", str) &&

@@ -2,7 +2,7 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ATTEMPT_OUTCOMES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 
@@ -189,6 +189,10 @@ export const PlanSchema = z
   .looseObject({
     schemaVersion: z.literal(4).describe("Plan format version; must be 4."),
     goal: z.string().optional().describe("The overall goal."),
+    complexity: z
+      .enum(COMPLEXITIES)
+      .optional()
+      .describe("Design's tier for the goal (design-tier): low = the quick path (no experts, at most 3 roles in one area); medium and high = the full path."),
     context: ContextSchema.optional(),
     expertArtifacts: z.array(ExpertArtifactSchema).optional().describe("Expert artifacts behind the plan."),
     interfaceContracts: z.string().optional().describe("Path to .design/interfaces.json when produced."),

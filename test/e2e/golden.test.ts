@@ -222,7 +222,10 @@ describe("golden path through claude -p", () => {
         check(JSON.stringify(recon).includes(GOAL), `recon-summary does not carry the design goal: ${JSON.stringify(recon)}`);
         const mem = yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: GOAL } });
         check(mem.memories.some((m: any) => m.content === SEEDED_MEMORY), `memory-search: ${JSON.stringify(mem)}`);
-        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { type: "implementation", tier: "complex", n: "1" } });
+        // The lead raises the helper's tier for what it cannot see (the API's contract changes): the full path.
+        const tier = ok((yield* calls("Asking the helper for the tier.", { name: "Bash", input: { command: `${lead.call("design-tier", ["--goal"], { fill: { "clarified goal": GOAL } })} --min medium`, description: "do helper: design-tier" } })).results[0]);
+        check(tier.path === "full" && tier.experts >= 2, `design-tier: ${JSON.stringify(tier)}`);
+        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { "clarified goal": GOAL, type: "implementation", complexity: tier.complexity, n: "1" } });
 
         let ctx = yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"));
         check(done(ctx.results[0]).includes("expert"), "refs/expert-briefs.md did not arrive");

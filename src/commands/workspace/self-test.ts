@@ -298,6 +298,16 @@ const CASES: Case[] = [
   },
   { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
   {
+    name: "design-tier", command: "design-tier", args: ["--goal", "add due dates to the api"],
+    files: () => ({ "src/api/todos.js": "x\n", "src/db/store.js": "x\n", "package.json": JSON.stringify({ scripts: { test: "node --test" } }) }),
+    expect: (r) => has(isOk(r) && r.out.path === "quick" && r.out.experts === 0 && r.out.goalAreas.join() === "src/api" && r.out.commands.test === "npm test", "a one-area goal should take the quick path"),
+  },
+  {
+    name: "design-tier (a quick draft too big)", command: "design-tier", args: ["--draft", ".design/draft/plan.json"],
+    files: () => ({ ".design/draft/plan.json": { ...plan((roles) => { roles[1].scope.directories = ["src/db/"]; }), complexity: "low" } }),
+    expect: (r) => has(isOk(r) && r.out.fits === false && r.out.areas.join() === "src/api,src/db", "two areas should not fit the quick path"),
+  },
+  {
     name: "plan-diff", command: "plan-diff", args: ["a.json", "b.json"],
     files: () => ({ "a.json": plan(), "b.json": plan((roles) => { roles[0].goal = "Build a faster API"; }) }),
     expect: (r) => has(isOk(r) && typeof r.out.summary === "string" && r.out.modifiedRoles.length === 1, "one role should be modified"),
