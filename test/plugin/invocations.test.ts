@@ -21,8 +21,11 @@ async function problem(inv: Invocation): Promise<string | null> {
   } catch (err) {
     return (err as Error).message;
   }
-  if (def.stdin && !inv.hasStdin) return `${inv.command} reads stdin but nothing is piped or redirected in`;
-  if (!def.stdin && inv.hasStdin) return `${inv.command} reads no stdin but input is piped or redirected in`;
+  // A file argument may stand in for stdin (worker-completion-validate's report_path): then no stdin as well.
+  const instead = def.positionals.findIndex((p) => p.insteadOfStdin);
+  const fileGiven = instead >= 0 && inv.argv.filter((a) => !a.startsWith("-")).length > instead;
+  if (def.stdin && !fileGiven && !inv.hasStdin) return `${inv.command} reads stdin but nothing is piped or redirected in`;
+  if ((!def.stdin || fileGiven) && inv.hasStdin) return `${inv.command} reads no stdin${fileGiven ? " with a file argument" : ""} but input is piped or redirected in`;
   return null;
 }
 
