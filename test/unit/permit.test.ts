@@ -51,7 +51,8 @@ before(() => {
   mkdirSync(outside, { recursive: true });
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(dir, ".design/plan.json"), "{}");
-  writeFileSync(join(dir, ".design/tmp/eval.json"), "{}");
+  // The files the written calls feed to stdin (the hook approves a stdin file only when it is a regular file).
+  for (const f of ["tmp/eval.json", "tmp/constraints.json", "tmp/update.json", "tmp/updates.json", "worker-api.json"]) writeFileSync(join(dir, ".design", f), "{}");
   writeFileSync(join(outside, "secret"), "x");
   symlinkSync(outside, join(dir, ".design/out")); // a folder link out of the project
   symlinkSync(join(outside, "secret"), join(dir, ".design/secret.json")); // a file link out
@@ -289,8 +290,10 @@ describe("the hook refuses what was once approved", () => {
       ["relative", `node "skills/design/scripts/plan.js" status`],
       ["dot", `node "./skills/design/scripts/plan.js" status`],
       ["up", `node "${"../".repeat(rel)}${ROOT.slice(1)}/skills/design/scripts/plan.js" status`],
-      ["unquoted", `node ${ROOT}/skills/design/scripts/plan.js status`],
+      ["unquoted relative", `node skills/design/scripts/plan.js status`],
     ]);
+    // The absolute path unquoted is the same word to bash (permit-variants.test.ts has the decorations).
+    assert.ok(bash(`node ${ROOT}/skills/execute/scripts/plan.js status .design/plan.json`));
   });
 
   it("other skills/<x>/ folders, other plan.js files and non-normal helper paths", () => {
