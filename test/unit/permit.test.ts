@@ -9,32 +9,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
+import { filled, writtenCalls } from "../helpers/written-calls.ts";
+
+export { filled, writtenCalls };
 
 const ROOT = resolve(__dirname, "../..");
 const helper = (skill = "design", root = ROOT) => `node "${root}/skills/${skill}/scripts/plan.js"`;
-
-/** Every helper call in a SKILL.md (inline code spans and the Script Setup block), with the text around it. */
-export function writtenCalls(skill: string): string[] {
-  const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
-  const out: string[] = [];
-  for (const line of raw.split("\n")) {
-    if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
-    for (const m of line.matchAll(/`([^`]*\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js"[^`]*)`/g)) out.push(m[1]);
-  }
-  return out;
-}
-
-/** A written call as the lead would run it: ${CLAUDE_SKILL_DIR} substituted, {placeholders} filled with plausible values. */
-export function filled(call: string, skill: string, root = ROOT): string {
-  return call
-    .replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", skill))
-    .replaceAll("{skill}", "execute")
-    .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
-    .replaceAll("{target path}", ".design/skill-snapshot.md")
-    .replaceAll("{k1,k2}", "api,auth")
-    .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
-    .replace(/\{[^{}]*\}/g, "api");
-}
 
 let dir: string;
 let outside: string;
