@@ -62,6 +62,14 @@ describe("helper invocations in skills", () => {
       assert.ok(!f.raw.includes("CLAUDE_PLUGIN_ROOT"), "CLAUDE_PLUGIN_ROOT is not set in the Bash tool");
     });
 
+    it(`${f.rel} passes no argument in double quotes (free text goes single-quoted, a quote as '\\'')`, () => {
+      // Double quotes let the shell expand `$`, backticks and `!`: a goal holding them would be refused by the hook,
+      // or run if the user approved it. The Script Setup states the single-quote rule once.
+      const doubled = calls.map((c) => c.text.slice(c.text.indexOf('plan.js"') + 'plan.js"'.length)).filter((rest) => rest.includes('"'));
+      assert.deepEqual(doubled, []);
+      assert.match(f.body, /Free text goes in single quotes, a `'` in it as `'\\''`; never in double quotes\./);
+    });
+
     it(`${f.rel} names real commands with arguments the helper accepts`, async () => {
       const bad: string[] = [];
       for (const c of calls) {
