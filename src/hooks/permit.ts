@@ -50,10 +50,11 @@ const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
 export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 
 /**
- * What each argument of the allowed subcommands holds, by name (positional or flag). `path` and `paths` (a comma
- * list) must resolve inside `.design/`, `dir` inside or to `.design/` itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up
- * in file names); `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts
- * fails first).
+ * What each argument of the allowed subcommands holds, by name (positional or flag; `COMMAND_ARG_KINDS` overrides
+ * one command's). `path` and `paths` (a comma list) must resolve inside `.design/`, `dir` inside or to `.design/`
+ * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names); a list's
+ * entries may have spaces around them (the helper trims them); `skillref` is a skill to look up; `text` is free
+ * data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
  */
 export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "skillref" | "text";
 export const ARG_KINDS: Record<string, ArgKind> = {

@@ -512,6 +512,11 @@ describe("dist/permit.js as a process", () => {
 });
 
 describe("the hook approves what the user's execute grant covers, and nothing more", () => {
+  // `granted` sets CLAUDE_PROJECT_DIR per call and a test may call it more than once (its restores then run in the
+  // order they were registered): put back the value from before this suite, so no later file in the process sees a
+  // removed project as its root.
+  const original = process.env.CLAUDE_PROJECT_DIR;
+  after(() => (original === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = original)));
   const plan = () =>
     planWith(
       [
