@@ -436,6 +436,9 @@ describe("the hook's variant corpus: every written call x the decorations of ite
       `variant corpus: ${bases.length} written calls, ${plausible} plausible variants (${variants.length} decorated, all approved and run; ` +
         `${asked.length} other shapes asked: ${((asked.length / plausible) * 100).toFixed(1)}%)`,
     );
+    const groups = new Map<string, number>();
+    for (const v of variants) groups.set(v.group, (groups.get(v.group) ?? 0) + 1);
+    console.log(`by decoration: ${[...groups].map(([g, n]) => `${g} ${n}`).join("; ")}`);
   });
 
   it("a list with spaces after its commas reaches the helper as the entries the hook judged", () => {
