@@ -45,7 +45,7 @@ export const SPECS: Record<string, HookSpec> = {
   "update-status": {"p":[["plan_path",0]],"f":{},"s":1},
   "validate-auxiliary-report": {"p":[["artifact_path",1]],"f":{"type":["s",1,"challenger","scout","integration-verifier","regression-checker","memory-curator"]},"s":0},
   "validate-checks": {"p":[["plan_path",0]],"f":{},"s":0},
-  "worker-completion-validate": {"p":[],"f":{},"s":1},
+  "worker-completion-validate": {"p":[["report_path",0]],"f":{},"s":1,"sf":"report_path"},
   "worker-pool": {"p":[["plan_path",0]],"f":{},"s":0},
   "workflow": {"p":[["plan_path",0]],"f":{"memories":["s",0]},"s":0},
 };

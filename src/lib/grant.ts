@@ -10,7 +10,6 @@
 // null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
 // whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
 // attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { readJsonObject, readRegular } from "./safe-read.js";
@@ -29,6 +28,10 @@ const MAX_PLAN = 8 << 20;
 const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
 const KEY_BYTES = 32;
+
+let cryptoModule: typeof import("node:crypto") | undefined;
+/** node:crypto on first use (~5 ms to load): the hook approving a skill's helper call never reads a grant. */
+const nodeCrypto = () => (cryptoModule ??= require("node:crypto") as typeof import("node:crypto"));
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -141,7 +144,7 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
     }
     throw err;
   }
-  const key = randomBytes(KEY_BYTES);
+  const key = nodeCrypto().randomBytes(KEY_BYTES);
   try {
     writeSync(fd, `${key.toString("hex")}\n`);
     fsyncSync(fd);
@@ -176,7 +179,7 @@ export function specFileHash(projectDir: string, path: unknown): string | null {
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
   if (!insideByRealPath(projectDir, abs)) return null;
   const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
-  return buf === null ? null : createHash("sha256").update(buf).digest("hex");
+  return buf === null ? null : nodeCrypto().createHash("sha256").update(buf).digest("hex");
 }
 
 /**
@@ -196,17 +199,17 @@ export function planFingerprint(plan: unknown, projectDir: string): string {
     });
   }
   const specFiles = (Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []).map((s) => (isObj(s) ? specFileHash(projectDir, s.path) : null));
-  return createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
+  return nodeCrypto().createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
 }
 
 /** The HMAC-SHA256 (hex) of a grant body under the key. */
 export function signGrant(body: GrantBody, key: Buffer): string {
-  return createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
+  return nodeCrypto().createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
 }
 
 function verifies(body: GrantBody, signature: unknown, key: Buffer): boolean {
   if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  return timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
+  return nodeCrypto().timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
 }
 
 /**

@@ -112,7 +112,7 @@ function* grantPhase(lead: SkillLead, roles: RoleSpec[], approve = true): Genera
 /** Phase 2 with no challenger or scout: nothing to do but the checkpoint (no --outputs). */
 function* noChallenge(lead: SkillLead): Generator<any, void, TurnContext> {
   yield* helper(lead, "Phase 2/7 Challenge: no challenger or scout in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
 }
@@ -558,7 +558,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
         verdicts.push(helperJson((yield* calls("Validating again.", lead.run("validate-auxiliary-report", ["--type challenger"]))).results[0]));
         check(verdicts[1].ok === false, JSON.stringify(verdicts[1]));
         yield* helper(lead, "Still invalid: continuing without the challenger.", "run-checkpoint", ["--phase challenge"], {
-          replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+          replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
           fill: { b: "0", c: "0" },
         });
         // After a wait, -p has no one to ask: "no answer possible → no grant" (the hook asks for --approve).

@@ -130,7 +130,7 @@ function* upToWorkers(lead: SkillLead, goal: string, approve: boolean): Generato
   yield* helper(lead, "Summary.", "summary");
   yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "0", k: String(ROLES.length) } });
   yield* helper(lead, "Phase 2/7 Challenge: none in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
   const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });

@@ -9,32 +9,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
+import { filled, writtenCalls } from "../helpers/written-calls.ts";
+
+export { filled, writtenCalls };
 
 const ROOT = resolve(__dirname, "../..");
 const helper = (skill = "design", root = ROOT) => `node "${root}/skills/${skill}/scripts/plan.js"`;
-
-/** Every helper call in a SKILL.md (inline code spans and the Script Setup block), with the text around it. */
-export function writtenCalls(skill: string): string[] {
-  const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
-  const out: string[] = [];
-  for (const line of raw.split("\n")) {
-    if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
-    for (const m of line.matchAll(/`([^`]*\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js"[^`]*)`/g)) out.push(m[1]);
-  }
-  return out;
-}
-
-/** A written call as the lead would run it: ${CLAUDE_SKILL_DIR} substituted, {placeholders} filled with plausible values. */
-export function filled(call: string, skill: string, root = ROOT): string {
-  return call
-    .replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", skill))
-    .replaceAll("{skill}", "execute")
-    .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
-    .replaceAll("{target path}", ".design/skill-snapshot.md")
-    .replaceAll("{k1,k2}", "api,auth")
-    .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
-    .replace(/\{[^{}]*\}/g, "api");
-}
 
 let dir: string;
 let outside: string;
@@ -51,7 +31,8 @@ before(() => {
   mkdirSync(outside, { recursive: true });
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(dir, ".design/plan.json"), "{}");
-  writeFileSync(join(dir, ".design/tmp/eval.json"), "{}");
+  // The files the written calls feed to stdin (the hook approves a stdin file only when it is a regular file).
+  for (const f of ["tmp/eval.json", "tmp/constraints.json", "tmp/update.json", "tmp/updates.json", "worker-api.json"]) writeFileSync(join(dir, ".design", f), "{}");
   writeFileSync(join(outside, "secret"), "x");
   symlinkSync(outside, join(dir, ".design/out")); // a folder link out of the project
   symlinkSync(join(outside, "secret"), join(dir, ".design/secret.json")); // a file link out
@@ -289,8 +270,10 @@ describe("the hook refuses what was once approved", () => {
       ["relative", `node "skills/design/scripts/plan.js" status`],
       ["dot", `node "./skills/design/scripts/plan.js" status`],
       ["up", `node "${"../".repeat(rel)}${ROOT.slice(1)}/skills/design/scripts/plan.js" status`],
-      ["unquoted", `node ${ROOT}/skills/design/scripts/plan.js status`],
+      ["unquoted relative", `node skills/design/scripts/plan.js status`],
     ]);
+    // The absolute path unquoted is the same word to bash (permit-variants.test.ts has the decorations).
+    assert.ok(bash(`node ${ROOT}/skills/execute/scripts/plan.js status .design/plan.json`));
   });
 
   it("other skills/<x>/ folders, other plan.js files and non-normal helper paths", () => {

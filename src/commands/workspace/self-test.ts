@@ -247,6 +247,7 @@ const CASES: Case[] = [
   },
   { name: "validate-auxiliary-report (invalid)", command: "validate-auxiliary-report", args: ["bad.json", "--type", "challenger"], files: () => ({ "bad.json": { bad: "data" } }), expect: (r) => has(failed(r), "a report without issues/summary is refused") },
   { name: "worker-completion-validate", command: "worker-completion-validate", args: [], stdin: JSON.stringify(workerReport), files: () => ({}), expect: (r) => has(isOk(r) && r.out.valid === true, "a full report is valid") },
+  { name: "worker-completion-validate (file)", command: "worker-completion-validate", args: [".design/worker-api.json"], files: () => ({ ".design/worker-api.json": workerReport }), expect: (r) => has(isOk(r) && r.out.valid === true, "a report file given as the argument is valid") },
   { name: "worker-completion-validate (invalid)", command: "worker-completion-validate", args: [], stdin: JSON.stringify({ role: "test" }), files: () => ({}), expect: (r) => has(failed(r), "a partial report is refused") },
   {
     name: "recon-validate", command: "recon-validate", args: [], files: () => ({ ".design/recon.json": recon }),
