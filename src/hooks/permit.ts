@@ -18,7 +18,7 @@
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
@@ -29,7 +29,7 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
@@ -89,6 +89,7 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   features: "path",
   "min-runs": "text",
   only: "name",
+  role: "text",
 };
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -342,22 +343,48 @@ export function pluginRoots(pluginRoot: string): string[] {
  * with everything above true. `skill` limits it to that skill's own helper and subcommands.
  */
 export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): boolean {
-  if (command.length > MAX_COMMAND || /[\n\r\0]/.test(command)) return false;
+  return helperWords(command, cwd, pluginRoot, skill) !== null;
+}
+
+/** The words (subcommand first) of a helper call `isHelperCall` accepts, or null. */
+export function helperWords(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): string[] | null {
+  if (command.length > MAX_COMMAND || /[\n\r\0]/.test(command)) return null;
   const project = projectOf(cwd);
-  if (!project) return false;
+  if (!project) return null;
   const m = /^(echo '[^']*' \| )?node "([^"$`\\!]+)" (.+)$/.exec(command);
-  if (!m) return false;
+  if (!m) return null;
   const [, echo, script, rest] = m;
-  if (!normalAbsolute(script)) return false;
+  if (!normalAbsolute(script)) return null;
   const skills: readonly Skill[] = skill ? [skill] : SKILLS;
   const roots = pluginRoots(pluginRoot);
   const owner = skills.find((s) => roots.some((r) => script === join(r, "skills", s, "scripts", "plan.js")));
-  if (!owner) return false;
+  if (!owner) return null;
   const parsed = shellWords(rest);
-  if (!parsed) return false;
-  if (parsed.redirect !== undefined && (echo || !pathInDesign(parsed.redirect, project, cwd as string))) return false;
+  if (!parsed) return null;
+  if (parsed.redirect !== undefined && (echo || !pathInDesign(parsed.redirect, project, cwd as string))) return null;
   const commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
-  return argsOk(parsed.words, project, cwd as string, !!echo || parsed.redirect !== undefined, commands);
+  return argsOk(parsed.words, project, cwd as string, !!echo || parsed.redirect !== undefined, commands) ? parsed.words : null;
+}
+
+/** Helper subcommands that start programs: approved only while the execute grant covers what they would run. */
+export const GRANTED_HELPER_COMMANDS: readonly string[] = ["run-checks"];
+
+/**
+ * Whether the execute grant in force covers a `run-checks` call: every check and spec command of the role its
+ * `--role` names (the role's own commands, taken from the plan the grant verifies), and, for a plan that asks for
+ * it, Claude Code's sandbox on (the commands run inside the helper's own Bash call).
+ */
+function checksCovered(words: readonly string[], root: string): boolean {
+  if (words.length === 2 && words[1] === "--help") return true;
+  let ref: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    if (words[i] === "--role" && i + 1 < words.length) ref = words[i + 1];
+    else if (words[i].startsWith("--role=")) ref = words[i].slice("--role=".length);
+  }
+  if (ref === undefined) return false;
+  const covered = checksGrant(root, ref);
+  if ("why" in covered) return false;
+  return !covered.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
 }
 
 /**
@@ -537,7 +564,8 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   const root = rootOf(input.cwd);
   if (root === null) return false;
   if (tool === "Bash") {
-    if (typeof t.command === "string" && input.agent_id === undefined && isHelperCall(t.command, input.cwd, pluginRoot, skill)) return true;
+    const words = typeof t.command === "string" && input.agent_id === undefined ? helperWords(t.command, input.cwd, pluginRoot, skill) : null;
+    if (words !== null) return !GRANTED_HELPER_COMMANDS.includes(words[0]) || checksCovered(words, root);
     return granted(tool, t, input, root);
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);
