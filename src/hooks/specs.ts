@@ -4,6 +4,7 @@ import type { HookSpec } from "./spec-table.js";
 export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
   "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"],"end-grant":["b",0]},"s":0},
+  "budget": {"p":[["plan_path",0]],"f":{"tokens":["i",0]},"s":0},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{"features":["s",0]},"s":0},
   "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0],"end-grant":["b",0]},"s":0},
@@ -22,6 +23,7 @@ export const SPECS: Record<string, HookSpec> = {
   "recon-rank": {"p":[["draft_path",1]],"f":{"out":["s",0],"replace":["b",0]},"s":0},
   "recon-summary": {"p":[["recon_path",0]],"f":{},"s":0},
   "recon-validate": {"p":[["recon_path",0]],"f":{},"s":0},
+  "record-usage": {"p":[["plan_path",0]],"f":{"agent":["s",1],"tokens":["i",0],"tool-uses":["i",0],"duration-ms":["i",0]},"s":0},
   "reflect-metrics": {"p":[["reflection_path",0]],"f":{"skill":["s",0],"min-runs":["i",0],"memory":["s",0],"handoff":["s",0]},"s":0},
   "reflection-add": {"p":[["reflection_path",0]],"f":{"skill":["s",1],"goal":["s",1],"outcome":["s",1],"goal-achieved":["s",0]},"s":1},
   "reflection-search": {"p":[["reflection_path",0]],"f":{"skill":["s",0],"limit":["i",0]},"s":0},

@@ -79,7 +79,9 @@ describe("update-status: attempts, tiers and retries", () => {
   it("takes the model and agent the lead gives", async (t) => {
     const p = project(t, { [P]: planWith(["a"]) });
     await p.run("update-status", [], { stdin: '[{"roleIndex":0,"status":"in_progress","model":"opus","agent":"a-special"}]', now: Date.UTC(2026, 0, 2) });
-    assert.deepEqual(p.json(P).roles[0].attemptLog, [{ attempt: 1, model: "opus", agent: "a-special", outcome: "running", startedAt: "2026-01-02T00:00:00Z" }]);
+    assert.deepEqual(p.json(P).roles[0].attemptLog, [
+      { attempt: 1, model: "opus", agent: "a-special", outcome: "running", startedAt: "2026-01-02T00:00:00Z", escalated: { from: "sonnet", reason: "started above the scheduler's tier by the lead" } },
+    ]);
   });
 
   it("refuses malformed model, agent or stalled fields and writes nothing", async (t) => {

@@ -9,7 +9,8 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
+import { firstTierFailures, gatherSamples, roleKind, type Sample } from "../../lib/forecast.js";
+import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { MAX_STATE_BYTES, projectRoots, readJson } from "../../store.js";
@@ -60,6 +61,19 @@ function openRunId(cwd: string): string | null {
   return r.kind === "ok" && isObject(r.value) && typeof r.value.runId === "string" && r.value.completedAt == null ? r.value.runId : null;
 }
 
+/**
+ * Why an attempt starts above the tier the scheduler gives it (its plan's model, one up per failure), or null: the
+ * memory of earlier runs (`next`'s escalation, lib/forecast.ts) when it explains the tier, else the lead's choice.
+ */
+function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () => Sample[], runId: string | null): { from: string; reason: string } | null {
+  const plain = core.tierFor(role);
+  const k = core.TIERS.indexOf(plain);
+  const model = typeof entry.model === "string" ? entry.model : plain;
+  if (k < 0 || core.TIERS.indexOf(model) <= k) return null;
+  const advice = entry.attempt === 1 ? firstTierFailures(samples(), roleKind(role.name), plain, runId) : null;
+  return { from: plain, reason: advice && advice.to === model ? advice.reason : "started above the scheduler's tier by the lead" };
+}
+
 /** The refusal of a completion without passing evidence: what is missing, and the call that records it. */
 function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
   const name = typeof role.name === "string" ? role.name : "";
@@ -83,7 +97,8 @@ export default defineCommand({
       const roles = rolesOf(doc);
       const updates = parseUpdates(input, roles.length);
       const at = isoSeconds(ctx.now());
-      const result = schedulerCore().apply(roles, updates, {
+      const core = schedulerCore();
+      const result = core.apply(roles, updates, {
         fail: (code, message) => {
           throw new HelperError(code as "E_TRANSITION", message);
         },
@@ -91,10 +106,12 @@ export default defineCommand({
           const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
           if (gaps.length) throw noEvidence(role, i, gaps);
         },
-        onOpen: (entry) => {
+        onOpen: (entry, role) => {
           entry.startedAt = at;
           if (runId === undefined) runId = openRunId(ctx.cwd);
           if (runId !== null) entry.runId = runId;
+          const why = escalation(core, role, entry, () => gatherSamples(projectRoots(ctx.cwd).design, doc), runId);
+          if (why) entry.escalated = why;
         },
         onClose: (entry) => {
           entry.endedAt = at;
