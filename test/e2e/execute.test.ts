@@ -5,7 +5,7 @@
 // The scripted lead follows skills/execute/SKILL.md: every helper call exactly as written there, in its order.
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
+import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
 import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
@@ -730,6 +730,9 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       },
       errors,
     );
+    // One user across both sessions: the grant signed in the first (its key in this HOME) holds for the resumed run.
+    const home = scratchHome();
+    t.after(() => cleanup(home));
     // First session: killed right after `user` was recorded in_progress, before its agent was spawned.
     let kill: () => void = () => {};
     let killed = false;
@@ -737,6 +740,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s1 = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      home,
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
@@ -773,6 +777,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s2 = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      home,
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
