@@ -20,7 +20,7 @@
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { parseHelperLine } from "./helper-line.js";
 import { sandboxState } from "./sandbox.js";
@@ -32,7 +32,7 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  execute: ["add-constraints", "budget", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
@@ -98,6 +98,8 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   "min-runs": "text",
   only: "name",
   report_path: "path",
+  role: "text",
+  agent: "name",
 };
 
 /**
@@ -365,30 +367,56 @@ function stdinFileOk(value: string, project: Project, cwd: string): boolean {
  * `skill` limits it to that skill's own helper and subcommands.
  */
 export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): boolean {
+  return helperWords(command, cwd, pluginRoot, skill) !== null;
+}
+
+/** The words (subcommand first) of a helper call `isHelperCall` accepts, or null. */
+export function helperWords(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): string[] | null {
   const call = parseHelperLine(command, MAX_COMMAND);
-  if (!call) return false;
+  if (!call) return null;
   let base: string;
   let project: Project | null;
   if (call.cd !== undefined) {
     const root = rootOf(cwd);
-    if (root === null || !inProject(cwd, root) || !cdToRoot(call.cd, root)) return false;
+    if (root === null || !inProject(cwd, root) || !cdToRoot(call.cd, root)) return null;
     base = root;
     project = { design: join(root, ".design") };
   } else {
     project = projectOf(cwd);
     base = cwd as string;
   }
-  if (!project || !normalAbsolute(call.script)) return false;
+  if (!project || !normalAbsolute(call.script)) return null;
   const roots = pluginRoots(pluginRoot);
   const skills: readonly Skill[] = skill ? [skill] : SKILLS;
   let commands: readonly string[];
   if (skills.some((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")))) {
     commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
   } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) commands = COMMAND_COMMANDS;
-  else return false;
+  else return null;
   const stdin = call.stdin;
-  if (stdin && (stdin.kind === "redirect" || stdin.kind === "cat") && !stdinFileOk(stdin.path, project, base)) return false;
-  return argsOk(call.words, project, base, stdin !== undefined, commands);
+  if (stdin && (stdin.kind === "redirect" || stdin.kind === "cat") && !stdinFileOk(stdin.path, project, base)) return null;
+  return argsOk(call.words, project, base, stdin !== undefined, commands) ? call.words : null;
+}
+
+/** Helper subcommands that start programs: approved only while the execute grant covers what they would run. */
+export const GRANTED_HELPER_COMMANDS: readonly string[] = ["run-checks"];
+
+/**
+ * Whether the execute grant in force covers a `run-checks` call: every check and spec command of the role its
+ * `--role` names (the role's own commands, taken from the plan the grant verifies), and, for a plan that asks for
+ * it, Claude Code's sandbox on (the commands run inside the helper's own Bash call).
+ */
+function checksCovered(words: readonly string[], root: string): boolean {
+  if (words.length === 2 && words[1] === "--help") return true;
+  let ref: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    if (words[i] === "--role" && i + 1 < words.length) ref = words[i + 1];
+    else if (words[i].startsWith("--role=")) ref = words[i].slice("--role=".length);
+  }
+  if (ref === undefined) return false;
+  const covered = checksGrant(root, ref);
+  if ("why" in covered) return false;
+  return !covered.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
 }
 
 /**
@@ -568,7 +596,8 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   const root = rootOf(input.cwd);
   if (root === null) return false;
   if (tool === "Bash") {
-    if (typeof t.command === "string" && input.agent_id === undefined && isHelperCall(t.command, input.cwd, pluginRoot, skill)) return true;
+    const words = typeof t.command === "string" && input.agent_id === undefined ? helperWords(t.command, input.cwd, pluginRoot, skill) : null;
+    if (words !== null) return !GRANTED_HELPER_COMMANDS.includes(words[0]) || checksCovered(words, root);
     return granted(tool, t, input, root);
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);

@@ -4,6 +4,7 @@ import type { HookSpec } from "./spec-table.js";
 export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
   "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"],"end-grant":["b",0]},"s":0},
+  "budget": {"p":[["plan_path",0]],"f":{"tokens":["i",0]},"s":0},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
   "design-tier": {"p":[],"f":{"goal":["s",0],"draft":["s",0],"min":["s",0]},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{"features":["s",0]},"s":0},
@@ -23,6 +24,7 @@ export const SPECS: Record<string, HookSpec> = {
   "recon-rank": {"p":[["draft_path",1]],"f":{"out":["s",0],"replace":["b",0]},"s":0},
   "recon-summary": {"p":[["recon_path",0]],"f":{},"s":0},
   "recon-validate": {"p":[["recon_path",0]],"f":{},"s":0},
+  "record-usage": {"p":[["plan_path",0]],"f":{"agent":["s",1],"tokens":["i",0],"tool-uses":["i",0],"duration-ms":["i",0]},"s":0},
   "reflect-metrics": {"p":[["reflection_path",0]],"f":{"skill":["s",0],"min-runs":["i",0],"memory":["s",0],"handoff":["s",0]},"s":0},
   "reflection-add": {"p":[["reflection_path",0]],"f":{"skill":["s",1],"goal":["s",1],"outcome":["s",1],"goal-achieved":["s",0]},"s":1},
   "reflection-search": {"p":[["reflection_path",0]],"f":{"skill":["s",0],"limit":["i",0]},"s":0},
@@ -31,6 +33,7 @@ export const SPECS: Record<string, HookSpec> = {
   "resume-reset": {"p":[["plan_path",0]],"f":{},"s":0},
   "retry-candidates": {"p":[["plan_path",0]],"f":{},"s":0},
   "run-checkpoint": {"p":[["skill",1]],"f":{"phase":["s",1],"outputs":["s",0],"decisions":["s",0],"design-dir":["s",0]},"s":0},
+  "run-checks": {"p":[["plan_path",0]],"f":{"role":["s",1],"timeout":["i",0]},"s":0},
   "run-complete": {"p":[["skill",1]],"f":{"outcome":["s",0,"completed","partial","failed","aborted"],"design-dir":["s",0]},"s":0},
   "run-start": {"p":[["skill",1]],"f":{"phases":["s",1],"goal":["s",0],"inputs":["s",0],"fresh":["b",0],"design-dir":["s",0],"end-grant":["b",0]},"s":0},
   "run-status": {"p":[["skill",1]],"f":{"goal":["s",0],"design-dir":["s",0]},"s":0},

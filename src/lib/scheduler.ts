@@ -72,6 +72,18 @@ export interface ApplyResult {
   restored: Array<{ roleIndex: number; name: string; status: string }>;
 }
 
+/** What `apply` calls back (update-status passes all; the Workflow script only `fail`). */
+export interface ApplyHooks {
+  fail: (code: string, message: string) => never;
+  /** A role just completed (after its attempt closed). */
+  onComplete?: (role: any, i: number) => void;
+  /** Before a role moves from in_progress to completed, its attempt still open: throw (via fail) to refuse it. */
+  beforeComplete?: (role: any, i: number) => void;
+  /** An attempt entry was opened (in_progress) or closed (completed, failed, stalled). */
+  onOpen?: (entry: any, role: any, i: number) => void;
+  onClose?: (entry: any, role: any, i: number) => void;
+}
+
 export interface SchedulerCore {
   TIERS: readonly string[];
   MAX_ATTEMPTS: number;
@@ -106,7 +118,7 @@ export interface SchedulerCore {
   apply(
     roles: any[],
     updates: StatusUpdate[],
-    hooks: { fail: (code: string, message: string) => never; onComplete?: (role: any, i: number) => void },
+    hooks: ApplyHooks,
   ): ApplyResult;
   interrupt(roles: any[], i: number): void;
 }
@@ -836,22 +848,21 @@ export function schedulerCore(): SchedulerCore {
   }
 
   /** The first entry still running, closed with an outcome; an attempt started without a log entry gets one. */
-  function closeAttempt(role: any, outcome: string, bases: string[], i: number, model: string): void {
+  function closeAttempt(role: any, outcome: string, bases: string[], i: number, model: string): any {
     if (!Array.isArray(role.attemptLog)) role.attemptLog = [];
     const log = role.attemptLog;
     const last = log.length ? log[log.length - 1] : null;
-    if (isObj(last) && last.outcome === "running") last.outcome = outcome;
-    else {
-      const attempt = nextAttempt(role);
-      log.push({ attempt, model, agent: agentName(bases[i], attempt), outcome });
+    if (isObj(last) && last.outcome === "running") {
+      last.outcome = outcome;
+      return last;
     }
+    const attempt = nextAttempt(role);
+    const entry = { attempt, model, agent: agentName(bases[i], attempt), outcome };
+    log.push(entry);
+    return entry;
   }
 
-  function apply(
-    roles: any[],
-    updates: StatusUpdate[],
-    hooks: { fail: (code: string, message: string) => never; onComplete?: (role: any, i: number) => void },
-  ): ApplyResult {
+  function apply(roles: any[], updates: StatusUpdate[], hooks: ApplyHooks): ApplyResult {
     const deps = depsOf(roles);
     const bases = baseNames(roles);
     const updated: number[] = [];
@@ -874,6 +885,7 @@ export function schedulerCore(): SchedulerCore {
             hooks.fail("E_TRANSITION", label(i) + ": Invalid transition: " + current + " -> " + u.status + why + ". Allowed: " + list);
           }
           const model = typeof u.model === "string" && u.model !== "" ? u.model : tierFor(role);
+          if (current === "in_progress" && u.status === "completed" && hooks.beforeComplete) hooks.beforeComplete(role, i);
           if (current === "failed") resetForRetry.add(i);
           role.status = u.status;
           changedTo = u.status;
@@ -883,13 +895,19 @@ export function schedulerCore(): SchedulerCore {
             if (!Array.isArray(role.attemptLog)) role.attemptLog = [];
             const attempt = nextAttempt(role);
             const agent = typeof u.agent === "string" && u.agent !== "" ? u.agent : agentName(bases[i], attempt);
-            role.attemptLog.push({ attempt, model, agent, outcome: "running" });
+            const entry = { attempt, model, agent, outcome: "running" };
+            role.attemptLog.push(entry);
+            if (hooks.onOpen) hooks.onOpen(entry, role, i);
           }
           if (current === "in_progress" && u.status === "failed") {
-            closeAttempt(role, u.stalled === true ? "stalled" : "failed", bases, i, model);
+            const entry = closeAttempt(role, u.stalled === true ? "stalled" : "failed", bases, i, model);
             role.attempts = attemptsOf(role) + 1;
+            if (hooks.onClose) hooks.onClose(entry, role, i);
           }
-          if (current === "in_progress" && u.status === "completed") closeAttempt(role, "completed", bases, i, model);
+          if (current === "in_progress" && u.status === "completed") {
+            const entry = closeAttempt(role, "completed", bases, i, model);
+            if (hooks.onClose) hooks.onClose(entry, role, i);
+          }
         }
       }
       if (u.hasResult) role.result = u.result;

@@ -72,7 +72,8 @@ const context = (v: unknown) =>
   opt(v, "conventions", (c) => str(c) || strArray(c)) &&
   nullOpt(v, "testCommand", str) &&
   nullOpt(v, "buildCommand", str) &&
-  opt(v, "grantRequiresSandbox", (b) => typeof b === "boolean");
+  opt(v, "grantRequiresSandbox", (b) => typeof b === "boolean") &&
+  opt(v, "tokenBudget", positive);
 
 const expertArtifact = (v: unknown) => isObj(v) && opt(v, "name", str) && opt(v, "path", str) && opt(v, "summary", str);
 

@@ -103,7 +103,12 @@ export const RoleSchema = z
                   "that stalled twice is not retried) or interrupted (closed by resume-reset; uses budget, no escalation).",
               ),
           })
-          .describe("One attempt of the role."),
+          .describe(
+            "One attempt of the role. The helper also records startedAt, endedAt and runId (update-status), " +
+              "evidence (run-checks: one {kind, check, sha256, exitCode, passed, durationMs, output, ...} per check " +
+              "and spec; completion requires it), usage (record-usage: tokens, toolUses, durationMs, source) and " +
+              "escalated ({from, reason} when it started above the scheduler's tier).",
+          ),
       )
       .optional()
       .describe(
@@ -156,6 +161,12 @@ const ContextSchema = z
       .boolean()
       .optional()
       .describe("Execute's grant approves its commands only while Claude Code's sandbox is on (sandbox.enabled and failIfUnavailable)."),
+    tokenBudget: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Default token budget of an execute run (its workers' and auxiliaries' recorded usage); /do:execute --budget overrides it for a run."),
   })
   .describe("What the workers need to know about the project.");
 

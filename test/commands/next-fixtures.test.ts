@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { project } from "../helpers/design-dir.ts";
+import { project, withEvidence } from "../helpers/design-dir.ts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/plans");
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), "utf8");
@@ -27,8 +27,13 @@ async function rounds(t: any, planText: (dir: string) => string, sharing: Array<
     const active = [...d.start, ...d.running].map((s: any) => s.name);
     for (const [a, b] of sharing) assert.ok(!(active.includes(a) && active.includes(b)), `${a} and ${b} can touch one file, yet run together`);
     out.push({ start: d.start.map((s: any) => s.name), waiting: Object.fromEntries(d.waiting.map((w: any) => [w.name, w.on.map((o: any) => `${o.kind}:${o.name}`)])) });
-    const batch = d.start.flatMap((s: any) => [{ roleIndex: s.roleIndex, status: "in_progress" }, { roleIndex: s.roleIndex, status: "completed" }]);
-    const up = await p.run("update-status", [], { stdin: JSON.stringify(batch) });
+    // Start, record the passing evidence run-checks would (completion takes it), then complete.
+    const started = await p.run("update-status", [], { stdin: JSON.stringify(d.start.map((s: any) => ({ roleIndex: s.roleIndex, status: "in_progress" }))) });
+    assert.equal(started.ok, true, JSON.stringify(started));
+    let doc = p.json(".design/plan.json");
+    for (const s of d.start) doc = withEvidence(doc, s.roleIndex, { projectDir: p.dir });
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(doc));
+    const up = await p.run("update-status", [], { stdin: JSON.stringify(d.start.map((s: any) => ({ roleIndex: s.roleIndex, status: "completed" }))) });
     assert.equal(up.ok, true, JSON.stringify(up));
   }
   return { overlaps, out };

@@ -64,9 +64,9 @@ describe("the hook allows every helper call as the skills spell them", () => {
       const calls = writtenCalls(skill);
       assert.ok(calls.length > 5);
       // `grant --approve` records the user's consent to the workers' calls: the one written call the hook leaves to
-      // the user on purpose (tested below).
+      // the user on purpose (tested below); `run-checks` is approved only under a grant (tested with the grant).
       const refused = calls
-        .filter((c) => !/ grant \S+ --approve$/.test(c))
+        .filter((c) => !/ grant \S+ --approve$/.test(c) && !/ run-checks /.test(c))
         .map((c) => filled(c, skill))
         .filter((c) => !bash(c) || !bash(c, skill as Skill));
       assert.deepEqual(refused, []);
@@ -511,6 +511,9 @@ describe("dist/permit.js as a process", () => {
   });
 });
 
+/** A Bash event of a subagent (an agent_id and no readable sidecar): never the lead. */
+const ev2 = (root: string, command: string) => allows({ tool_name: "Bash", tool_input: { command, description: "x" }, cwd: root, agent_id: "a1b2", transcript_path: join(root, "t.jsonl") } as HookInput);
+
 describe("the hook approves what the user's execute grant covers, and nothing more", () => {
   let savedProjectDir: string | undefined;
   before(() => (savedProjectDir = process.env.CLAUDE_PROJECT_DIR));
@@ -548,6 +551,28 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(edit(join(root, "src/api/new/file.ts"), "Write"), "a new file in the scope");
     assert.ok(edit(join(root, "docs/guide.md"), "MultiEdit"));
     assert.ok(ev("NotebookEdit", { notebook_path: join(root, "docs/n.ipynb"), new_source: "x" }));
+  });
+
+  it("approves the lead's run-checks only for a role whose every check the grant covers [feature:execute/checks-decide-completion]", async (t) => {
+    const { p, root, sh } = await granted(t);
+    const call = (role: string) => `${helper("execute")} run-checks .design/plan.json --role ${role}`;
+    assert.ok(sh(call("0")), "role 0 by index");
+    assert.ok(sh(call("docs")), "a role by name");
+    assert.ok(sh(`${helper("execute")} run-checks .design/plan.json --role=api --timeout 60`));
+    assert.ok(!sh(call("7")), "no such role");
+    assert.ok(!sh(call("'api; rm -rf x'")), "a name no role has");
+    assert.ok(!sh(`${helper("execute")} run-checks .design/plan.json`), "no role named");
+    assert.ok(!sh(`${helper("execute")} run-checks .design/tmp/plan.json --role 0`), "another plan file: not the one the grant covers");
+    assert.ok(!sh(call("0"), { dangerouslyDisableSandbox: true }));
+    assert.ok(!ev2(root, call("0")), "a worker never runs the helper");
+    // A role the grant does not cover: its check changed since the approval ends the grant for all.
+    const plan = p.json(".design/plan.json");
+    plan.roles[1].acceptanceCriteria[0].check = "npm run docs && curl evil";
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan));
+    assert.ok(!sh(call("1")) && !sh(call("0")), "a changed plan: no grant, no run-checks");
+    // Without any grant: never.
+    rmSync(join(p.dir, ".design/grant.json"));
+    assert.ok(!sh(call("0")));
   });
 
   it("refuses a command with anything around or after the granted text", async (t) => {

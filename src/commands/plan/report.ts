@@ -14,6 +14,7 @@ import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
 import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
+import { costSummary } from "../../lib/cost.js";
 import { confine, ensureDir, projectRoots, readConfined, readJson, readJsonl, updateText } from "../../store.js";
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
@@ -133,7 +134,9 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
 
   const open = views.some((v) => v.status === "pending" || v.status === "in_progress");
   const state = roles.length === 0 ? (problems.length ? "none" : "empty") : open ? (views.some((v) => v.status !== "pending") ? "in_progress" : "ready") : "done";
-  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, problems };
+  const c = costSummary(doc);
+  const cost = { tokens: c.tokens, byTier: c.byTier, byRun: c.byRun, auxiliaries: c.auxiliaries, unrecorded: c.unrecorded };
+  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, cost, problems };
 }
 
 export default defineCommand({

@@ -3,7 +3,9 @@
 // source (schedulerCore, the same function `next` and `update-status` run) and a loop: ask the scheduler, start
 // an agent() per role to start, wait for the first to finish, record its outcome through the scheduler's apply,
 // repeat until the scheduler says done. The script returns the update-status batch that replays the run on
-// plan.json, the reports, and the scheduler's final reason. Workflow scripts get no filesystem and may not call
+// plan.json, the roles its agents reported done (`completions`: the lead runs each one's checks with run-checks and
+// only then records it completed, since a role completes only on evidence the helper recorded), the reports, and
+// the scheduler's final reason. Workflow scripts get no filesystem and may not call
 // Date.now() or Math.random(); this one needs neither.
 import { schedulerCore } from "../../lib/scheduler.js";
 
@@ -24,6 +26,7 @@ const LOOP = String.raw`
 const core = SCHEDULER();
 const roles = PLAN.roles;
 const updates = [];
+const completions = [];
 const reports = {};
 const starts = [];
 const context = Object.assign({}, PLAN.priorContext);
@@ -33,8 +36,10 @@ const fail = (code, message) => {
   throw new Error(code + ": " + message);
 };
 
-function record(u) {
-  updates.push(u);
+function record(u, agentName) {
+  // A completion is not replayed: the role stays in_progress with its attempt open until run-checks proves it.
+  if (u.status === "completed") completions.push({ roleIndex: u.roleIndex, agent: agentName, result: u.result });
+  else updates.push(u);
   const parsed = {
     roleIndex: u.roleIndex,
     status: u.status,
@@ -88,7 +93,7 @@ let decision = core.decide(roles, PLAN.root);
 for (;;) {
   decision = core.decide(roles, PLAN.root);
   for (const s of decision.start) {
-    record({ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent });
+    record({ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent }, s.agent);
     starts.push({ roleIndex: s.roleIndex, agent: s.agent, model: s.model, attempt: s.attempt });
     log("start " + s.agent + " on " + s.model + (s.retry ? " (attempt " + s.attempt + ")" : ""));
     const opts = { label: s.agent, phase: "Workers", schema: REPORT_SCHEMA };
@@ -106,14 +111,14 @@ for (;;) {
   if (report && typeof report === "object") reports[s.agent] = report;
   const u = { roleIndex: s.roleIndex, status: outcome.status, result: outcome.result };
   if (outcome.stalled) u.stalled = true;
-  const effect = record(u);
+  const effect = record(u, s.agent);
   if (outcome.status === "completed") context[s.roleIndex] = contextOf(report);
   else earlier[s.roleIndex] = outcome.result;
   log(s.agent + ": " + outcome.result);
   for (const c of effect.cascaded) log("skipped " + c.name + ": " + c.reason);
 }
 log(decision.reason);
-return { done: decision.done, reason: decision.reason, updates, starts, reports, statuses: roles.map(core.statusOf) };
+return { done: decision.done, reason: decision.reason, updates, completions, starts, reports, statuses: roles.map(core.statusOf) };
 `;
 
 /**

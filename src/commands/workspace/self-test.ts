@@ -280,6 +280,23 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && r.out.updated.includes(0) && r.json(".design/plan.json").roles[0].status === "in_progress", "role 0 should be persisted in_progress"),
   },
   {
+    // No grant (a self-test makes no grant key): run-checks runs nothing, says why, and records nothing.
+    name: "run-checks", command: "run-checks", args: ["--role", "0"],
+    files: (now) => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && /no grant/.test(r.out.error) && r.json(".design/plan.json").roles[0].attemptLog[0].evidence === undefined, "without a grant run-checks must refuse and record no evidence"),
+  },
+  {
+    // No transcript to read here: the task notification's numbers, as the lead passes them when none is found.
+    name: "record-usage", command: "record-usage", args: ["--agent", "backend-developer", "--tokens", "4378", "--tool-uses", "3", "--duration-ms", "1900"],
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }) }),
+    expect: (r) => has(isOk(r) && r.out.recordedFor === "attempt" && typeof r.json(".design/plan.json").roles[0].attemptLog[0].usage?.tokens === "number", "the attempt should carry its usage"),
+  },
+  {
+    name: "budget", command: "budget", args: ["--tokens", "5000"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => has(isOk(r) && r.out.set === true && r.json(".design/plan.json").progress.budget?.tokens === 5000 && r.out.budget?.source === "run", "the run's budget should be 5000 tokens"),
+  },
+  {
     name: "resume-reset", command: "resume-reset", args: [], files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; }) }),
     expect: (r) => {
       const role = r.json(".design/plan.json").roles[0];
