@@ -16,7 +16,7 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
 import { sandboxState } from "./sandbox.js";
@@ -452,7 +452,8 @@ function nameOf(doc: Record<string, unknown>, inWorkflow: boolean): Caller {
 function readMeta(meta: string): Record<string, unknown> | null | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(meta, "r");
+    // Non-blocking: a FIFO in its place must not hold the hook (it is then no regular file, and refused).
+    fd = openSync(meta, constants.O_RDONLY | constants.O_NONBLOCK);
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_META) return null;
     const doc: unknown = JSON.parse(readFileSync(fd, "utf8"));

@@ -15,6 +15,7 @@ import { closeSync, constants, fsyncSync, mkdirSync, openSync, realpathSync, wri
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { readJsonObject, readRegular } from "./safe-read.js";
 import { schedulerCore } from "./scheduler.js";
+import type { RunState } from "./run-state.js";
 export const GRANT_FILE = "grant.json";
 /** 2: signed, bound to the project root and an expiry, fingerprinting everything that runs. */
 export const GRANT_VERSION = 2;
@@ -309,9 +310,23 @@ function items(v: unknown): GrantItem[] {
   );
 }
 
+/**
+ * The keys of grant.json as `grant --approve` writes it, and of a run state as the run commands write it. A file
+ * with any other key is not theirs: recon-rank, for one, copies its draft's fields into whatever `.design/` file
+ * its `--out` names, so a lead that read the signed grant (or the unfinished run state) could write it back
+ * inside a recon draft after the grant was revoked or the run ended. What it writes always adds keys of its own.
+ */
+const GRANT_KEYS: ReadonlySet<string> = new Set(["version", "grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt", "requiresSandbox", "edits", "commands", "signature"]);
+const RUN_STATE_KEYS = ["schemaVersion", "skill", "runId", "goal", "goalSha256", "inputs", "phases", "completed", "startedAt", "updatedAt", "completedAt", "outcome"] as const;
+/** Every key of the RunState type: a key added there fails the type check here until RUN_STATE_KEYS lists it. */
+const runKeysListed: Exclude<keyof RunState, (typeof RUN_STATE_KEYS)[number]> extends never ? true : never = true;
+const RUN_KEYS: ReadonlySet<string> = new Set<string>(runKeysListed ? RUN_STATE_KEYS : []);
+const onlyKeys = (o: Obj, keys: ReadonlySet<string>) => Object.keys(o).every((k) => keys.has(k));
+
 /** The signed fields of a recorded grant, exactly as recorded (null when one is missing or of the wrong type). */
 function bodyOf(g: Obj): GrantBody | null {
   const text = ["grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt"] as const;
+  if (!onlyKeys(g, GRANT_KEYS)) return null;
   if (g.version !== GRANT_VERSION || text.some((k) => typeof g[k] !== "string") || typeof g.requiresSandbox !== "boolean") return null;
   if (!Array.isArray(g.edits) || !Array.isArray(g.commands)) return null;
   return {
@@ -332,7 +347,8 @@ function bodyOf(g: Obj): GrantBody | null {
  * The grant that holds now for the project (`projectDir`: its real root), or null. It holds when
  * `.design/grant.json` carries a version-2 grant whose signature verifies under this user's key, recorded for this
  * project root, not expired, whose plan fingerprint matches the current `.design/plan.json` (spec files included)
- * and whose run is the current, unfinished execute run (`.design/run-execute.json`). Every file is read bounded,
+ * and whose run is the current, unfinished execute run (`.design/run-execute.json`). The grant and the run state
+ * must hold only the keys their own commands write (`GRANT_KEYS`, `RUN_STATE_KEYS`). Every file is read bounded,
  * regular files only, no final link followed. Never throws.
  */
 export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
@@ -346,7 +362,7 @@ export function readGrant(projectDir: string, now: number = Date.now(), env: Nod
     const key = readGrantKey(projectDir, env);
     if (!key || !verifies(body, g.signature, key)) return null;
     const run = readJsonObject(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
-    if (!run || run.runId !== body.runId || (run.completedAt !== null && run.completedAt !== undefined)) return null;
+    if (!run || !onlyKeys(run, RUN_KEYS) || run.skill !== "execute" || run.runId !== body.runId || (run.completedAt !== null && run.completedAt !== undefined)) return null;
     const plan = readJsonObject(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
     if (!plan || planFingerprint(plan, projectDir) !== body.planFingerprint) return null;
     return { ...body, workers: planWorkers(plan) };
