@@ -1,0 +1,37 @@
+// The helper calls a SKILL.md spells out, as a lead types them: used by the hook's attacker table and its property
+// tests, which must approve exactly these (and the sequences built from them).
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(__dirname, "../..");
+
+/** Every helper call in a SKILL.md (inline code spans and the Script Setup block). */
+export function writtenCalls(skill: string, root = ROOT): string[] {
+  const raw = readFileSync(join(root, "skills", skill, "SKILL.md"), "utf8");
+  const out: string[] = [];
+  for (const line of raw.split("\n")) {
+    if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
+    for (const m of line.matchAll(/`([^`]*\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js"[^`]*)`/g)) out.push(m[1]);
+  }
+  return out;
+}
+
+/** A written call as the lead would run it: ${CLAUDE_SKILL_DIR} substituted, {placeholders} filled with plausible values. */
+export function filled(call: string, skill: string, root = ROOT): string {
+  return call
+    .replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", skill))
+    .replaceAll("{skill}", "execute")
+    .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
+    .replaceAll("{target path}", ".design/skill-snapshot.md")
+    .replaceAll("{k1,k2}", "api,auth")
+    .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
+    .replace(/\{[^{}]*\}/g, "api");
+}
+
+/** execute's one call the user is asked about, exactly as SKILL.md writes it (substituted). */
+export function approveCall(root = ROOT): string {
+  const raw = readFileSync(join(root, "skills", "execute", "SKILL.md"), "utf8");
+  const calls = [...raw.matchAll(/`(node "\$\{CLAUDE_SKILL_DIR\}\/scripts\/grant-approve\.js"[^`]*)`/g)].map((m) => m[1]);
+  if (calls.length !== 1) throw new Error(`execute's SKILL.md writes ${calls.length} grant-approve.js calls, expected 1`);
+  return calls[0].replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", "execute"));
+}
