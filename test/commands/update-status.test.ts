@@ -166,7 +166,7 @@ describe("update-status: completion keeps the brief", () => {
       fallback: "f",
       custom: "x",
     });
-    const before = JSON.parse(JSON.stringify(plan.roles[1]));
+    const before = JSON.parse(JSON.stringify((plan.roles as unknown[])[1]));
     const { p, out } = await run(t, plan, [{ roleIndex: 1, status: "completed", result: "done" }]);
     assert.deepEqual(out.trimmed, [1], "the answer still lists the roles the batch completed");
     assert.deepEqual(p.json(P).roles[1], {
