@@ -18,7 +18,7 @@
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { grantAllows, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
 import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
 
@@ -497,21 +497,25 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   } catch {
     return false;
   }
-  const grant = readGrant(root);
+  let request: GrantRequest;
+  if (isBash) request = { tool: "Bash", command: t.command as string };
+  else {
+    // The real path decides: a link inside the scope that points elsewhere is judged where it points.
+    const real = realPath(file as string);
+    if (real === null || !within(root, real) || hardLinked(real)) return false;
+    const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
+    if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
+    request = { tool: "Edit", filePath: real };
+  }
+  // A call no recorded item covers (for anyone) is refused before the key, the HMAC and the plan's fingerprint:
+  // most Bash calls of a session are no granted command.
+  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root));
   if (!grant) return false;
   const role = grantShare(callerOf(input), grant);
   if (role === "none") return false;
-  if (isBash) {
-    // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
-    if (grant.requiresSandbox && sandboxState(input, root) !== "on") return false;
-    return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
-  }
-  // The real path decides: a link inside the scope that points elsewhere is judged where it points.
-  const real = realPath(file as string);
-  if (real === null || !within(root, real) || hardLinked(real)) return false;
-  const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
-  if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
-  return grantAllows(grant, { tool: "Edit", filePath: real, role }, root);
+  // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
+  if (isBash && grant.requiresSandbox && sandboxState(input, root) !== "on") return false;
+  return grantAllows(grant, { ...request, role }, root);
 }
 
 /**

@@ -10,7 +10,6 @@
 // null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
 // whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
 // attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { readJsonObject, readRegular } from "./safe-read.js";
@@ -30,6 +29,11 @@ const MAX_PLAN = 8 << 20;
 const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
 const KEY_BYTES = 32;
+
+// node:crypto is loaded on first use (~3 ms of CPU): the hook's allow-list calls and a project without a grant
+// never need it.
+let cryptoModule: typeof import("node:crypto") | undefined;
+const nodeCrypto = () => (cryptoModule ??= require("node:crypto") as typeof import("node:crypto"));
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -142,7 +146,7 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
     }
     throw err;
   }
-  const key = randomBytes(KEY_BYTES);
+  const key = nodeCrypto().randomBytes(KEY_BYTES);
   try {
     writeSync(fd, `${key.toString("hex")}\n`);
     fsyncSync(fd);
@@ -154,15 +158,30 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
 
 // ---------------------------------------------------------------- fingerprint and signature
 
-/** JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. */
+/**
+ * JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. Built by
+ * appending to one string with indexed loops: the hook runs it cold on the whole plan at every granted call.
+ */
 export function canonicalJson(value: unknown, depth = 0): string {
   if (depth > 200) throw new Error("too deeply nested");
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v, depth + 1)).join(",")}]`;
-  if (isObj(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], depth + 1)}`).join(",")}}`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += (i === 0 ? "" : ",") + (v === undefined ? "null" : canonicalJson(v, depth + 1));
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value) ?? "null";
+  const obj = value as Obj;
+  const keys = Object.keys(obj).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const v = obj[keys[i]];
+    if (v === undefined) continue;
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(keys[i]) + ":" + canonicalJson(v, depth + 1);
+  }
+  return `${out}}`;
 }
 
 /** The fields an execute run changes: everything else in the plan is what the user approved. */
@@ -177,7 +196,7 @@ export function specFileHash(projectDir: string, path: unknown): string | null {
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
   if (!insideByRealPath(projectDir, abs)) return null;
   const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
-  return buf === null ? null : createHash("sha256").update(buf).digest("hex");
+  return buf === null ? null : nodeCrypto().createHash("sha256").update(buf).digest("hex");
 }
 
 /**
@@ -197,17 +216,17 @@ export function planFingerprint(plan: unknown, projectDir: string): string {
     });
   }
   const specFiles = (Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []).map((s) => (isObj(s) ? specFileHash(projectDir, s.path) : null));
-  return createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
+  return nodeCrypto().createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
 }
 
 /** The HMAC-SHA256 (hex) of a grant body under the key. */
 export function signGrant(body: GrantBody, key: Buffer): string {
-  return createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
+  return nodeCrypto().createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
 }
 
 function verifies(body: GrantBody, signature: unknown, key: Buffer): boolean {
   if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  return timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
+  return nodeCrypto().timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
 }
 
 /**
@@ -350,13 +369,18 @@ function bodyOf(g: Obj): GrantBody | null {
  * and whose run is the current, unfinished execute run (`.design/run-execute.json`). The grant and the run state
  * must hold only the keys their own commands write (`GRANT_KEYS`, `RUN_STATE_KEYS`). Every file is read bounded,
  * regular files only, no final link followed. Never throws.
+ *
+ * `mayAllow`, when given, is asked first about the recorded items as they stand, before anything is verified:
+ * false ends the read at once (null). The hook passes "would this grant cover the call at all", so a call no
+ * grant item covers costs no key, no HMAC and no plan fingerprint; only a null answer may come of it early.
  */
-export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
+export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env, mayAllow?: (unverified: GrantBody) => boolean): Grant | null {
   try {
     const design = join(projectDir, ".design");
     const g = readJsonObject(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
     const body = g && bodyOf(g);
     if (!g || !body || body.projectRoot !== projectDir) return null;
+    if (mayAllow && !mayAllow(body)) return null;
     const expires = Date.parse(body.expiresAt);
     if (!Number.isFinite(expires) || expires <= now) return null;
     const key = readGrantKey(projectDir, env);
