@@ -133,9 +133,9 @@ function* upToWorkers(lead: SkillLead, goal: string, approve: boolean): Generato
     replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
     fill: { b: "0", c: "0" },
   });
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
   check(proposal.recorded === false, JSON.stringify(proposal));
-  if (approve) check((yield* helper(lead, "The user approved: recording the grant.", "grant", ["--approve"])).recorded === true, "grant not recorded");
+  if (approve) check((yield* helper(lead, "The user approved: recording the grant.", "grant-approve")).recorded === true, "grant not recorded");
   yield* calls(
     "Memories per role.",
     ...ROLES.map((r) => lead.run("memory-search", ["--keywords"], { fill: { "role goal": r.name, "scope directories": r.dirs.join(",") } })),
@@ -297,7 +297,8 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
         cwd: project.dir,
         maxTurns: 80,
         timeoutMs: 200_000,
-        args: absent ? ["--disallowedTools", "Workflow"] : [],
+        // The user's approval of the grant (the grant-approve.js call Claude Code asks about), which -p cannot ask.
+        args: [...(absent ? ["--disallowedTools", "Workflow"] : []), "--allowedTools", lead.approval("grant-approve")],
         agents,
         script: flowScript(function* (first, latest): Flow {
           toolOffered = hasTool(first, "Workflow");
@@ -367,8 +368,9 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       prompt: "/do:execute --workflow",
       cwd: project.dir,
       pluginDir: plugin.dir,
-      // The user's approval of the Workflow call ("Review dynamic workflow before running"), which -p cannot ask.
-      args: ["--allowedTools", "Workflow"],
+      // The user's approval of the grant-approve.js call and of the Workflow call ("Review dynamic workflow before
+      // running"), which -p cannot ask.
+      args: ["--allowedTools", lead.approval("grant-approve"), "Workflow"],
       maxTurns: 60,
       timeoutMs: 200_000,
       agents: workflowAgents(project, seen, { outside: "db", cross: "db" }),
@@ -507,7 +509,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       prompt: "/do:execute --workflow",
       cwd: project.dir,
       home,
-      args: ["--allowedTools", "Workflow"],
+      args: ["--allowedTools", lead.approval("grant-approve"), "Workflow"],
       maxTurns: 60,
       timeoutMs: 200_000,
       onStart: (k) => (kill = k),
