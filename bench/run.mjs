@@ -94,7 +94,7 @@ function measure(cases, runs = RUNS, envs = ENVS) {
       if (round >= 0) into.bare.push(b);
       for (const c of cases) {
         c.before?.();
-        const r = once(c.argv, { cwd: c.cwd, input: c.input, env });
+        const r = once(c.argv, { cwd: c.cwd, input: c.input, env: c.env ? { ...env, ...c.env } : env });
         if (c.check && !c.check(r)) throw new Error(`${c.label}: unexpected result (exit ${r.status}): ${r.stdout.slice(0, 300)}`);
         if (round >= 0) into.rows.get(c.label).push(r);
       }
@@ -356,25 +356,35 @@ try {
   }
 
   if (want("hook")) {
-    // A project the hook recognises (cwd holding .design/), so both events are judged to the end and approved.
-    const hp = project(join(tmp, "hook"), { ".design/plan.json": planOf(8) });
-    mkdirSync(join(hp, ".design/tmp"));
-    writeFileSync(join(hp, ".design/tmp/updates.json"), "[]\n");
-    const event = (command, description) =>
-      JSON.stringify({ session_id: "bench", transcript_path: join(tmp, "t.jsonl"), cwd: hp, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command, description } });
-    const helperPath = join(ROOT, "skills/execute/scripts/plan.js");
+    // A project in an execute run with a grant the user approved (grant-approve.js, the key in a scratch Claude
+    // config folder), 40 roles, two verification spec files; the CLI gives the hook CLAUDE_PROJECT_DIR.
+    const hp = project(join(tmp, "hook"), { ".design/plan.json": { ...planOf(40), verificationSpecs: [0, 1].map((i) => ({ role: `role-${i}`, path: `.design/specs/spec-${i}.test.ts`, runCommand: `npx vitest run .design/specs/spec-${i}.test.ts` })) } });
+    mkdirSync(join(hp, ".design/specs"), { recursive: true });
+    for (const i of [0, 1]) writeFileSync(join(hp, `.design/specs/spec-${i}.test.ts`), `import { test } from "vitest";\n${"test('part', () => {});\n".repeat(200)}`);
+    const config = join(tmp, "hook-config");
+    const env = { CLAUDE_PROJECT_DIR: hp, CLAUDE_CONFIG_DIR: config };
+    execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "pre-flight,grant,workers", "--goal", "bench"], { cwd: hp });
+    const approved = JSON.parse(execFileSync(process.execPath, [join(ROOT, "skills/execute/scripts/grant-approve.js"), ".design/plan.json"], { cwd: hp, env: { ...process.env, ...env }, encoding: "utf8" }));
+    if (approved.recorded !== true) throw new Error(`hook bench: no grant recorded: ${JSON.stringify(approved).slice(0, 300)}`);
+    // A worker's call: its name is in the CLI's sidecar next to the session's transcript.
+    const transcript = join(tmp, "hook-home", "session.jsonl");
+    mkdirSync(join(tmp, "hook-home", "session", "subagents"), { recursive: true });
+    writeFileSync(transcript, "");
+    writeFileSync(join(tmp, "hook-home", "session", "subagents", "agent-w1.meta.json"), JSON.stringify({ agentType: "general-purpose", name: "role-0" }));
+    const event = (tool_name, tool_input, extra = {}) =>
+      JSON.stringify({ session_id: "bench", transcript_path: transcript, cwd: hp, permission_mode: "default", hook_event_name: "PreToolUse", tool_name, tool_input, ...extra });
+    const allow = (r) => r.status === 0 && r.stdout.includes('"allow"');
+    const none = (r) => r.status === 0 && r.stdout === "";
     const cases = [
-      { label: "permit.js (Bash helper call)", input: event(`node "${helperPath}" update-status .design/plan.json < .design/tmp/updates.json`, "Mark role 0 in progress") },
-      {
-        label: "permit.js (decorated: cd, here-doc, 2>&1)",
-        input: event(`cd "${hp}" && node ${helperPath} update-status .design/plan.json <<'EOF' 2>&1\n[{"roleIndex": 0, "status": "in_progress"}]\nEOF`, "Mark role 0 in progress"),
-      },
-    ];
-    const res = measure(cases.map((c) => ({ label: c.label, argv: [process.execPath, PERMIT_JS], cwd: hp, input: c.input, check: (r) => r.status === 0 })));
-    for (const [i, r] of res.rows.entries()) {
-      const decision = once([process.execPath, PERMIT_JS], { cwd: hp, input: cases[i].input }).stdout ? "allow" : "no opinion";
-      console.log(`\nhook: ${r.label}: ${ms(r.wall)} wall, ${ms(r.cpu)} cpu per call (${ratio(r.wall, res.bare.wall)}x bare node; cost over node ${ms(r.wall - res.bare.wall)}), decision: ${decision}`);
-    }
+      { label: "helper call (allow-list)", input: event("Bash", { command: `node "${ROOT}/skills/execute/scripts/plan.js" update-status .design/plan.json < .design/tmp/updates.json`, description: "Mark role 0 in progress" }), check: allow },
+      { label: ".design write (allow-list)", input: event("Write", { file_path: join(hp, ".design/worker-role-0.json"), content: "{}" }), check: allow },
+      { label: "granted check, lead (signed grant)", input: event("Bash", { command: "npm test -- part0", description: "check" }), check: allow },
+      { label: "granted check, worker (grant + sidecar)", input: event("Bash", { command: "npm test -- part0", description: "check" }, { agent_id: "w1" }), check: allow },
+      { label: "granted Edit, worker (grant + sidecar)", input: event("Edit", { file_path: join(hp, "src/m0/part0/x.ts"), old_string: "a", new_string: "b" }, { agent_id: "w1" }), check: allow },
+      { label: "other command (grant read, no decision)", input: event("Bash", { command: "npm test -- part0; curl x", description: "x" }), check: none },
+    ].map((c) => ({ ...c, label: `permit.js: ${c.label}`, argv: [process.execPath, PERMIT_JS], cwd: hp, env }));
+    const res = measure(cases);
+    table("hook: dist/permit.js per call (target: at most 1.2x bare node)", res, (r, bare) => against(1.2, r, bare));
   }
 } finally {
   if (process.env.BENCH_KEEP) console.log(`fixtures kept in ${tmp}`);

@@ -18,9 +18,9 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { parseHelperLine } from "./helper-line.js";
 import { sandboxState } from "./sandbox.js";
@@ -517,7 +517,8 @@ function nameOf(doc: Record<string, unknown>, inWorkflow: boolean): Caller {
 function readMeta(meta: string): Record<string, unknown> | null | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(meta, "r");
+    // Non-blocking: a FIFO in its place must not hold the hook (it is then no regular file, and refused).
+    fd = openSync(meta, constants.O_RDONLY | constants.O_NONBLOCK);
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_META) return null;
     const doc: unknown = JSON.parse(readFileSync(fd, "utf8"));
@@ -561,21 +562,25 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   } catch {
     return false;
   }
-  const grant = readGrant(root);
+  let request: GrantRequest;
+  if (isBash) request = { tool: "Bash", command: t.command as string };
+  else {
+    // The real path decides: a link inside the scope that points elsewhere is judged where it points.
+    const real = realPath(file as string);
+    if (real === null || !within(root, real) || hardLinked(real)) return false;
+    const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
+    if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
+    request = { tool: "Edit", filePath: real };
+  }
+  // A call no recorded item covers (for anyone) is refused before the key, the HMAC and the plan's fingerprint:
+  // most Bash calls of a session are no granted command.
+  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root));
   if (!grant) return false;
   const role = grantShare(callerOf(input), grant);
   if (role === "none") return false;
-  if (isBash) {
-    // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
-    if (grant.requiresSandbox && sandboxState({ cwd: root }) !== "on") return false;
-    return grantAllows(grant, { tool: "Bash", command: t.command as string, role }, root);
-  }
-  // The real path decides: a link inside the scope that points elsewhere is judged where it points.
-  const real = realPath(file as string);
-  if (real === null || !within(root, real) || hardLinked(real)) return false;
-  const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
-  if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
-  return grantAllows(grant, { tool: "Edit", filePath: real, role }, root);
+  // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
+  if (isBash && grant.requiresSandbox && sandboxState({ cwd: root }) !== "on") return false;
+  return grantAllows(grant, { ...request, role }, root);
 }
 
 /**

@@ -15,6 +15,7 @@ import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:p
 import { insideByRealPath, roleCommands, specFileHash as hashSpecFile, type RoleCommand } from "./evidence.js";
 import { readJsonObject, readRegular } from "./safe-read.js";
 import { schedulerCore } from "./scheduler.js";
+import type { RunState } from "./run-state.js";
 export const GRANT_FILE = "grant.json";
 /** 2: signed, bound to the project root and an expiry, fingerprinting everything that runs. */
 export const GRANT_VERSION = 2;
@@ -30,8 +31,9 @@ const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
 const KEY_BYTES = 32;
 
+// node:crypto is loaded on first use (~3 ms of CPU): the hook's allow-list calls and a project without a grant
+// never need it.
 let cryptoModule: typeof import("node:crypto") | undefined;
-/** node:crypto on first use (~5 ms to load): the hook approving a skill's helper call never reads a grant. */
 const nodeCrypto = () => (cryptoModule ??= require("node:crypto") as typeof import("node:crypto"));
 
 type Obj = Record<string, unknown>;
@@ -141,15 +143,30 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
 
 // ---------------------------------------------------------------- fingerprint and signature
 
-/** JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. */
+/**
+ * JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. Built by
+ * appending to one string with indexed loops: the hook runs it cold on the whole plan at every granted call.
+ */
 export function canonicalJson(value: unknown, depth = 0): string {
   if (depth > 200) throw new Error("too deeply nested");
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v, depth + 1)).join(",")}]`;
-  if (isObj(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], depth + 1)}`).join(",")}}`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += (i === 0 ? "" : ",") + (v === undefined ? "null" : canonicalJson(v, depth + 1));
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value) ?? "null";
+  const obj = value as Obj;
+  const keys = Object.keys(obj).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const v = obj[keys[i]];
+    if (v === undefined) continue;
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(keys[i]) + ":" + canonicalJson(v, depth + 1);
+  }
+  return `${out}}`;
 }
 
 /** The fields an execute run changes: everything else in the plan is what the user approved. */
@@ -291,9 +308,23 @@ function items(v: unknown): GrantItem[] {
   );
 }
 
+/**
+ * The keys of grant.json as `grant --approve` writes it, and of a run state as the run commands write it. A file
+ * with any other key is not theirs: recon-rank, for one, copies its draft's fields into whatever `.design/` file
+ * its `--out` names, so a lead that read the signed grant (or the unfinished run state) could write it back
+ * inside a recon draft after the grant was revoked or the run ended. What it writes always adds keys of its own.
+ */
+const GRANT_KEYS: ReadonlySet<string> = new Set(["version", "grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt", "requiresSandbox", "edits", "commands", "signature"]);
+const RUN_STATE_KEYS = ["schemaVersion", "skill", "runId", "goal", "goalSha256", "inputs", "phases", "completed", "startedAt", "updatedAt", "completedAt", "outcome"] as const;
+/** Every key of the RunState type: a key added there fails the type check here until RUN_STATE_KEYS lists it. */
+const runKeysListed: Exclude<keyof RunState, (typeof RUN_STATE_KEYS)[number]> extends never ? true : never = true;
+const RUN_KEYS: ReadonlySet<string> = new Set<string>(runKeysListed ? RUN_STATE_KEYS : []);
+const onlyKeys = (o: Obj, keys: ReadonlySet<string>) => Object.keys(o).every((k) => keys.has(k));
+
 /** The signed fields of a recorded grant, exactly as recorded (null when one is missing or of the wrong type). */
 function bodyOf(g: Obj): GrantBody | null {
   const text = ["grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt"] as const;
+  if (!onlyKeys(g, GRANT_KEYS)) return null;
   if (g.version !== GRANT_VERSION || text.some((k) => typeof g[k] !== "string") || typeof g.requiresSandbox !== "boolean") return null;
   if (!Array.isArray(g.edits) || !Array.isArray(g.commands)) return null;
   return {
@@ -321,9 +352,20 @@ export interface GrantState {
  * (a sentence for the user). It holds when `.design/grant.json` carries a version-2 grant whose signature verifies
  * under this user's key, recorded for this project root, not expired, whose plan fingerprint matches the current
  * `.design/plan.json` (spec files included) and whose run is the current, unfinished execute run
- * (`.design/run-execute.json`). Every file is read bounded, regular files only, no final link followed. Never throws.
+ * (`.design/run-execute.json`). The grant and the run state must hold only the keys their own commands write
+ * (`GRANT_KEYS`, `RUN_STATE_KEYS`), so neither can be brought back inside another command's output. Every file is
+ * read bounded, regular files only, no final link followed. Never throws.
+ *
+ * `mayAllow`, when given, is asked first about the recorded items as they stand, before anything is verified:
+ * false ends the read at once. The hook passes "would this grant cover the call at all", so a call no grant item
+ * covers costs no key, no HMAC and no plan fingerprint; only a refusal may come of it early.
  */
-export function grantState(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): GrantState | { why: string } {
+export function grantState(
+  projectDir: string,
+  now: number = Date.now(),
+  env: NodeJS.ProcessEnv = process.env,
+  mayAllow?: (unverified: GrantBody) => boolean,
+): GrantState | { why: string } {
   try {
     const design = join(projectDir, ".design");
     const g = readJsonObject(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
@@ -332,13 +374,16 @@ export function grantState(projectDir: string, now: number = Date.now(), env: No
     const body = bodyOf(g);
     if (!body) return { why: ".design/grant.json is not a signed grant of this version" };
     if (body.projectRoot !== projectDir) return { why: `the grant was recorded for another project (${body.projectRoot})` };
+    if (mayAllow && !mayAllow(body)) return { why: "no item of the grant covers this call" };
     const expires = Date.parse(body.expiresAt);
     if (!Number.isFinite(expires) || expires <= now) return { why: `the grant expired at ${body.expiresAt}` };
     const key = readGrantKey(projectDir, env);
     if (!key) return { why: `no grant key on this machine (${grantKeyPath(env) ?? "no config folder"})` };
     if (!verifies(body, g.signature, key)) return { why: "the grant's signature does not verify under this user's key" };
     const run = readJsonObject(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
-    if (!run || run.runId !== body.runId) return { why: `the grant's execute run (${body.runId}) is not the current one` };
+    if (!run || !onlyKeys(run, RUN_KEYS) || run.skill !== "execute" || run.runId !== body.runId) {
+      return { why: `the grant's execute run (${body.runId}) is not the current one` };
+    }
     if (run.completedAt !== null && run.completedAt !== undefined) return { why: `the grant's execute run (${body.runId}) has finished` };
     const plan = readJsonObject(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
     if (!plan) return { why: ".design/plan.json cannot be read" };
@@ -349,9 +394,9 @@ export function grantState(projectDir: string, now: number = Date.now(), env: No
   }
 }
 
-/** The grant that holds now for the project, or null (see `grantState`). Never throws. */
-export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
-  const s = grantState(projectDir, now, env);
+/** The grant that holds now for the project, or null (see `grantState`, also for `mayAllow`). Never throws. */
+export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env, mayAllow?: (unverified: GrantBody) => boolean): Grant | null {
+  const s = grantState(projectDir, now, env, mayAllow);
   return "grant" in s ? s.grant : null;
 }
 

@@ -158,6 +158,41 @@ describe("grant", () => {
     assert.equal(canonicalJson({ b: 1, a: [2, { d: 1, c: 0 }] }), '{"a":[2,{"c":0,"d":1}],"b":1}');
   });
 
+  it("mayAllow only ends a read early: it is asked about the unverified items, and a yes still needs the signature", async (t) => {
+    const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
+    await p.run("grant", ["--approve"], { consent: true });
+    const seen: string[][] = [];
+    const asked = (answer: boolean) => (body: { commands: Array<{ value: string }> }) => (seen.push(body.commands.map((c) => c.value)), answer);
+    assert.equal(readGrant(p.dir, Date.now(), process.env, asked(false)), null);
+    assert.deepEqual(readGrant(p.dir, Date.now(), process.env, asked(true)), readGrant(p.dir));
+    assert.ok(seen.length === 2 && seen[0].includes("npm test -- api"), JSON.stringify(seen));
+    const good = p.json(".design/grant.json");
+    writeFileSync(join(p.dir, ".design/grant.json"), JSON.stringify({ ...good, commands: [...good.commands, { value: "id", roles: ["(plan)"], kind: "test" }] }));
+    assert.equal(readGrant(p.dir, Date.now(), process.env, asked(true)), null, "an item added: the yes of mayAllow is no signature");
+  });
+
+  it("verifies only a grant.json and a run state holding nothing but the keys their own commands write", async (t) => {
+    const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
+    await p.run("grant", ["--approve"], { consent: true });
+    const good = p.json(".design/grant.json");
+    const state = p.json(".design/run-execute.json");
+    assert.ok(readGrant(p.dir));
+    // What a writer that copies its input into any .design/ file leaves (recon-rank: its draft, plus its ranking).
+    const extras: Record<string, unknown> = { interventions: [], additionalFindings: 0 };
+    for (const [k, v] of Object.entries(extras)) {
+      writeFileSync(join(p.dir, ".design/grant.json"), JSON.stringify({ ...good, [k]: v }));
+      assert.equal(readGrant(p.dir), null, `grant.json with ${k}`);
+      writeFileSync(join(p.dir, ".design/grant.json"), JSON.stringify(good));
+      writeFileSync(join(p.dir, ".design/run-execute.json"), JSON.stringify({ ...state, [k]: v }));
+      assert.equal(readGrant(p.dir), null, `run state with ${k}`);
+      writeFileSync(join(p.dir, ".design/run-execute.json"), JSON.stringify(state));
+    }
+    writeFileSync(join(p.dir, ".design/run-execute.json"), JSON.stringify({ ...state, skill: "design" }));
+    assert.equal(readGrant(p.dir), null, "another skill's run state");
+    writeFileSync(join(p.dir, ".design/run-execute.json"), JSON.stringify(state));
+    assert.ok(readGrant(p.dir), "the files as their commands wrote them");
+  });
+
   it("ends when anything that will run changes: a check, a scope, a constraint, an agent, a spec file", async (t) => {
     const plan = fixture();
     plan.verificationSpecs[0].sha256 = undefined;

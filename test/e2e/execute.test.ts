@@ -5,8 +5,10 @@
 // The scripted lead follows skills/execute/SKILL.md: every helper call exactly as written there, in its order.
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
-import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { agent, bash, check, DENIAL, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
@@ -95,12 +97,15 @@ function* preflight(lead: SkillLead, goal: string): Generator<any, any, TurnCont
   return reset;
 }
 
-/** Phase 3: the grant proposal, the user's approval recorded, memories per role (none stored yet), checkpoint. */
+/**
+ * Phase 3: the grant proposal, the user's approval recorded with the grant-approve.js call (which the session must
+ * allow: `userApproves`), memories per role (none stored yet), checkpoint.
+ */
 function* grantPhase(lead: SkillLead, roles: RoleSpec[], approve = true): Generator<any, void, TurnContext> {
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
   check(proposal.recorded === false, JSON.stringify(proposal));
   if (approve) {
-    const granted = yield* helper(lead, "The user approved: recording the grant.", "grant", ["--approve"]);
+    const granted = yield* helper(lead, "The user approved: recording the grant.", "grant-approve");
     check(granted.recorded === true, JSON.stringify(granted));
   }
   yield* calls(
@@ -108,6 +113,14 @@ function* grantPhase(lead: SkillLead, roles: RoleSpec[], approve = true): Genera
     ...roles.map((r) => lead.run("memory-search", ["--keywords"], { fill: { "role goal": r.name, "scope directories": r.dirs.join(",") } })),
   );
   yield* helper(lead, "Grant done.", "run-checkpoint", ["--phase grant"], { fill: { "approved|declined": approve ? "approved" : "declined", m: "0" } });
+}
+
+/**
+ * The user's approval of the grant: Claude Code asks about the grant-approve.js call (no skill allows it, the hook
+ * never approves it), and in -p nobody can answer, so the "yes" is a permission rule for exactly that command.
+ */
+function userApproves(lead: SkillLead): string[] {
+  return ["--allowedTools", lead.approval("grant-approve")];
 }
 
 /** Phase 2 with no challenger or scout: nothing to do but the checkpoint (no --outputs). */
@@ -147,6 +160,7 @@ async function workersSession(project: Sample, agents: ReturnType<typeof agentTa
   const s = await session({
     prompt: "/do:execute",
     cwd: project.dir,
+    args: userApproves(lead),
     maxTurns: 70,
     timeoutMs: 150_000,
     agents,
@@ -331,6 +345,88 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(s.run.json.result, /\/do:design/);
   });
 
+  // Issue 23: one approval means exactly what the user saw. A lead talked into recording the grant on its own (a
+  // prompt injection in the plan, a spec or a report) types the written grant-approve.js call without asking: no
+  // skill's allowed-tools cover it and the plugin's hook never approves it, so Claude Code asks the user, which -p
+  // cannot, and refuses it. The other ways in record nothing either: plan.js grant --approve (covered by the
+  // skill's own rule in the invoking turn) answers E_USAGE, a Write of .design/grant.json is refused, and an agent
+  // the lead starts is refused the call too.
+  it("without the user's approval the grant-approve.js call asks and is refused, in the invoking turn and after it: no grant, no key", { timeout: TIMEOUT }, async () => {
+    const roles: RoleSpec[] = [{ name: "store-dev", model: "haiku", dirs: ["src/db"] }];
+    const project = planned(projects, "a grant nobody approved", roles);
+    const errors: string[] = [];
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    const approveCall = lead.call("grant-approve");
+    const viaPlanJs = `${lead.call("grant")} --approve`;
+    const forged = { version: 2, grantId: "x", projectRoot: project.dir, planFingerprint: "0".repeat(64), runId: "x", approvedAt: "2026-01-01T00:00:00Z", expiresAt: "2999-01-01T00:00:00Z", requiresSandbox: false, edits: [{ value: "src", roles: ["(plan)"], kind: "directory" }], commands: [{ value: "id", roles: ["(plan)"], kind: "test" }], signature: "0".repeat(64) };
+    let agentResult: any;
+    const agents = agentTable(
+      project,
+      {
+        scout: {
+          work: [{ bash: approveCall }],
+          seen: (_step, r) => (agentResult = r),
+          file: ".design/scout-report.json",
+          content: { summary: "scouted", discrepancies: [] },
+          reply: "scout: done.",
+        },
+      },
+      errors,
+    );
+    const home = scratchHome();
+    const r: Record<string, any> = {};
+    let s!: Session;
+    let keyMade = true;
+    try {
+      s = await session({
+        prompt: "/do:execute",
+        cwd: project.dir,
+        home,
+        maxTurns: 30,
+        timeoutMs: 120_000,
+        agents,
+        script: flowScript(function* (first, latest): Flow {
+          const digest = lead.digest(first);
+          yield* helper(lead, "Phase 1/7 Pre-flight.", "run-start", [], { fill: { "plan goal": digest.plan.goal } });
+          const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
+          check(proposal.recorded === false && proposal.runId !== null, JSON.stringify(proposal));
+          // Still the invoking turn: the skill's allowed-tools apply, and they do not cover the approval.
+          const ctx = yield* calls(
+            "Recording the grant myself.",
+            bash(approveCall, "do helper: grant-approve"),
+            bash(viaPlanJs, "do helper: grant"),
+            lead.write(".design/grant.json", forged),
+          );
+          [r.invoking, r.planJs, r.write] = ctx.results;
+          // End the turn to wait for an agent: from here only the plugin's hook approves anything.
+          const spawned = yield* calls("Spawning the scout.", agent("scout the code", "scout", "haiku", brief("scout", "You are the scout. Write .design/scout-report.json.")));
+          yield* waitFor(latest(), [spawned.results[0].id], "Waiting for the scout.");
+          r.later = (yield* calls("Recording the grant myself, again.", bash(approveCall, "do helper: grant-approve"))).results[0];
+          yield turn("No grant was recorded.");
+        }),
+      });
+    } finally {
+      keyMade = existsSync(join(home, ".claude", "do", "grant.key"));
+      if (!process.env.DO_E2E_KEEP) rmSync(home, { recursive: true, force: true });
+    }
+    assert.deepEqual(s.scriptErrors, []);
+    assert.deepEqual(errors, []);
+    for (const [what, res] of [["invoking turn", r.invoking], ["after the wait", r.later], ["the agent", agentResult]] as const) {
+      assert.ok(res, `${what}: no result`);
+      assert.match(res.text, DENIAL, `${what}: the grant-approve.js call ran without the user: ${res.text}`);
+    }
+    const planJs = helperJson(r.planJs);
+    assert.deepEqual([planJs.ok, planJs.code], [false, "E_USAGE"], r.planJs.text);
+    assert.match(planJs.error, /grant-approve\.js/);
+    assert.match(r.write.text, DENIAL, `the Write of .design/grant.json: ${r.write.text}`);
+    assert.equal(project.exists(".design/grant.json"), false, "a grant was recorded without the user");
+    assert.equal(keyMade, false, "the user's grant key was made without an approval");
+    // -p lists what it refused: the approval call, and nothing but it and the forged Write.
+    const denied = s.denials.map((d) => (d.tool_name === "Bash" ? d.tool_input?.command : `${d.tool_name} ${d.tool_input?.file_path}`));
+    assert.ok(denied.includes(approveCall), JSON.stringify(denied));
+    assert.deepEqual(denied.filter((d: string) => d !== approveCall && d !== `Write ${project.path(".design/grant.json")}`), [], JSON.stringify(denied));
+  });
+
   it("a re-run with only a retryable failed role retries it one tier up, recorded in attemptLog [feature:execute/retry-one-tier-up]", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [
       { name: "store-dev", model: "haiku", dirs: ["src/db"] },
@@ -356,8 +452,8 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       cwd: project.dir,
       // The lead's `git restore` of the failed attempt's files is the user's to approve: execute's allowed-tools
       // name only its helper (in the invoking turn they would also cover the agents it starts). In -p nobody can
-      // answer a prompt, so the user's approval is given as a permission rule for that command.
-      args: ["--allowedTools", "Bash(git restore:*)"],
+      // answer a prompt, so the user's approval is given as a permission rule for that command (and the grant's).
+      args: [...userApproves(lead), "Bash(git restore:*)"],
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
@@ -610,6 +706,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      args: userApproves(lead),
       maxTurns: 80,
       timeoutMs: 150_000,
       agents,
@@ -741,6 +838,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       prompt: "/do:execute",
       cwd: project.dir,
       home,
+      args: userApproves(lead1),
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,

@@ -3,10 +3,10 @@
 // in the background while the lead ends its turn), and the files are checked at the end of each session.
 //
 //   /do:design  stops after its experts phase      → the next /do:design offers to resume at cross-review, finishes
-//   /do:execute works the plan: challenge, the grant (the user's approval of `grant --approve` given as a permission
-//               rule for that one command), the `next` loop whose background workers Edit their role's source and
-//               run its check under the grant (one Edit outside every scope is denied and named), a failure, a
-//               cascade, retries on a higher tier, the lead re-running each check, verify, learn
+//   /do:execute works the plan: challenge, the grant (the user's approval of the grant-approve.js call given as a
+//               permission rule for that one command), the `next` loop whose background workers Edit their role's
+//               source and run its check under the grant (one Edit outside every scope is denied and named), a
+//               failure, a cascade, retries on a higher tier, the lead re-running each check, verify, learn
 //   /do:execute without a grant: the same worker's Edit and check are denied and named in the role's result
 //   /do:plan-status, /do:runs, /do:memories show what execute left
 //   /do:reflect and /do:improve read what execute left (each in a copy of the project)
@@ -407,13 +407,12 @@ describe("golden path through claude -p", () => {
     const notes: string[] = [];
     let tasksOffered: boolean | undefined;
 
-    // In -p mode nobody can answer a prompt: the user's approval of the one `grant --approve` call (which the
-    // plugin's hook never approves) is given as a permission rule for exactly that command.
-    const approveGrant = lead.call("grant", ["--approve"]);
+    // In -p mode nobody can answer a prompt: the user's approval of the one grant-approve.js call (which no skill
+    // allows and the plugin's hook never approves, so Claude Code asks) is a permission rule for exactly that command.
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
-      args: ["--allowedTools", `Bash(${approveGrant})`],
+      args: ["--allowedTools", lead.approval("grant-approve")],
       maxTurns: 200,
       timeoutMs: 150_000,
       agents,
@@ -469,9 +468,9 @@ describe("golden path through claude -p", () => {
         yield* helper(lead, "Challenge done.", "run-checkpoint", ["--phase challenge"], { fill: { b: "0", c: "2" } });
 
         // 3. Grant: the proposal, the user's approval recorded, then memories per role.
-        const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+        const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
         check(proposal.recorded === false && proposal.edits.length > 0 && proposal.commands.length > 0, JSON.stringify(proposal));
-        const granted = yield* helper(lead, "The user approved: recording the grant.", "grant", ["--approve"]);
+        const granted = yield* helper(lead, "The user approved: recording the grant.", "grant-approve");
         check(granted.recorded === true && granted.runId === start.runId, JSON.stringify(granted));
         ctx = yield* calls(
           "Memories per role.",
@@ -758,7 +757,7 @@ describe("golden path through claude -p", () => {
           agent("scout the code", "scout", "haiku", brief("scout", "You are the scout. Write .design/scout-report.json.")),
         );
         ctx = yield* waitFor(latest(), ctx.results.map((r) => (done(r), r.id)), "Waiting for the challenger and the scout.");
-        proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+        proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
         check(proposal.recorded === false, JSON.stringify(proposal));
         // The user declines: no grant is recorded; the lead says what to allow instead (the proposal's lines).
         const d = yield* helper(lead, `No grant: to let the workers work, allow ${proposal.summary.join(" ")} Asking the helper what to start.`, "next");

@@ -10,10 +10,10 @@
 // The skills' agents write their reports under .design/ with the Write tool, so the plugin keeps its hook global.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureClaude, scratchHome } from "./lib/claude.ts";
+import { ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
 import { agent, bash, DENIAL, flowScript, turn, waitFor } from "./lib/lead.ts";
 import { sampleProject, cleanup, type Sample } from "./lib/project.ts";
 import { session } from "./lib/session.ts";
@@ -208,6 +208,55 @@ describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, (
         return ev.agent_id;
       });
       assert.notEqual(ids[0], ids[1]);
+    } finally {
+      if (!process.env.DO_E2E_KEEP) rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  // The plugin's own hook on what the above measures: a helper call is approved for the lead only (an agent's call
+  // carries an agent_id), and an agent the lead starts without a `name` has none in its sidecar, so the grant gives
+  // it nothing (src/hooks/permit.ts grantShare). Agents started after the invoking turn ended: in that turn the
+  // skill's allowed-tools would cover them too.
+  it("the plugin's hook: helper calls for the lead only, and an agent started without a name has none in its sidecar", { timeout: 180_000 }, async () => {
+    const home = scratchHome();
+    const helperCall = `node "${PLUGIN_DIR}/skills/execute/scripts/plan.js" status .design/plan.json`;
+    const results: Record<string, ToolResult | undefined> = {};
+    try {
+      await session({
+        prompt: "/do:execute",
+        cwd: project.dir,
+        home,
+        maxTurns: 14,
+        agents: (brief) =>
+          flowScript(function* () {
+            const who = /^Agent: (\S+)/m.exec(brief)?.[1] ?? "unknown";
+            results[who] = (yield turn("Running the helper.", bash(helperCall, "do helper: status"))).results[0];
+            yield turn("Agent done.");
+          }),
+        script: flowScript(function* (_first, latest) {
+          const first = yield turn("Waiting for a first agent.", agent("first", "first", "haiku", "Agent: first\nRun one command."));
+          yield* waitFor(latest(), [first.results[0].id], "Waiting.");
+          // The invoking turn is over: only the plugin's hook approves anything now.
+          const spawned = yield turn(
+            "Spawning two more.",
+            agent("named probe", "scout", "haiku", "Agent: named\nRun one command."),
+            { name: "Agent", input: { description: "unnamed probe", prompt: "Agent: unnamed\nRun one command.", run_in_background: true } },
+          );
+          yield* waitFor(latest(), spawned.results.map((r) => r.id), "Waiting.");
+          results.lead = (yield turn("The lead's own call.", bash(helperCall, "do helper: status"))).results[0];
+          yield turn("Done.");
+        }),
+      });
+      assert.ok(results.lead && !DENIAL.test(results.lead.text), `the lead's helper call after the wait: ${results.lead?.text}`);
+      for (const who of ["named", "unnamed"]) assert.match(results[who]?.text ?? "", DENIAL, `${who} agent's helper call ran: ${results[who]?.text}`);
+      // The sidecars the CLI wrote for this session: the unnamed agent's has no name.
+      const metas = readdirSync(join(home, ".claude", "projects"), { recursive: true, encoding: "utf8" })
+        .filter((f) => /subagents\/agent-[^/]+\.meta\.json$/.test(f))
+        .map((f) => JSON.parse(readFileSync(join(home, ".claude", "projects", f), "utf8")));
+      const unnamed = metas.filter((m) => m.description === "unnamed probe");
+      assert.equal(unnamed.length, 1, JSON.stringify(metas));
+      assert.equal(unnamed[0].name, undefined, `the CLI now names an agent started without a name: ${JSON.stringify(unnamed[0])}`);
+      assert.equal(metas.find((m) => m.description === "named probe")?.name, "scout", JSON.stringify(metas));
     } finally {
       if (!process.env.DO_E2E_KEEP) rmSync(home, { recursive: true, force: true });
     }

@@ -38,8 +38,9 @@ const RESUME_FROM_ANOTHER_SESSION: Record<string, "refused" | "reruns-all"> = { 
 const NOTIFICATION_JOURNAL: Record<string, boolean> = { "2.1.197": false, "2.1.330": true, "2.1.332": true };
 /**
  * Releases measured: whether a workflow agent's sidecar (subagents/workflows/<run>/agent-<id>.meta.json) carries its
- * agent() label, by which the hook binds it to its own role's grant; without it the agent is unnamed and gets the
- * whole grant, like an Agent-tool agent started without a name.
+ * agent() label, by which the hook binds it to its own role's grant; without it the agent is unnamed and gets
+ * nothing of the grant, like an Agent-tool agent started without a name (so on such a release the workflow's
+ * agents need the user's own permission rules).
  */
 const LABEL_IN_SIDECAR: Record<string, boolean> = { "2.1.197": false, "2.1.330": true, "2.1.332": true };
 /** Releases measured: whether a workflow agent's prompt arrives framed as computed text ("[Workflow harness …"). */
@@ -133,9 +134,9 @@ function* upToWorkers(lead: SkillLead, goal: string, approve: boolean): Generato
     replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
+  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
   check(proposal.recorded === false, JSON.stringify(proposal));
-  if (approve) check((yield* helper(lead, "The user approved: recording the grant.", "grant", ["--approve"])).recorded === true, "grant not recorded");
+  if (approve) check((yield* helper(lead, "The user approved: recording the grant.", "grant-approve")).recorded === true, "grant not recorded");
   yield* calls(
     "Memories per role.",
     ...ROLES.map((r) => lead.run("memory-search", ["--keywords"], { fill: { "role goal": r.name, "scope directories": r.dirs.join(",") } })),
@@ -304,7 +305,8 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
         cwd: project.dir,
         maxTurns: 80,
         timeoutMs: 200_000,
-        args: absent ? ["--disallowedTools", "Workflow"] : [],
+        // The user's approval of the grant (the grant-approve.js call Claude Code asks about), which -p cannot ask.
+        args: [...(absent ? ["--disallowedTools", "Workflow"] : []), "--allowedTools", lead.approval("grant-approve")],
         agents,
         script: flowScript(function* (first, latest): Flow {
           toolOffered = hasTool(first, "Workflow");
@@ -359,7 +361,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     });
   }
 
-  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's [feature:execute/workflow-path]", { timeout: TIMEOUT }, async (t) => {
+  it("with the user's approval of the Workflow call and the grant: the hook sees the workflow's agents and approves exactly the granted calls, each agent only its own role's (none where the sidecar names no agent) [feature:execute/workflow-path]", { timeout: TIMEOUT }, async (t) => {
     if (!needsWorkflow(t)) return;
     const project = planned(projects, "wf: granted");
     const plugin = loggingPlugin();
@@ -374,8 +376,9 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       prompt: "/do:execute --workflow",
       cwd: project.dir,
       pluginDir: plugin.dir,
-      // The user's approval of the Workflow call ("Review dynamic workflow before running"), which -p cannot ask.
-      args: ["--allowedTools", "Workflow"],
+      // The user's approval of the grant-approve.js call and of the Workflow call ("Review dynamic workflow before
+      // running"), which -p cannot ask.
+      args: ["--allowedTools", lead.approval("grant-approve"), "Workflow"],
       maxTurns: 60,
       timeoutMs: 200_000,
       agents: workflowAgents(project, seen, { outside: "db", cross: "db" }),
@@ -392,6 +395,22 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       }),
     });
     assertClean(s);
+    const labelled = LABEL_IN_SIDECAR[CLAUDE_CODE_VERSION];
+    if (labelled === false) {
+      // The sidecar names no workflow agent: to the hook each one is an agent without a name, which the grant gives
+      // nothing. db's own Edit and check are refused as without a grant, three attempts, and api never starts.
+      assert.deepEqual(seen.map((x) => x.agent), ["db", "db--2", "db--3"]);
+      // The first attempt also tries an Edit outside every scope and one in api's scope (the retries do not).
+      for (const a of seen) assert.ok(a.results.length >= 2 && a.results.every((r) => r.isError && DENIAL.test(r.text)), `${a.agent}: ${a.results.map((r) => r.text.slice(0, 100))}`);
+      const unnamed = plugin.log().filter((e) => e.agentType === "workflow-subagent");
+      const allowed = (tool: string, pred: (e: any) => boolean) => unnamed.filter((e) => e.tool === tool && pred(e)).map((e) => e.allowed);
+      assert.deepEqual(allowed("Bash", (e) => e.input.command === CHECK), [false, false, false]);
+      assert.deepEqual(allowed("Edit", (e) => /src\/(db|api)\//.test(e.input.file_path)), [false, false, false, false]);
+      assert.deepEqual(allowed("Write", (e) => /\.design\/worker-db(--\d)?\.json$/.test(e.input.file_path)), [true, true, true], "their reports under .design/ stay approved");
+      assert.equal(project.read("src/db/store.js"), "const todos = new Map();\nmodule.exports = { todos };\n");
+      assert.deepEqual(result.value.statuses, ["failed", "skipped"]);
+      return;
+    }
     // The launch answers at once with the run's handles; the agents run in the background.
     assert.match(launched.launch.text, /^Workflow launched in background\. Task ID: \S+/);
     assert.match(launched.launch.text, /Run ID: wf_\S+/);
@@ -413,7 +432,6 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     // Their source edits and checks ran under the grant; the Edit outside every scope was denied and told to the agent.
     const db = seen[0].results;
     // Where the sidecar names a workflow agent by its agent() label, db's grant does not cover the api role's source.
-    const labelled = LABEL_IN_SIDECAR[CLAUDE_CODE_VERSION];
     if (labelled === undefined) t.diagnostic(`workflow agent's cross-role Edit denied: ${db[3]?.isError}`);
     const crossDenied = labelled ?? db[3]?.isError === true;
     assert.deepEqual(db.map((r) => [r.name, r.isError]), [["Edit", false], ["Bash", false], ["Edit", true], ["Edit", crossDenied]]);
@@ -508,6 +526,8 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     if (!needsWorkflow(t)) return;
     const project = planned(projects, "wf: interrupted");
     const home = scratchHome();
+    // Where the sidecar names no workflow agent, the grant gives them nothing: the user's own rules let them work.
+    const agentRules = LABEL_IN_SIDECAR[CLAUDE_CODE_VERSION] === false ? ["Edit(src/**)", `Bash(${CHECK})`] : [];
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "--workflow");
     const seen: WfSeen[] = [];
     let kill: (() => void) | undefined;
@@ -516,7 +536,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       prompt: "/do:execute --workflow",
       cwd: project.dir,
       home,
-      args: ["--allowedTools", "Workflow"],
+      args: ["--allowedTools", lead.approval("grant-approve"), "Workflow", ...agentRules],
       maxTurns: 60,
       timeoutMs: 200_000,
       onStart: (k) => (kill = k),
@@ -545,7 +565,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       prompt: "resume the workflow",
       cwd: project.dir,
       home,
-      args: ["--allowedTools", "Workflow"],
+      args: ["--allowedTools", "Workflow", ...agentRules],
       maxTurns: 8,
       timeoutMs: 200_000,
       agents: workflowAgents(project, seen2),

@@ -18,7 +18,7 @@ import { parseHelperLine } from "../../src/hooks/helper-line.ts";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { commaList } from "../../src/store/confine.ts";
 import { snapshotLinks } from "../helpers/snapshot.ts";
-import { commandCalls, filled, writtenCalls } from "../helpers/written-calls.ts";
+import { commandCalls, filled, writtenCalls } from "../helpers/skill-calls.ts";
 
 const ROOT = resolve(__dirname, "../..");
 

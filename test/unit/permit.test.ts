@@ -8,8 +8,9 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
+import { readGrant, signGrant, type GrantBody } from "../../src/lib/grant.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
-import { filled, writtenCalls } from "../helpers/written-calls.ts";
+import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 
 export { filled, writtenCalls };
 
@@ -73,7 +74,18 @@ describe("the hook allows every helper call as the skills spell them", () => {
     });
   }
 
-  it("never approves the user's consent: grant --approve asks, the proposal and --revoke do not", () => {
+  it("never approves the user's consent: grant-approve.js and grant --approve ask, the proposal and --revoke do not", () => {
+    // The call execute's SKILL.md writes for the consent: for the lead, every skill's hook, in every mode.
+    const consent = approveCall();
+    assert.match(consent, /^node "\/.*\/skills\/execute\/scripts\/grant-approve\.js" \.design\/plan\.json$/);
+    for (const skill of [undefined, ...SKILLS]) {
+      for (const mode of [undefined, "default", "acceptEdits", "bypassPermissions"]) {
+        assert.equal(allows({ ...bashEvent(consent), ...(mode ? { permission_mode: mode } : {}) } as HookInput, skill), false, `${skill} ${mode}`);
+      }
+    }
+    for (const variant of [`${consent} --revoke`, `${consent} --approve`, consent.replace(".design/plan.json", ".design/draft/plan.json"), `echo '[]' | ${consent}`, `${consent} < .design/tmp/eval.json`]) {
+      assert.equal(bash(variant), false, variant);
+    }
     assert.equal(bash(`${helper("execute")} grant .design/plan.json --approve`), false);
     assert.equal(bash(`${helper("execute")} grant .design/plan.json --approve`, "execute"), false);
     assert.equal(bash(`${helper("execute")} grant --approve .design/plan.json`), false);
@@ -526,7 +538,10 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
       ],
       { context: { testCommand: "npm test", buildCommand: "npm run build" } },
     );
-  const runState = (over: Record<string, unknown> = {}) => ({ schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null, ...over });
+  const runState = (over: Record<string, unknown> = {}) => ({
+    schemaVersion: 1, skill: "execute", runId: "run-1", goal: "g", goalSha256: "0".repeat(64), inputs: [], phases: ["grant", "workers"], completed: [],
+    startedAt: "2026-11-24T00:00:00Z", updatedAt: "2026-11-24T00:00:00Z", completedAt: null, outcome: null, ...over,
+  });
 
   /** A project whose execute run holds an approved grant (recorded by the real `grant --approve`). */
   async function granted(t: import("node:test").TestContext) {
@@ -840,6 +855,198 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(sh("npm test -- api") && sh("npm test"), "sandbox on: the granted commands run");
     writeFileSync(join(root, ".claude/settings.json"), JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, excludedCommands: ["npm"] } }));
     assert.ok(!sh("npm test -- api"), "a project that widens the sandbox gets nothing");
+  });
+
+  /** The CLI's sidecar files for agents of one session: id → the name the lead gave (or none). */
+  function sidecars(t: import("node:test").TestContext, names: Record<string, string | null>) {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-home-")));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const transcript = join(home, "projects", "p", "session-1.jsonl");
+    const subagents = join(home, "projects", "p", "session-1", "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(transcript, "");
+    for (const [id, name] of Object.entries(names)) writeFileSync(join(subagents, `agent-${id}.meta.json`), JSON.stringify(name === null ? { agentType: "general-purpose" } : { name }));
+    return { transcript, subagents, as: (id: string) => ({ agent_id: id, transcript_path: transcript }) };
+  }
+
+  it("a .design/{plan,run-execute,grant}.json planted in a fresh clone grants nothing, signed or not", async (t) => {
+    const g = await granted(t);
+    const good = g.p.json(".design/grant.json");
+    const { signature, ...body } = good;
+    const plants: Array<[string, unknown]> = [
+      ["the user's own grant, committed and cloned elsewhere", good],
+      ["a zero signature", { ...good, signature: "0".repeat(64) }],
+      ["no signature", body],
+      ["signed with another key", { ...good, signature: signGrant(body as GrantBody, Buffer.alloc(32, 9)) }],
+      ["re-rooted to the clone, old signature", null],
+    ];
+    for (const [what, grant] of plants) {
+      const clone = project(t, {
+        ".design/plan.json": g.p.read(".design/plan.json"),
+        ".design/run-execute.json": g.p.read(".design/run-execute.json"),
+        "src/api/orders.ts": "export {};\n",
+      });
+      const root = realpathSync(clone.dir);
+      writeFileSync(join(root, ".design/grant.json"), JSON.stringify(grant ?? { ...good, projectRoot: root }));
+      process.env.CLAUDE_PROJECT_DIR = root;
+      assert.equal(readGrant(root), null, what);
+      assert.ok(!allows({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: root } as HookInput), `${what}: command`);
+      assert.ok(!allows({ tool_name: "Edit", tool_input: { file_path: join(root, "src/api/orders.ts") }, cwd: root } as HookInput), `${what}: edit`);
+    }
+    process.env.CLAUDE_PROJECT_DIR = g.root;
+    assert.ok(g.sh("npm test -- api"), "the grant where the user approved it still holds");
+  });
+
+  // recon-rank copied its draft's fields into the file it wrote, and --out could name any .design/ file: a lead that
+  // read the signed grant (or the run state) earlier could write it back inside a recon draft. The write-ownership
+  // table now refuses that write (recon-rank writes only recon*.json), the hook does not approve the call, and a
+  // grant.json or run state holding another command's keys would not verify anyway.
+  it("recon-rank --out .design/grant.json or .design/run-execute.json --replace never brings an ended grant back", async (t) => {
+    const recon = { schemaVersion: 1, goal: "why", scope: "src/", contradictions: [], interventions: [{ id: "a", title: "a", leverageLevel: 6, leverageGroup: "Feedbacks", designGoal: "g", confidence: "high", effort: "small", supportingFindings: [] }] };
+    const rank = async (p: Awaited<ReturnType<typeof granted>>["p"], out: string, carried: Record<string, unknown>) => {
+      mkdirSync(join(p.dir, ".design/tmp"), { recursive: true });
+      writeFileSync(join(p.dir, ".design/tmp/recon-draft.json"), JSON.stringify({ ...carried, ...recon }));
+      const call = `${helper("recon")} recon-rank .design/tmp/recon-draft.json --out ${out} --replace`;
+      const res: any = await p.run("recon-rank", [".design/tmp/recon-draft.json", "--out", out, "--replace"]);
+      return { call, res };
+    };
+    // A plain recon over the grant: a recon document, no grant.
+    let g = await granted(t);
+    let { res } = await rank(g.p, ".design/grant.json", {});
+    assert.equal(res.code, "E_PATH", JSON.stringify(res));
+    assert.ok(readGrant(g.root), "the write is refused: the user's grant stays as approved");
+    // The user's grant, revoked, replayed inside a recon draft.
+    g = await granted(t);
+    const signed = g.p.json(".design/grant.json");
+    await g.p.run("grant", ["--revoke"]);
+    assert.ok(!g.sh("npm test -- api"), "revoked");
+    ({ res } = await rank(g.p, ".design/grant.json", signed));
+    assert.equal(res.code, "E_PATH", JSON.stringify(res));
+    assert.equal(g.p.json(".design/grant.json").revoked, true, "the revoked grant stays revoked");
+    assert.equal(readGrant(g.root), null, "a revoked grant replayed through recon-rank");
+    assert.ok(!g.sh("npm test -- api") && !g.edit(join(g.root, "src/api/orders.ts")), "the hook on the replayed grant");
+    // The run ended (its grant with it); the unfinished run state replayed inside a recon draft.
+    g = await granted(t);
+    const running = g.p.json(".design/run-execute.json");
+    assert.equal((await g.p.run("run-complete", ["execute", "--outcome", "completed"])).ok, true);
+    assert.ok(!g.sh("npm test -- api"), "the run ended");
+    ({ res } = await rank(g.p, ".design/run-execute.json", running));
+    assert.equal(res.code, "E_PATH", JSON.stringify(res));
+    assert.notEqual(g.p.json(".design/run-execute.json").completedAt, null, "the finished run stays finished");
+    assert.equal(readGrant(g.root), null, "a finished run's state replayed through recon-rank");
+    assert.ok(!g.sh("npm test -- api"), "the hook on the replayed run state");
+  });
+
+  it("a worker cannot rename its own role or take another's: no helper call, no plan write, and a renamed role ends the grant", async (t) => {
+    const g = await granted(t);
+    const who = sidecars(t, { w: "api", d: "docs" });
+    const worker = (tool: string, input: Record<string, unknown>, id = "w") => allows({ tool_name: tool, tool_input: input, cwd: g.root, ...who.as(id) } as HookInput);
+    assert.ok(worker("Bash", { command: "npm test -- api" }) && worker("Edit", { file_path: join(g.root, "src/api/orders.ts") }), "the worker's own role holds");
+    assert.ok(!worker("Bash", { command: "npm run docs" }) && !worker("Edit", { file_path: join(g.root, "docs/guide.md") }), "another role's items");
+    const renamed = JSON.stringify({ ...g.p.json(".design/plan.json"), roles: g.p.json(".design/plan.json").roles.map((r: any) => (r.name === "docs" ? { ...r, name: "api-2" } : r)) });
+    const attempts: Array<[string, Record<string, unknown>]> = [
+      ["Bash", { command: `echo '[{"roleIndex": 1, "status": "in_progress", "agent": "api"}]' | ${helper("execute")} update-status .design/plan.json` }],
+      ["Bash", { command: `${helper("execute")} add-constraints .design/plan.json < .design/tmp/constraints.json` }],
+      ["Bash", { command: `${helper("design")} finalize .design/draft/plan.json --end-grant` }],
+      ["Write", { file_path: join(g.root, ".design/plan.json"), content: renamed }],
+      ["Edit", { file_path: join(g.root, ".design/plan.json"), old_string: '"docs"', new_string: '"api-2"' }],
+      ["Edit", { file_path: join(g.root, ".design/grant.json"), old_string: "docs", new_string: "api" }],
+      ["Edit", { file_path: join(g.root, ".design/run-execute.json"), old_string: "run-1", new_string: "run-2" }],
+    ];
+    assert.deepEqual(attempts.filter(([tool, input]) => worker(tool, input)).map(([tool, input]) => `${tool} ${JSON.stringify(input).slice(0, 120)}`), []);
+    // Renamed anyway (the lead's hand edit): the approved plan changed, so the grant is gone for everyone.
+    writeFileSync(join(g.root, ".design/plan.json"), renamed);
+    assert.equal(readGrant(g.root), null);
+    assert.ok(!worker("Bash", { command: "npm test -- api" }) && !worker("Bash", { command: "npm run docs" }) && !worker("Edit", { file_path: join(g.root, "docs/guide.md") }));
+  });
+
+  it("a cwd in a subfolder: no helper call, no granted command or edit, not even with a planted .design/ there", async (t) => {
+    const g = await granted(t);
+    const sub = join(g.root, "src/api");
+    const status = `${helper("execute")} status .design/plan.json`;
+    const rows = (cwd: string) =>
+      [
+        ["helper", allows(bashEvent(status, {}, cwd))],
+        ["check", g.sh("npm test -- api", {}, cwd)],
+        ["plan test", g.sh("npm test", {}, cwd)],
+        ["edit", g.edit(join(g.root, "src/api/orders.ts"), "Edit", cwd)],
+      ].filter(([, ok]) => ok).map(([what]) => what);
+    assert.deepEqual(rows(sub), []);
+    // The project's own files planted below it: a root of its own only to a hook without CLAUDE_PROJECT_DIR, and
+    // even then the grant is bound to the real root it was approved in.
+    for (const f of ["plan.json", "run-execute.json", "grant.json"]) {
+      mkdirSync(join(sub, ".design"), { recursive: true });
+      writeFileSync(join(sub, ".design", f), g.p.read(`.design/${f}`));
+    }
+    assert.deepEqual(rows(sub), []);
+    delete process.env.CLAUDE_PROJECT_DIR;
+    assert.deepEqual(rows(sub).filter((w) => w !== "helper"), [], "no CLAUDE_PROJECT_DIR: the planted copy grants nothing");
+    assert.ok(g.sh("npm test -- api"), "from the root the grant holds");
+  });
+
+  it("plan mode: no granted command, no scope edit, for the lead or a worker", async (t) => {
+    const g = await granted(t);
+    const who = sidecars(t, { w: "api" });
+    for (const extra of [{}, who.as("w")]) {
+      const ev = (tool: string, input: Record<string, unknown>, mode: string) => allows({ tool_name: tool, tool_input: input, cwd: g.root, permission_mode: mode, ...extra } as HookInput);
+      assert.ok(ev("Bash", { command: "npm test -- api" }, "default") && ev("Edit", { file_path: join(g.root, "src/api/orders.ts") }, "acceptEdits"));
+      assert.ok(!ev("Bash", { command: "npm test -- api" }, "plan"));
+      assert.ok(!ev("Edit", { file_path: join(g.root, "src/api/orders.ts") }, "plan"));
+      assert.ok(!ev("Write", { file_path: join(g.root, "src/api/new.ts") }, "plan"));
+      assert.ok(!ev("Write", { file_path: join(g.root, ".design/worker-api.json") }, "plan"));
+    }
+  });
+
+  it("archive .design --include-plan by an agent: never approved, whatever its name; the lead's is refused by the helper while the grant holds", async (t) => {
+    const g = await granted(t);
+    const who = sidecars(t, { w: "api", v: "integration-verifier", f: "fix-1", u: null, m: "deploy-bot" });
+    for (const skill of ["design", "improve", "reflect", "recon"]) {
+      for (const flags of ["--include-plan", "--include-plan --end-grant", "--keep-plan", ""]) {
+        const call = `${helper(skill)} archive .design ${flags}`.trimEnd();
+        for (const id of ["w", "v", "f", "u", "m", "missing"]) assert.ok(!allows({ ...bashEvent(call, {}, g.root), ...who.as(id) } as HookInput), `${id}: ${call}`);
+        assert.ok(allows(bashEvent(call, {}, g.root)), `the lead: ${call}`);
+      }
+    }
+    const out: any = await g.p.run("archive", [".design", "--include-plan"]);
+    assert.equal(out.code, "E_INVALID");
+    assert.ok(g.sh("npm test -- api"), "the grant still holds");
+  });
+
+  it("a FIFO or a /dev/zero link as grant.json, plan.json, run state, grant key or agent sidecar: dist/permit.js answers with no decision", async (t) => {
+    const run = (input: unknown, env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [join(ROOT, "dist/permit.js")], { input: JSON.stringify(input), encoding: "utf8", env, timeout: 20_000, killSignal: "SIGKILL" });
+    const answered = (r: ReturnType<typeof run>, what: string) => {
+      assert.equal(r.signal, null, `${what}: dist/permit.js hung (killed)`);
+      assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+      assert.equal(r.stdout, "", `${what}: approved`);
+    };
+    const plants: Array<[string, (target: string) => void]> = [
+      ["a FIFO", (target) => assert.equal(spawnSync("mkfifo", [target]).status, 0)],
+      ["a /dev/zero link", (target) => symlinkSync("/dev/zero", target)],
+    ];
+    for (const name of ["grant.json", "plan.json", "run-execute.json"]) {
+      for (const [what, plant] of plants) {
+        const g = await granted(t);
+        const env = { ...process.env, CLAUDE_PROJECT_DIR: g.root };
+        const ev = { tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: g.root };
+        assert.notEqual(run(ev, env).stdout, "", "approved before");
+        rmSync(join(g.root, ".design", name));
+        plant(join(g.root, ".design", name));
+        answered(run(ev, env), `${what} as ${name}`);
+      }
+    }
+    // The user's key, and the CLI's sidecar of an agent (outside the project, but read by the hook).
+    for (const [what, plant] of plants) {
+      const g = await granted(t);
+      const config = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-config-")));
+      t.after(() => rmSync(config, { recursive: true, force: true }));
+      mkdirSync(join(config, "do"));
+      plant(join(config, "do", "grant.key"));
+      answered(run({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: g.root }, { ...process.env, CLAUDE_PROJECT_DIR: g.root, CLAUDE_CONFIG_DIR: config }), `${what} as the grant key`);
+      const who = sidecars(t, {});
+      plant(join(who.subagents, "agent-x.meta.json"));
+      answered(run({ tool_name: "Bash", tool_input: { command: "npm test -- api" }, cwd: g.root, ...who.as("x") }, { ...process.env, CLAUDE_PROJECT_DIR: g.root }), `${what} as an agent's sidecar`);
+    }
   });
 
   it("the hook process consults the grant too", async (t) => {

@@ -105,7 +105,10 @@ export function delivery(p: Prompt, pluginDir: string, args: string, received: s
   return { missing, injected, text: start >= 0 ? received.slice(start, end) : "" };
 }
 
-/** Helper calls written in a prompt: inline code spans and fenced lines that run scripts/plan.js (or dist/plan.js). */
+/**
+ * Helper calls written in a prompt: inline code spans and fenced lines that run scripts/plan.js (or dist/plan.js), and
+ * execute's `scripts/grant-approve.js` (the one call the user is asked about: its command is `grant-approve`).
+ */
 export function writtenCalls(p: Prompt): string[] {
   const out: string[] = [];
   let fenced = false;
@@ -119,13 +122,14 @@ export function writtenCalls(p: Prompt): string[] {
       continue;
     }
     if (BANG.test(line)) continue;
-    for (const m of line.matchAll(/`([^`]+)`/g)) if (/\/plan\.js" /.test(m[1])) out.push(m[1]);
+    for (const m of line.matchAll(/`([^`]+)`/g)) if (/\/(?:plan|grant-approve)\.js" /.test(m[1])) out.push(m[1]);
   }
   return out;
 }
 
-/** The helper command a written call runs (the word after plan.js). */
+/** The helper command a written call runs: the word after plan.js, or `grant-approve` for that entry. */
 export function callCommand(call: string): string {
+  if (/\/grant-approve\.js"\s/.test(call)) return "grant-approve";
   return /plan\.js"\s+([a-z-]+)/.exec(call)?.[1] ?? "";
 }
 

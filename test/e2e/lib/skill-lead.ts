@@ -23,6 +23,14 @@ export class SkillLead {
     return skillCall(this.prompt, this.pluginDir, command, contains, fill);
   }
 
+  /**
+   * The user's "yes" to one written call, as a permission rule for exactly that command line (`--allowedTools`): in
+   * -p nobody can answer a prompt, so a call the skill leaves to the user (execute's grant-approve.js) runs only so.
+   */
+  approval(command: string, contains: string[] = [], fill: CallFill = {}): string {
+    return `Bash(${this.call(command, contains, fill)})`;
+  }
+
   /** A Bash tool call running that written call. */
   run(command: string, contains: string[] = [], fill: CallFill = {}): ToolCall {
     return bash(this.call(command, contains, fill), `do helper: ${command}`);

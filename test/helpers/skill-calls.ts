@@ -1,13 +1,13 @@
-// The helper calls the skills and commands write, as the lead would run them: shared by the hook's suites
-// (test/unit/permit.test.ts asserts each is approved, test/unit/permit-variants.test.ts decorates each).
+// The helper calls the skills and commands write, as a lead types them: used by the hook's attacker table, its
+// property tests (which must approve exactly these and the sequences built from them) and its variant corpus.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(__dirname, "../..");
 
-/** Every helper call in a SKILL.md (inline code spans and the Script Setup block), with the text around it. */
-export function writtenCalls(skill: string): string[] {
-  const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
+/** Every helper call in a SKILL.md (inline code spans and the Script Setup block). */
+export function writtenCalls(skill: string, root = ROOT): string[] {
+  const raw = readFileSync(join(root, "skills", skill, "SKILL.md"), "utf8");
   const out: string[] = [];
   for (const line of raw.split("\n")) {
     if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
@@ -37,4 +37,12 @@ export function filled(call: string, skill: string, root = ROOT): string {
     .replaceAll("{k1,k2}", "api,auth")
     .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
     .replace(/\{[^{}]*\}/g, "api");
+}
+
+/** execute's one call the user is asked about, exactly as SKILL.md writes it (substituted). */
+export function approveCall(root = ROOT): string {
+  const raw = readFileSync(join(root, "skills", "execute", "SKILL.md"), "utf8");
+  const calls = [...raw.matchAll(/`(node "\$\{CLAUDE_SKILL_DIR\}\/scripts\/grant-approve\.js"[^`]*)`/g)].map((m) => m[1]);
+  if (calls.length !== 1) throw new Error(`execute's SKILL.md writes ${calls.length} grant-approve.js calls, expected 1`);
+  return calls[0].replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", "execute"));
 }
