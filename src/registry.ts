@@ -54,6 +54,7 @@ export const registry: Record<string, CommandEntry> = {
   "validate-checks": { kind: "validation", summary: "Syntax-check inline Python in acceptance checks", load: () => import("./commands/plan/validate-checks.js") },
   "recon-validate": { kind: "validation", summary: "Validate recon.json and score its interventions", load: () => import("./commands/recon/validate.js") },
   "recon-rank": { kind: "mutation", summary: "Score, rank and cut the recon draft to five, writing recon.json", load: () => import("./commands/recon/rank.js") },
+  "recon-findings": { kind: "query", summary: "Count the researchers' findings and domains; whether synthesis goes to an agent", load: () => import("./commands/recon/findings.js") },
   "recon-summary": { kind: "validation", summary: "Digest of recon.json", load: () => import("./commands/recon/summary.js") },
   "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
   "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },

@@ -19,6 +19,7 @@ export const SPECS: Record<string, HookSpec> = {
   "plan-health-summary": {"p":[["design_dir",0]],"f":{},"s":0},
   "plan-view": {"p":[["plan_path",0]],"f":{},"s":0},
   "preflight": {"p":[["skill",0],["design_dir",0]],"f":{},"s":0},
+  "recon-findings": {"p":[],"f":{"artifacts":["s",1]},"s":0},
   "recon-rank": {"p":[["draft_path",1]],"f":{"out":["s",0],"replace":["b",0]},"s":0},
   "recon-summary": {"p":[["recon_path",0]],"f":{},"s":0},
   "recon-validate": {"p":[["recon_path",0]],"f":{},"s":0},

@@ -157,8 +157,12 @@ describe("golden path through claude -p", () => {
         );
         ctx = yield* calls("Checking the artifacts.", ...names.map((name) => lead.run("expert-validate", [], { fill: { name } })));
         ctx.results.forEach((r) => ok(r));
-        yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { n: "2", d: "2" } });
+        yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { names: names.join(", ") } });
         done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"))).results[0]);
+        const counted = yield* helper(lead, "Counting the findings.", "recon-findings", [], {
+          replace: [[".design/expert-{name}.json,.design/expert-{name}.json", names.map((n) => `.design/expert-${n}.json`).join(",")]],
+        });
+        check(counted.findings === 3 && counted.domainCount === 3 && counted.delegate === false, JSON.stringify(counted));
         yield* put(lead, "Saving the synthesis.", ".design/tmp/synthesis.json", { interventions: (reconDoc() as any).interventions, contradictions: [] });
         yield* helper(lead, "Synthesis done.", "run-checkpoint", ["--phase synthesis"], { fill: { n: "1", c: "0", "lead|agent": "lead" } });
         done((yield* calls("Phase 4/5 Write and validate.", lead.ref("recon-template.md"))).results[0]);

@@ -252,6 +252,14 @@ const CASES: Case[] = [
     name: "recon-validate", command: "recon-validate", args: [], files: () => ({ ".design/recon.json": recon }),
     expect: (r) => has(isOk(r) && r.out.validated === true && r.out.interventions.every((i: Json) => typeof i.compositeScore === "number") && r.out.interventions[0].compositeScore === 6, "expected scored interventions (6.0 for level 5, high, small)"),
   },
+  {
+    name: "recon-findings", command: "recon-findings", args: ["--artifacts", ".design/expert-a.json,.design/expert-b.json"],
+    files: () => ({
+      ".design/expert-a.json": { summary: "a", verificationProperties: [], findings: ["codebase", "codebase", "literature"].map((domain, i) => ({ id: `A-${i}`, domain })) },
+      ".design/expert-b.json": { summary: "b", verificationProperties: [], findings: [{ id: "B-1", domain: "theoretical" }] },
+    }),
+    expect: (r) => has(isOk(r) && r.out.findings === 4 && r.out.domainCount === 3 && r.out.delegate === false, "4 findings in 3 domains, synthesis by the lead"),
+  },
   { name: "recon-summary", command: "recon-summary", args: [], files: () => ({ ".design/recon.json": recon }), expect: (r) => has(isOk(r) && r.out.interventionCount === 2 && r.out.topInterventions.length === 2, "expected two interventions") },
   { name: "validate-checks (valid)", command: "validate-checks", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && Array.isArray(r.out.results) && r.out.results.length === 2, "expected two valid results") },
   {

@@ -192,11 +192,14 @@ export const EXECUTE_EVAL = {
 
 export const RECON_GOAL = "where should the todo API change first";
 
+/** The domain each researcher's findings come from (skills/recon/refs/researcher-briefs.md). */
+const RESEARCH_DOMAIN: Record<string, string> = { "codebase-analyst": "codebase", "external-researcher": "literature", "domain-specialist": "theoretical" };
+
 export function researcherArtifact(name: string): object {
   return {
     summary: `${name}: the todo API has no dates at all; the store is a single Map module.`,
     verificationProperties: [],
-    findings: [{ id: `${name.slice(0, 2).toUpperCase()}-1`, domain: name, summary: "Todos carry no dates", evidence: "src/db/store.js" }],
+    findings: [{ id: `${name.slice(0, 2).toUpperCase()}-1`, domain: RESEARCH_DOMAIN[name] ?? "codebase", summary: "Todos carry no dates", evidence: "src/db/store.js" }],
   };
 }
 
@@ -210,7 +213,7 @@ export function reconDoc(): object {
     sources: ["codebase-analyst", "external-researcher", "domain-specialist"].map((name) => ({ name, artifact: `.design/expert-${name}.json`, summary: "todos carry no dates" })),
     researchFindings: [
       { id: "CO-1", domain: "codebase", source: "src/db/store.js", summary: "Todos carry no dates", implications: "No reminders or sorting", relevantLeverageLevels: [6] },
-      { id: "EX-1", domain: "external", source: "todo apps survey", summary: "Due dates are the most used field after the title", implications: "Users expect them", relevantLeverageLevels: [6] },
+      { id: "EX-1", domain: "literature", source: "todo apps survey", summary: "Due dates are the most used field after the title", implications: "Users expect them", relevantLeverageLevels: [6] },
     ],
     interventions: [
       {
