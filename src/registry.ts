@@ -56,6 +56,7 @@ export const registry: Record<string, CommandEntry> = {
   "recon-rank": { kind: "mutation", summary: "Score, rank and cut the recon draft to five, writing recon.json", load: () => import("./commands/recon/rank.js") },
   "recon-findings": { kind: "query", summary: "Count the researchers' findings and domains; whether synthesis goes to an agent", load: () => import("./commands/recon/findings.js") },
   "recon-summary": { kind: "validation", summary: "Digest of recon.json", load: () => import("./commands/recon/summary.js") },
+  "improve-guards": { kind: "validation", summary: "Improve's regression-safety and token-budget guards: which fails, computed from scores, effects and sizes", load: () => import("./commands/reports/improve-guards.js") },
   "validate-auxiliary-report": { kind: "validation", summary: "Check a challenger, scout, verifier, checker or curator report", load: () => import("./commands/reports/auxiliary.js") },
   "worker-completion-validate": { kind: "validation", summary: "Check a worker's completion report", load: () => import("./commands/reports/worker-completion.js") },
   // build and test

@@ -31,7 +31,7 @@ export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
   execute: ["add-constraints", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
+  improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
 };
 
@@ -64,6 +64,8 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   artifact_path: "path",
   outputs: "paths",
   artifacts: "paths",
+  analysts: "paths",
+  snapshot: "path",
   inputs: "paths",
   skill: "skill",
   phase: "name",

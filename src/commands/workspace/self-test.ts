@@ -260,6 +260,24 @@ const CASES: Case[] = [
     }),
     expect: (r) => has(isOk(r) && r.out.findings === 4 && r.out.domainCount === 3 && r.out.delegate === false, "4 findings in 3 domains, synthesis by the lead"),
   },
+  {
+    name: "improve-guards", command: "improve-guards", args: [".design/draft/plan.json", "--analysts", ".design/expert-analyst.json"],
+    files: () => {
+      const dims = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
+      const effects = Object.fromEntries(dims.map((d) => [d, d === "promptEconomy" ? -1 : d === "errorHandling" ? 1 : 0]));
+      return {
+        ".design/expert-analyst.json": { summary: "s", verificationProperties: [], qualityScores: Object.fromEntries(dims.map((d) => [d, { score: 3, evidence: "lines 1-9" }])) },
+        ".design/skill-snapshot.md": "---\nname: x\n---\n# X\n".repeat(25),
+        ".design/draft/plan.json": plan((roles) => {
+          roles.forEach((r, i) => {
+            r.qualityEffects = i === 0 ? effects : Object.fromEntries(dims.map((d) => [d, 0]));
+            r.lineDelta = 4;
+          });
+        }),
+      };
+    },
+    expect: (r) => has(isOk(r) && r.out.passed === false && r.out.failed.join() === "regression-safety" && r.out.budget.targets[0].lines.after === 108, "one role costs promptEconomy: regression fails, 100 + 8 lines pass the budget"),
+  },
   { name: "recon-summary", command: "recon-summary", args: [], files: () => ({ ".design/recon.json": recon }), expect: (r) => has(isOk(r) && r.out.interventionCount === 2 && r.out.topInterventions.length === 2, "expected two interventions") },
   { name: "validate-checks (valid)", command: "validate-checks", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && Array.isArray(r.out.results) && r.out.results.length === 2, "expected two valid results") },
   {
