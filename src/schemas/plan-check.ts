@@ -4,6 +4,7 @@
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
 import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 type Json = Record<string, unknown>;
 
@@ -85,6 +86,9 @@ export function matchesPlanSchema(doc: unknown): boolean {
     isObj(doc) &&
     doc.schemaVersion === 4 &&
     opt(doc, "goal", str) &&
+    opt(doc, "tier", (t) => (TIERS as readonly unknown[]).includes(t)) &&
+    opt(doc, "goalType", (t) => (GOAL_TYPES as readonly unknown[]).includes(t)) &&
+    opt(doc, "specsWaiver", (w) => isObj(w) && (SPEC_WAIVERS as readonly unknown[]).includes(w.reason) && nonEmpty(w.detail)) &&
     opt(doc, "context", context) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&
     opt(doc, "interfaceContracts", str) &&

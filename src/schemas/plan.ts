@@ -3,6 +3,7 @@
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
 import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 
@@ -189,6 +190,21 @@ export const PlanSchema = z
   .looseObject({
     schemaVersion: z.literal(4).describe("Plan format version; must be 4."),
     goal: z.string().optional().describe("The overall goal."),
+    tier: z
+      .enum(TIERS)
+      .optional()
+      .describe("design's complexity tier. complex and high-stakes (like 4+ roles) make verificationSpecs mandatory unless specsWaiver says why none apply."),
+    goalType: z
+      .enum(GOAL_TYPES)
+      .optional()
+      .describe("implementation (changes code: a scout is required), meta (prompts, skills, process) or research. Absent counts as implementation."),
+    specsWaiver: z
+      .looseObject({
+        reason: z.enum(SPEC_WAIVERS).describe("no-test-command: context has no testCommand or buildCommand; docs-config-only: not for an implementation goal."),
+        detail: nonEmpty("Why no spec applies to this plan."),
+      })
+      .optional()
+      .describe("Why a complex plan has no verificationSpecs."),
     context: ContextSchema.optional(),
     expertArtifacts: z.array(ExpertArtifactSchema).optional().describe("Expert artifacts behind the plan."),
     interfaceContracts: z.string().optional().describe("Path to .design/interfaces.json when produced."),
@@ -199,7 +215,11 @@ export const PlanSchema = z
       .optional()
       .describe("Executable specs per role; finalize records their SHA-256."),
     roles: z.array(RoleSchema).min(1).max(8).describe("The roles, 1 to 8, one worker each."),
-    auxiliaryRoles: z.array(AuxiliaryRoleSchema).nullable().optional().describe("Checking agents."),
+    auxiliaryRoles: z
+      .array(AuxiliaryRoleSchema)
+      .nullable()
+      .optional()
+      .describe("Checking agents. finalize requires challenger and integration-verifier, and a scout unless goalType is meta or research."),
     progress: ProgressSchema.optional(),
   })
   .describe(

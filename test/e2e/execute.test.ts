@@ -13,6 +13,7 @@ import { assertClean, session, type Session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type ToolCall, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
+import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 180_000;
 
@@ -23,7 +24,7 @@ interface RoleSpec {
   deps?: string[];
 }
 
-function planDoc(goal: string, roles: RoleSpec[], aux: object[] = []): object {
+function planDoc(goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES): object {
   return {
     schemaVersion: 4,
     goal,
@@ -55,7 +56,7 @@ function helperSync(p: Sample, args: string[], stdin?: string): any {
 }
 
 /** A sample project with a finalized plan. */
-function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = []): Sample {
+function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES): Sample {
   const p = sampleProject();
   projects.push(p);
   p.write(".design/draft/plan.json", planDoc(goal, roles, aux));
@@ -527,9 +528,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
 
   it("an invalid challenger report gets one correction, then the run continues without it [feature:execute/challenge-before-work]", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [{ name: "solo", model: "haiku", dirs: ["src/db"] }];
-    const project = planned(projects, "challenge with a bad report", roles, [
-      { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps before any worker starts" },
-    ]);
+    const project = planned(projects, "challenge with a bad report", roles);
     const errors: string[] = [];
     const bad = { summary: "looks fine", issues: [{ severity: "catastrophic" }] };
     const agents = agentTable(project, { challenger: { file: ".design/challenger-report.json", content: bad, reply: "Challenger report written.", onMessage: "I stand by my report." } }, errors);

@@ -21,6 +21,8 @@ import {
   CURATOR_REPORT,
   DESIGN_EVAL,
   designPlan,
+  DESIGN_SPEC,
+  DESIGN_SPEC_TEXT,
   EXECUTE_EVAL,
   expertArtifact,
   GOAL,
@@ -323,12 +325,18 @@ describe("golden path through claude -p", () => {
         ctx = yield* calls("Phase 4/6 Plan.", lead.ref("plan-template.md"));
         check(done(ctx.results[0]).includes("schemaVersion"), "refs/plan-template.md did not arrive");
         yield* put(lead, "Writing the draft plan.", ".design/draft/plan.json", designPlan());
-        yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], { fill: { n: "4", "yes|no": "no", "approved|not reviewed": "not reviewed" } });
+        // 4 roles, tier complex: specs are mandatory (finalize refuses the plan without one).
+        done((yield* calls("Complex tier: specs apply.", lead.ref("verification-specs.md"))).results[0]);
+        yield* put(lead, "Writing the spec.", ".design/draft/specs/spec-schema-designer.sh", DESIGN_SPEC_TEXT);
+        yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], {
+          replace: [[`--outputs ".design/draft/plan.json"`, `--outputs ".design/draft/plan.json,.design/draft/specs"`]],
+          fill: { n: "4", "yes|no": "yes", "approved|not reviewed": "not reviewed" },
+        });
 
         const checks = yield* helper(lead, "Phase 5/6 Finalize.", "validate-checks");
         check(checks.results.every((r: any) => r.valid), JSON.stringify(checks));
         const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/draft/plan.json"]);
-        check(fin.validated === true && fin.roleCount === 4, JSON.stringify(fin));
+        check(fin.validated === true && fin.roleCount === 4 && fin.installedSpecs?.[0] === DESIGN_SPEC.path, JSON.stringify(fin));
         yield* helper(lead, "Finalized.", "run-checkpoint", ["--phase finalize"], { fill: { n: "0" } });
 
         yield* put(lead, "Phase 6/6 Reflect.", ".design/tmp/eval.json", DESIGN_EVAL);
@@ -849,6 +857,9 @@ describe("golden path through claude -p", () => {
         done((yield* calls("Phase 5/6 Plan.", lead.ref("plan-template.md"))).results[0]);
         const fix = {
           ...(designPlan("Give docs roles a behavioural acceptance check") as any),
+          goalType: "meta",
+          tier: "simple",
+          verificationSpecs: [],
           roles: [
             {
               ...(designPlan() as any).roles[3],
@@ -941,6 +952,9 @@ describe("golden path through claude -p", () => {
         done((yield* calls("Phase 5/8 Synthesis.", lead.ref("improvement-plan.md"))).results[0]);
         const plan = {
           ...(designPlan("improve greet") as any),
+          goalType: "meta",
+          tier: "simple",
+          verificationSpecs: [],
           roles: [
             {
               ...(designPlan() as any).roles[0],

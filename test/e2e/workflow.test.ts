@@ -25,6 +25,7 @@ import { assertClean, session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type Script, type ToolCall, type ToolResult, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
+import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 240_000;
 /** Releases measured: whether the lead is offered the Workflow tool. Any other release is only reported. */
@@ -72,7 +73,7 @@ function planDoc(goal: string): object {
       rollbackTriggers: [],
       fallback: "",
     })),
-    auxiliaryRoles: [],
+    auxiliaryRoles: REQUIRED_AUXILIARIES,
   };
 }
 

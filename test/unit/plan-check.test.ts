@@ -33,6 +33,9 @@ const full = (): Json =>
       { name: "ui", status: null, deps: ["api"] },
     ],
     {
+      tier: "complex",
+      goalType: "implementation",
+      specsWaiver: { reason: "docs-config-only", detail: "why", note: "kept" },
       context: { stack: "node", conventions: ["eslint"], testCommand: "npm test", buildCommand: null, lsp: { ts: true } },
       expertArtifacts: [{ name: "architect", path: ".design/expert-architect.json", summary: "s" }],
       interfaceContracts: ".design/interfaces.json",
@@ -45,14 +48,15 @@ const full = (): Json =>
 
 /** Keys the schema knows that the fixtures may lack, per kind of object (so "added with a bad value" is tried too). */
 const OPTIONAL: Record<string, string[]> = {
-  plan: ["goal", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
+  plan: ["goal", "tier", "goalType", "specsWaiver", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
   role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
   attempt: ["attempt", "model", "agent", "outcome"],
   scope: ["directories", "patterns", "dependencies"],
 };
 
 const VALUES: unknown[] = [
-  null, "", "x", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
+  null, "", "x", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", "simple", "meta", "no-test-command",
+  { reason: "no-test-command", detail: "d" }, { reason: "x", detail: "d" }, { reason: "no-test-command", detail: "" }, 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
   [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" },
 ];
 const DELETE = Symbol("delete");

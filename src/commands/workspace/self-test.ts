@@ -67,7 +67,13 @@ function plan(over: (roles: Json[]) => void = () => {}): Json {
     },
   ];
   over(roles);
-  return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles: [], progress: { completedRoles: [] } };
+  const aux = (name: string, type: string, trigger: string) => ({ name, type, trigger, goal: `${name} for the REST API plan` });
+  const auxiliaryRoles = [
+    aux("challenger", "pre-execution", "before-execution"),
+    aux("scout", "pre-execution", "before-execution"),
+    aux("integration-verifier", "post-execution", "after-all-roles-complete"),
+  ];
+  return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles, progress: { completedRoles: [] } };
 }
 
 function unfinalized(): Json {

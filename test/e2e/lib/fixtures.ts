@@ -8,17 +8,35 @@ export const ROLES = ["schema-designer", "api-developer", "ui-developer", "docs-
 
 const check = (criterion: string, command: string) => [{ criterion, check: command }];
 
+/** The auxiliary roles finalize requires of a plan whose goal touches code (src/lib/plan-rules.ts). */
+export const REQUIRED_AUXILIARIES = [
+  { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
+  { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
+  { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+];
+
+/** The golden plan's one verification spec (4 roles: a complex plan needs specs), written beside the draft. */
+export const DESIGN_SPEC = {
+  role: "schema-designer",
+  path: ".design/specs/spec-schema-designer.sh",
+  runCommand: "sh .design/specs/spec-schema-designer.sh",
+  properties: ["A todo without a due date still loads"],
+};
+export const DESIGN_SPEC_TEXT = "#!/bin/sh\n# A todo without a due date still loads.\nnode -e \"require('./src/db/store.js')\"\n";
+
 export function designPlan(goal = GOAL): object {
   return {
     schemaVersion: 4,
     goal,
+    goalType: "implementation",
+    tier: "complex",
     context: { stack: "Node 20, CommonJS, node:test", conventions: ["CommonJS modules"], testCommand: "npm test", buildCommand: null, lsp: null },
     expertArtifacts: [
       { name: "architect", path: ".design/expert-architect.json", summary: "Add the field in the store first; the API and UI read it" },
       { name: "api-designer", path: ".design/expert-api-designer.json", summary: "Due dates travel as ISO 8601 strings" },
     ],
     designDecisions: [{ conflict: "Date format", experts: ["architect", "api-designer"], decision: "ISO 8601 strings", reasoning: "JSON friendly, sortable" }],
-    verificationSpecs: [],
+    verificationSpecs: [{ ...DESIGN_SPEC }],
     roles: [
       {
         name: "schema-designer",
@@ -73,9 +91,7 @@ export function designPlan(goal = GOAL): object {
       },
     ],
     auxiliaryRoles: [
-      { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
-      { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
-      { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+      ...REQUIRED_AUXILIARIES.map((a) => ({ ...a })),
       { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ],
   };
