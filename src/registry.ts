@@ -39,6 +39,7 @@ export const registry: Record<string, CommandEntry> = {
   "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/plan/workflow.js") },
   "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },
   "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },
+  "challenge-resolve": { kind: "mutation", summary: "Record how each blocking challenger issue was resolved (a constraint, or the user's decision)", load: () => import("./commands/plan/challenge-resolve.js") },
   "add-constraints": { kind: "mutation", summary: "Append findings to roles' constraints (scout, challenger)", load: () => import("./commands/plan/add-constraints.js") },
   "memory-add": { kind: "mutation", summary: "Append a memory, or boost / decay one", load: () => import("./commands/memory/add.js") },
   "reflection-add": { kind: "mutation", summary: "Append a run's self-evaluation", load: () => import("./commands/reflection/add.js") },

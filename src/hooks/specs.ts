@@ -4,6 +4,7 @@ import type { HookSpec } from "./spec-table.js";
 export const SPECS: Record<string, HookSpec> = {
   "add-constraints": {"p":[["plan_path",0]],"f":{},"s":1},
   "archive": {"p":[["design_dir",1]],"f":{"include-plan":["b",0],"keep-plan":["b",0],"only":["s",0,"experts"],"end-grant":["b",0]},"s":0},
+  "challenge-resolve": {"p":[["plan_path",0]],"f":{},"s":1},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{"features":["s",0],"scores":["b",0]},"s":0},
   "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0],"end-grant":["b",0]},"s":0},

@@ -7,12 +7,15 @@ import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
+import { refuseWhileChallenged } from "../../lib/challenge.js";
 
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {},
   run(ctx, args) {
-    const roles = rolesOf(loadPlan(ctx.cwd, args.plan_path as string));
+    const doc = loadPlan(ctx.cwd, args.plan_path as string);
+    refuseWhileChallenged(ctx.cwd, doc, "starting workers");
+    const roles = rolesOf(doc);
     const decision = schedulerCore().decide(roles);
     // A dependency's report that is gone cannot hand its context on: say so, so the lead falls back to the result.
     const start = decision.start.map((s) => ({

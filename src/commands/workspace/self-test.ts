@@ -132,6 +132,11 @@ const challenger = {
   summary: "One scope gap",
 };
 
+const blockingChallenger = {
+  issues: [{ category: "missing-dependency", severity: "blocking", description: "The handlers need the migration first", affectedRoles: ["backend-developer"], recommendation: "Order the migration first" }],
+  summary: "One blocking issue",
+};
+
 const workerReport = {
   role: "backend-developer",
   achieved: true,
@@ -327,6 +332,18 @@ const CASES: Case[] = [
   {
     name: "add-constraints", command: "add-constraints", args: [], stdin: JSON.stringify([{ role: "test-writer", constraints: ["Reuse the API fixtures"] }]), files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => has(isOk(r) && r.json(".design/plan.json").roles[1].constraints?.includes("Reuse the API fixtures"), "the constraint should be appended to test-writer"),
+  },
+  {
+    name: "challenge-resolve", command: "challenge-resolve", args: [], stdin: JSON.stringify([{ issue: 0, constraint: "Create the migration before the handlers" }]),
+    files: () => ({ ".design/plan.json": plan(), ".design/challenger-report.json": blockingChallenger }),
+    expect: (r) => {
+      const doc = r.json(".design/plan.json");
+      return has(isOk(r) && r.out.gate === "open" && doc.challengeResolutions?.[0]?.resolution === "constraint" && doc.roles[0].constraints.includes("Create the migration before the handlers"), "the resolution is recorded and the constraint added");
+    },
+  },
+  {
+    name: "next (held by a blocking challenger issue)", command: "next", args: [], files: () => ({ ".design/plan.json": plan(), ".design/challenger-report.json": blockingChallenger }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.unresolved?.length === 1, "next refuses while the blocking issue is unresolved"),
   },
   { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
   {
