@@ -33,8 +33,11 @@ const expertContext = (v: unknown) => isObj(v) && nonEmpty(v.expert) && nonEmpty
 
 const criterion = (v: unknown) => isObj(v) && nonEmpty(v.criterion) && nonEmpty(v.check);
 
+const reflexion = (v: unknown) => isObj(v) && str(v.rootCause) && str(v.wrongAssumptions) && str(v.alternative);
+
 const attemptEntry = (v: unknown) =>
-  isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o));
+  isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o)) &&
+  opt(v, "reflexion", reflexion);
 
 const assumption = (v: unknown) =>
   isObj(v) && nonEmpty(v.text) && opt(v, "severity", (s) => s === "blocking" || s === "non-blocking");

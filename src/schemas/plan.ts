@@ -103,6 +103,14 @@ export const RoleSchema = z
                 "running (started, not yet recorded), completed, failed, stalled (the worker went silent; a role " +
                   "that stalled twice is not retried) or interrupted (closed by resume-reset; uses budget, no escalation).",
               ),
+            reflexion: z
+              .looseObject({
+                rootCause: z.string().describe("What actually went wrong in the attempt before."),
+                wrongAssumptions: z.string().describe("Which belief of the brief or the approach turned out false."),
+                alternative: z.string().describe("The different approach this attempt takes."),
+              })
+              .optional()
+              .describe("A retry's reflexion, given with its in_progress update (update-status refuses a retry without one)."),
           })
           .describe("One attempt of the role."),
       )

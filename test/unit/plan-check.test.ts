@@ -19,7 +19,7 @@ const full = (): Json =>
         attempts: 2,
         attemptLog: [
           { attempt: 1, model: "sonnet", agent: "api", outcome: "failed" },
-          { attempt: 2, model: "opus", agent: "api--2", outcome: "stalled" },
+          { attempt: 2, model: "opus", agent: "api--2", outcome: "stalled", reflexion: { rootCause: "r", wrongAssumptions: "w", alternative: "a", note: "kept" } },
           { attempt: 3, model: "opus", agent: "api--3", outcome: "running", note: "kept" },
         ],
         result: { any: "json" },
@@ -50,7 +50,7 @@ const full = (): Json =>
 const OPTIONAL: Record<string, string[]> = {
   plan: ["goal", "tier", "goalType", "specsWaiver", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
   role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
-  attempt: ["attempt", "model", "agent", "outcome"],
+  attempt: ["attempt", "model", "agent", "outcome", "reflexion"],
   scope: ["directories", "patterns", "dependencies"],
 };
 

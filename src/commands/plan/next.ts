@@ -9,6 +9,24 @@ import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 
+/**
+ * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
+ * it ended, the role's result (what the lead recorded), and the worker's report.
+ */
+function failureOf(role: Record<string, unknown>, cwd: string) {
+  const core = schedulerCore();
+  const last = core.logOf(role).filter((e) => e.outcome !== "running").slice(-1)[0];
+  const report = last && typeof last.agent === "string" ? core.reportPath(last.agent) : null;
+  return {
+    attempt: last ? last.attempt : core.attemptsOf(role),
+    outcome: last ? last.outcome : "failed",
+    result: typeof role.result === "string" ? role.result : role.result === undefined ? null : JSON.stringify(role.result),
+    report,
+    reportExists: report !== null && existsSync(resolve(cwd, report)),
+    reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update",
+  };
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {},
@@ -21,6 +39,7 @@ export default defineCommand({
     const start = decision.start.map((s) => ({
       ...s,
       dependencies: s.dependencies.map((d) => ({ ...d, reportExists: existsSync(resolve(ctx.cwd, d.reportPath)) })),
+      ...(s.retry ? { failure: failureOf(roles[s.roleIndex], ctx.cwd) } : {}),
     }));
     return { ...decision, start };
   },
