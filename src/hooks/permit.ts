@@ -91,6 +91,8 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   from: "path",
   features: "path",
   "min-runs": "text",
+  search: "text",
+  top: "text",
   only: "name",
 };
 

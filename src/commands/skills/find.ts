@@ -4,7 +4,8 @@
 // A resolved skill also names its feature file (`features`, skill.json beside SKILL.md) or null: /do:improve's
 // analysts score the prose against the features it declares.
 import { defineCommand } from "../../lib/command.js";
-import { featureFile, indexSkills, resolveSkill, type SkillInfo } from "../../lib/skill-index.js";
+import { featureFile, indexSkills, resolveSkill, searchSkills, type SkillInfo } from "../../lib/skill-index.js";
+import { HelperError } from "../../lib/errors.js";
 
 /** How many skills a listing shows (the answer lands in the lead's context); `count` is always the full number. */
 export const LIST_LIMIT = 60;
@@ -13,6 +14,8 @@ export default defineCommand({
   positionals: [{ name: "name", help: "skill name, plugin:name, part of a name, or a path to a SKILL.md; omit to list all", optional: true }],
   flags: {
     source: { type: "string", help: "list or resolve only skills from one source", choices: ["project", "user", "plugin", "installed"] },
+    search: { type: "string", help: "rank the skills by how well their names and descriptions match these words" },
+    limit: { type: "int", help: "most skills a search returns", default: 5 },
   },
   run(ctx, args) {
     const index = indexSkills(ctx.cwd);
@@ -25,6 +28,13 @@ export default defineCommand({
     });
     const query = args.name as string | undefined;
     const extra = { roots: index.roots, problems: index.problems };
+    const limit = args.limit as number;
+    if (limit < 1) throw new HelperError("E_USAGE", `skill-find: argument --limit: must be 1 or more, got ${limit}`);
+    const search = args.search as string | undefined;
+    if (search !== undefined) {
+      if (query !== undefined) throw new HelperError("E_USAGE", "skill-find: give a name to resolve or --search words, not both");
+      return { query: search, ...searchSkills(search, skills, limit), ...extra };
+    }
     if (query === undefined || query.trim() === "") return { ...listing(skills), ...extra };
     const r = resolveSkill(query, skills);
     switch (r.match) {
@@ -38,8 +48,8 @@ export default defineCommand({
         };
       default:
         return {
-          query, match: "none", resolved: false, ...listing(skills),
-          advice: "No skill matches: show the user the skills listed and ask for one of them", ...extra,
+          query, match: "none", resolved: false, ...listing(skills), suggestions: searchSkills(query, skills, limit).skills,
+          advice: "No skill matches by name: show the user the suggestions (ranked by name and description), or else the skills listed, and ask for one", ...extra,
         };
     }
   },
