@@ -15,6 +15,7 @@ export const registry: Record<string, CommandEntry> = {
   "status": { kind: "query", summary: "Check that an executable plan exists and count roles by status", load: () => import("./commands/plan/status.js") },
   "summary": { kind: "query", summary: "Goal, depths and models of the plan's roles", load: () => import("./commands/plan/summary.js") },
   "overlap-matrix": { kind: "query", summary: "Roles whose territories overlap and must not run together", load: () => import("./commands/plan/overlap-matrix.js") },
+  "task-sync": { kind: "query", summary: "Which TaskCreate/TaskUpdate calls mirror plan.json into the session's task list", load: () => import("./commands/plan/task-sync.js") },
   "tasklist-data": { kind: "query", summary: "One TaskCreate payload per role", load: () => import("./commands/plan/tasklist-data.js") },
   "worker-pool": { kind: "query", summary: "One named worker per runnable role", load: () => import("./commands/plan/worker-pool.js") },
   "retry-candidates": { kind: "query", summary: "Failed roles that still have retry budget", load: () => import("./commands/plan/retry-candidates.js") },

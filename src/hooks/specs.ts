@@ -42,6 +42,7 @@ export const SPECS: Record<string, HookSpec> = {
   "status": {"p":[["plan_path",0]],"f":{},"s":0},
   "summary": {"p":[["plan_path",0]],"f":{},"s":0},
   "sync-check": {"p":[["skills_dir",0]],"f":{},"s":0},
+  "task-sync": {"p":[["plan_path",0]],"f":{},"s":1},
   "tasklist-data": {"p":[["plan_path",0]],"f":{},"s":0},
   "team-name": {"p":[["skill",1]],"f":{},"s":0},
   "update-status": {"p":[["plan_path",0]],"f":{},"s":1},

@@ -345,6 +345,11 @@ const CASES: Case[] = [
     name: "next (held by a blocking challenger issue)", command: "next", args: [], files: () => ({ ".design/plan.json": plan(), ".design/challenger-report.json": blockingChallenger }),
     expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.unresolved?.length === 1, "next refuses while the blocking issue is unresolved"),
   },
+  {
+    name: "task-sync", command: "task-sync", args: [], stdin: JSON.stringify([{ id: "7", subject: "backend-developer", status: "pending", blockedBy: [] }]),
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; }) }),
+    expect: (r) => has(isOk(r) && r.out.update[0]?.taskId === "7" && r.out.update[0]?.status === "in_progress" && r.out.create[0]?.subject === "test-writer", "backend-developer's task goes in_progress, test-writer's is created"),
+  },
   { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
   {
     name: "plan-diff", command: "plan-diff", args: ["a.json", "b.json"],
