@@ -106,6 +106,9 @@ describe("challenge gate", () => {
     const closed = project(t, { [P]: planWith([{ name: "api", status: "completed" }, { name: "ui" }]), [R]: REPORT });
     const out = await closed.run("challenge-resolve", [], { stdin: JSON.stringify([{ issue: 1, constraint: "x" }]) });
     assert.equal(out.code, "E_TRANSITION");
+    const skipped = project(t, { [P]: planWith([{ name: "api", status: "skipped" }, { name: "ui" }]), [R]: REPORT });
+    const back = await skipped.run("challenge-resolve", [], { stdin: JSON.stringify([{ issue: 1, constraint: "Create the table first" }]) });
+    assert.equal(back.ok, true, "a skipped role comes back when its dependency is retried: it takes the constraint");
     const noRoles = project(t, { [P]: planWith([{ name: "other" }]), [R]: REPORT });
     assert.match((await noRoles.run("challenge-resolve", [], { stdin: JSON.stringify([{ issue: 1, constraint: "x" }]) })).error as string, /names no role of the plan \(api\): give roles/);
     const noReport = project(t, { [P]: plan() });

@@ -13,7 +13,9 @@ import { arrayOf, PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isInt, isObject, isoSeconds } from "../../lib/values.js";
 
-const CLOSED = new Set(["completed", "skipped"]);
+// A completed role will not run again; a skipped one comes back when its failed dependency is retried, so it may
+// still take a constraint.
+const CLOSED = new Set(["completed"]);
 
 interface Resolution {
   issue: BlockingIssue;
