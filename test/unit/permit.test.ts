@@ -539,15 +539,21 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     );
   const runState = (over: Record<string, unknown> = {}) => ({ schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null, ...over });
 
+  const envSaved = new WeakSet<object>();
   /** A project whose execute run holds an approved grant (recorded by the real `grant --approve`). */
   async function granted(t: import("node:test").TestContext) {
     const p = project(t, { ".design/plan.json": plan(), ".design/run-execute.json": runState(), "src/api/orders.ts": "export {};\n", "lib/core.ts": "x\n" });
     const out: any = await p.run("grant", ["--approve"], { consent: true });
     assert.equal(out.recorded, true);
     const root = realpathSync(p.dir);
-    const prev = process.env.CLAUDE_PROJECT_DIR;
+    // Restore what the test found, once: a test making several projects would otherwise restore the first one's
+    // root last (after hooks run in the order they were added) and leak it into the next file of the worker.
+    if (!envSaved.has(t)) {
+      envSaved.add(t);
+      const prev = process.env.CLAUDE_PROJECT_DIR;
+      t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
+    }
     process.env.CLAUDE_PROJECT_DIR = root;
-    t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
     const ev = (tool: string, input: Record<string, unknown>, cwd: unknown = root) => allows({ tool_name: tool, tool_input: input, cwd } as HookInput);
     const sh = (command: string, extra: Record<string, unknown> = {}, cwd: unknown = root) => ev("Bash", { command, description: "x", ...extra }, cwd);
     const edit = (path: string, tool = "Edit", cwd: unknown = root) => ev(tool, { file_path: path, old_string: "a", new_string: "b" }, cwd);
