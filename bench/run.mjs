@@ -356,13 +356,25 @@ try {
   }
 
   if (want("hook")) {
-    const input = JSON.stringify({
-      session_id: "bench", transcript_path: join(tmp, "t.jsonl"), cwd: tmp, hook_event_name: "PreToolUse", tool_name: "Bash",
-      tool_input: { command: `node "${ROOT}/skills/execute/scripts/plan.js" update-status .design/plan.json < .design/tmp/updates.json`, description: "Mark role 0 in progress" },
-    });
-    const res = measure([{ label: "permit.js (Bash helper call)", argv: [process.execPath, PERMIT_JS], cwd: tmp, input, check: (r) => r.status === 0 }]);
-    const r = res.rows[0];
-    console.log(`\nhook: dist/permit.js on a typical Bash event: ${ms(r.wall)} wall, ${ms(r.cpu)} cpu per call (${ratio(r.wall, res.bare.wall)}x bare node; cost over node ${ms(r.wall - res.bare.wall)}), decision: ${once([process.execPath, PERMIT_JS], { cwd: tmp, input }).stdout ? "allow" : "no opinion"}`);
+    // A project the hook recognises (cwd holding .design/), so both events are judged to the end and approved.
+    const hp = project(join(tmp, "hook"), { ".design/plan.json": planOf(8) });
+    mkdirSync(join(hp, ".design/tmp"));
+    writeFileSync(join(hp, ".design/tmp/updates.json"), "[]\n");
+    const event = (command, description) =>
+      JSON.stringify({ session_id: "bench", transcript_path: join(tmp, "t.jsonl"), cwd: hp, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command, description } });
+    const helperPath = join(ROOT, "skills/execute/scripts/plan.js");
+    const cases = [
+      { label: "permit.js (Bash helper call)", input: event(`node "${helperPath}" update-status .design/plan.json < .design/tmp/updates.json`, "Mark role 0 in progress") },
+      {
+        label: "permit.js (decorated: cd, here-doc, 2>&1)",
+        input: event(`cd "${hp}" && node ${helperPath} update-status .design/plan.json <<'EOF' 2>&1\n[{"roleIndex": 0, "status": "in_progress"}]\nEOF`, "Mark role 0 in progress"),
+      },
+    ];
+    const res = measure(cases.map((c) => ({ label: c.label, argv: [process.execPath, PERMIT_JS], cwd: hp, input: c.input, check: (r) => r.status === 0 })));
+    for (const [i, r] of res.rows.entries()) {
+      const decision = once([process.execPath, PERMIT_JS], { cwd: hp, input: cases[i].input }).stdout ? "allow" : "no opinion";
+      console.log(`\nhook: ${r.label}: ${ms(r.wall)} wall, ${ms(r.cpu)} cpu per call (${ratio(r.wall, res.bare.wall)}x bare node; cost over node ${ms(r.wall - res.bare.wall)}), decision: ${decision}`);
+    }
   }
 } finally {
   if (process.env.BENCH_KEEP) console.log(`fixtures kept in ${tmp}`);

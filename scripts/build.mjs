@@ -148,6 +148,18 @@ const lightAssert = {
   },
 };
 
+// gray-matter (skill-find's frontmatter reader) parses YAML with js-yaml 3's safe schema only, but js-yaml's index
+// also builds its full schema, whose !!js/function type requires esprima at load time: found in a dev checkout's
+// node_modules (a large parser loaded by every skill-find), missing in an installed plugin. Its full schema is the
+// safe one here, so neither the !!js types nor that require are bundled.
+const yamlSafeOnly = {
+  name: "yaml-safe-only",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]default_full$/ }, (args) =>
+      /[\\/]js-yaml[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path.replace(/default_full$/, "default_safe.js")) } : undefined);
+  },
+};
+
 // One file per command. V8 compiles the whole of a script before running it, so a single bundle made every call
 // pay for every command (~25 ms of CPU on the 2-core machine, against ~2 ms for a command's own file). dist/plan.js
 // holds the CLI, the registry and the argument parser; each registry entry's module is bundled on its own to
@@ -165,14 +177,11 @@ const externalCommands = {
       args.importer.endsWith(join("src", "registry.ts")) ? { path: args.path, external: true } : undefined);
   },
 };
-// No command file imports the registry (test/unit/imports.test.ts forbids it: self-test learns the command names
-// from the bundle's --help), so no command bundle can pull in the others.
-
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert], zod: true, banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly], zod: true, banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);

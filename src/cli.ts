@@ -12,12 +12,23 @@ import { main, run } from "./main.js";
 
 export { run };
 
+/** The one JSON line; an answer that cannot be serialised (a bug: inputs are depth-capped) becomes an E_INTERNAL one. */
+function serialise(output: unknown): { text: string; failed: boolean } {
+  try {
+    return { text: JSON.stringify(output), failed: false };
+  } catch (err) {
+    return { text: JSON.stringify(fail(err).output), failed: true };
+  }
+}
+
 function finish(output: unknown, exitCode: number, note?: string): void {
-  process.exitCode = exitCode;
+  const answer = serialise(output);
+  const code = answer.failed ? 1 : exitCode;
+  process.exitCode = code;
   const document = () => {
-    const rest = writeOut(1, `${JSON.stringify(output)}\n`);
-    if (rest) process.stdout.write(rest, () => process.exit(exitCode));
-    else process.exit(exitCode);
+    const rest = writeOut(1, `${answer.text}\n`);
+    if (rest) process.stdout.write(rest, () => process.exit(code));
+    else process.exit(code);
   };
   const rest = note ? writeOut(2, `${note}\n`) : undefined;
   if (rest) process.stderr.write(rest, document);

@@ -1,25 +1,40 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
 import { readSync } from "node:fs";
 import { execute, fail, ok, type CommandDef, type Context, type Dispatch, type Outcome } from "./lib/command.js";
-import { usage } from "./lib/errors.js";
+import { HelperError, usage } from "./lib/errors.js";
 import { commandNames, registry } from "./registry.js";
+
+/** More standard input than any command takes (update batches, reports, evaluations): refused, not read on. */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+const tooMuchInput = () => new HelperError("E_READ", `Input too large: stdin holds more than ${MAX_STDIN_BYTES / 1024 / 1024} MiB`);
 
 /**
  * All of standard input. Read synchronously from fd 0 (process.stdin builds a stream and loads net/tty on first
- * touch, ~5 ms); a non-blocking or otherwise unreadable fd 0 falls back to the stream.
+ * touch, ~5 ms); a non-blocking or otherwise unreadable fd 0 falls back to the stream. Past MAX_STDIN_BYTES the
+ * answer is E_READ (a string that long could not even be made past 512 MiB).
  */
 function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
+  let size = 0;
   try {
     const buf = Buffer.allocUnsafe(64 * 1024);
-    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0; ) chunks.push(Buffer.from(buf.subarray(0, n)));
+    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0; ) {
+      if ((size += n) > MAX_STDIN_BYTES) return Promise.reject(tooMuchInput());
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
     return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EOF") return Promise.resolve(Buffer.concat(chunks).toString("utf8"));
     if (chunks.length > 0 && (err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
   }
   return new Promise((resolve, reject) => {
-    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("data", (c: Buffer) => {
+      if ((size += c.length) > MAX_STDIN_BYTES) {
+        process.stdin.pause();
+        reject(tooMuchInput());
+      } else chunks.push(c);
+    });
     process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     process.stdin.on("error", reject);
   });

@@ -5,8 +5,10 @@
 //   Bash        `node "<plugin root>/skills/<skill>/scripts/plan.js" <subcommand> <args>`, the subcommand one the
 //               skill calls, the arguments passing that subcommand's own argument spec (src/hooks/specs.ts, built
 //               from the helper's defineCommand specs), every path argument resolving (symlinks followed) inside
-//               the event cwd's `.design/`; optionally fed by `echo '<literal>' |` or `< .design/<file>`. Never
-//               with the sandbox turned off.
+//               the project's `.design/`; the commands' `<plugin root>/dist/plan.js` with their subcommands. Only
+//               the harmless decoration src/hooks/helper-line.ts parses: `cd <root> &&`, stdin from
+//               `echo '<literal>' |`, `cat .design/<file> |`, `< .design/<file>` or a quoted-delimiter here-doc,
+//               a trailing `2>&1`, the helper path quoted or not. Never with the sandbox turned off.
 //   Write/Edit  a file whose real path is inside `<cwd>/.design/`, never `.design/plan.json` or `.design/specs/`
 //               (the plan's acceptance checks and specs are commands the project later runs); `.design/draft/`
 //               only for the plan-writing skills.
@@ -16,10 +18,11 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
+import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
+import { parseHelperLine } from "./helper-line.js";
 import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
 
@@ -28,8 +31,8 @@ export type Skill = (typeof SKILLS)[number];
 
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
-  design: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "challenge-resolve", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
@@ -47,12 +50,14 @@ const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
 export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 
 /**
- * What each argument of the allowed subcommands holds, by name (positional or flag). `path` and `paths` (a comma
- * list) must resolve inside `.design/`, `dir` inside or to `.design/` itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up
- * in file names); `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts
- * fails first).
+ * What each argument of the allowed subcommands holds, by name (positional or flag; `COMMAND_ARG_KINDS` overrides
+ * one command's). `path` and `paths` (a comma list) must resolve inside `.design/`, `dir` inside or to `.design/`
+ * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names); a list's
+ * entries may have spaces around them (the helper trims them); `skillref` is a skill to look up; `text` is free
+ * data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
  */
-export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "name" | "names" | "text"> = {
+export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "skillref" | "text";
+export const ARG_KINDS: Record<string, ArgKind> = {
   plan_path: "path",
   plan_a: "path",
   plan_b: "path",
@@ -77,6 +82,7 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   goal: "text",
   stack: "text",
   keywords: "text",
+  keyword: "text",
   content: "text",
   source: "text",
   "goal-context": "text",
@@ -90,13 +96,38 @@ export const ARG_KINDS: Record<string, "dir" | "path" | "paths" | "skill" | "nam
   memories: "path",
   from: "path",
   features: "path",
+  draft: "path",
+  min: "name",
   "min-runs": "text",
   search: "text",
   top: "text",
   only: "name",
+  report_path: "path",
+  role: "text",
+  agent: "name",
 };
 
+/**
+ * Where one command's argument holds something else than the same name elsewhere: skill-find's `name` is a skill
+ * as the skills accept one (`greet`, `plugin:name`, part of a name, a path to a SKILL.md), a query the helper only
+ * compares with the skills it lists (it never opens that path).
+ */
+export const COMMAND_ARG_KINDS: Record<string, Record<string, ArgKind>> = {
+  "skill-find": { name: "skillref" },
+};
+
+/**
+ * The helper subcommands the commands (`commands/*.md`) call through `${CLAUDE_PLUGIN_ROOT}/dist/plan.js`
+ * (test/unit/permit-rules.test.ts keeps this equal to what they call): approved on that path like the skills' own
+ * calls on theirs, e.g. /do:remember's boost after the user said yes in a later turn.
+ */
+export const COMMAND_COMMANDS: readonly string[] = ["memory-add", "memory-review", "reflection-search", "report"];
+
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/** What improve and reflect accept as a skill to find: letters, digits and `-_.:/` (SKILL.md says "else ask"). */
+const SKILL_REF = /^[A-Za-z0-9_.:/-]{1,256}$/;
+/** One entry of a comma list as the helper reads it (`commaList` trims): spaces around it are dropped. */
+const entry = (v: string) => v.replace(/^ +| +$/g, "");
 const MAX_COMMAND = 16_384;
 
 /** The hook's view of a project: the real cwd and its `.design/`. */
@@ -202,78 +233,27 @@ function hardLinked(real: string): boolean {
 function argOk(command: string, name: string, value: string, project: Project, cwd: string): boolean {
   // A write argument names only the files its command owns; with no row, the kind's rule alone.
   const owner = ownerOf(command, name);
-  switch (ARG_KINDS[name]) {
+  switch (COMMAND_ARG_KINDS[command]?.[name] ?? ARG_KINDS[name]) {
     case "dir":
       return pathInDesign(value, project, cwd, true, owner);
     case "path":
       return pathInDesign(value, project, cwd, false, owner);
     case "paths":
-      return owner === undefined && value.split(",").every((v) => v.trim() === v && pathInDesign(v, project, cwd));
+      // The helper trims each entry (any whitespace): approved only when that leaves what the hook judged.
+      return owner === undefined && value.split(",").every((v) => entry(v).trim() === entry(v) && pathInDesign(entry(v), project, cwd));
     case "skill":
       return (SKILLS as readonly string[]).includes(value);
     case "name":
       return NAME.test(value);
     case "names":
-      return value.split(",").every((v) => NAME.test(v));
+      return value.split(",").every((v) => NAME.test(entry(v)));
+    case "skillref":
+      return SKILL_REF.test(value);
     case "text":
       return !value.includes("\0");
     default:
       return false;
   }
-}
-
-/**
- * Split the argument text of a helper call into words, or null when it holds anything the shell would interpret:
- * words are unquoted [A-Za-z0-9._,:/=@%+-], 'single-quoted' text, "double-quoted" text without $ ` \ !, or the
- * `'\''` escape, separated by spaces. A final unquoted `< word` is returned as the redirect.
- */
-export function shellWords(text: string): { words: string[]; redirect?: string } | null {
-  const words: string[] = [];
-  let redirect: string | undefined;
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === " ") {
-      i++;
-      continue;
-    }
-    if (redirect !== undefined) return null; // nothing may follow the redirect's word
-    let isRedirect = false;
-    if (text[i] === "<") {
-      if (text[i + 1] !== " ") return null;
-      isRedirect = true;
-      i += 2;
-      while (text[i] === " ") i++;
-    }
-    let word = "";
-    let any = false;
-    while (i < text.length && text[i] !== " ") {
-      const c = text[i];
-      if (c === "'") {
-        const end = text.indexOf("'", i + 1);
-        if (end < 0) return null;
-        word += text.slice(i + 1, end);
-        i = end + 1;
-      } else if (c === '"') {
-        const end = text.indexOf('"', i + 1);
-        if (end < 0) return null;
-        const inner = text.slice(i + 1, end);
-        if (/[$`\\!]/.test(inner)) return null;
-        word += inner;
-        i = end + 1;
-      } else if (c === "\\" && text[i + 1] === "'") {
-        word += "'";
-        i += 2;
-      } else if (/[A-Za-z0-9._,:/=@%+-]/.test(c)) {
-        word += c;
-        i++;
-      } else return null;
-      any = true;
-    }
-    if (!any) return null;
-    if (isRedirect) redirect = word;
-    else words.push(word);
-  }
-  return { words, redirect };
 }
 
 /** Whether the words (subcommand first) pass that subcommand's argument spec and every path stays in `.design/`. */
@@ -284,7 +264,6 @@ export function argsOk(words: readonly string[], project: Project, cwd: string, 
   if (argv.length === 1 && argv[0] === "--help") return !stdin && ALL_COMMANDS.includes(command);
   if (!commands.includes(command)) return false;
   const spec = SPECS[command];
-  if (stdin !== (spec.s === 1)) return false;
   const positionals: string[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -316,6 +295,10 @@ export function argsOk(words: readonly string[], project: Project, cwd: string, 
   }
   for (const [name, [, required]] of Object.entries(spec.f)) if (required && !seen.has(name)) return false;
   if (positionals.length > spec.p.length) return false;
+  // A command that reads stdin takes it unless a file stands in for it (`sf`, e.g. worker-completion-validate's
+  // report_path): never both, never neither.
+  const fileInstead = spec.sf !== undefined && spec.p.findIndex(([name]) => name === spec.sf) < positionals.length;
+  if (stdin !== (spec.s === 1 && !fileInstead)) return false;
   for (let i = 0; i < spec.p.length; i++) {
     const [name, required] = spec.p[i];
     if (i >= positionals.length) {
@@ -343,26 +326,102 @@ export function pluginRoots(pluginRoot: string): string[] {
 }
 
 /**
- * `[echo '<literal>' | ]node "<root>/skills/<skill>/scripts/plan.js" <subcommand> <args>[ < .design/<file>]`
- * with everything above true. `skill` limits it to that skill's own helper and subcommands.
+ * A `cd` target that is the project root: absolute, in normal form (one trailing `/` allowed), no `/proc`, real
+ * path equal to the root. bash's `cd` with an absolute path consults no CDPATH and prints nothing.
+ */
+function cdToRoot(dir: string, root: string): boolean {
+  const d = dir.length > 1 && dir.endsWith(sep) ? dir.slice(0, -1) : dir;
+  if (!normalAbsolute(d)) return false;
+  try {
+    return realpathSync(d) === root;
+  } catch {
+    return false;
+  }
+}
+
+/** An event cwd that is the root or a folder below it (the shell a `cd <root> &&` call starts from). */
+function inProject(cwd: unknown, root: string): boolean {
+  if (typeof cwd !== "string" || cwd.length > 4096 || !isAbsolute(cwd) || cwd.includes("\0")) return false;
+  try {
+    return within(root, realpathSync(cwd), true);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file fed to the helper's stdin (`< file`, `cat file |`): a path argument's rules (inside `.design/`, symlinks
+ * followed, no other hard link) and an existing regular file: a FIFO would block bash before the helper starts,
+ * a device or a folder is no input.
+ */
+function stdinFileOk(value: string, project: Project, cwd: string): boolean {
+  if (!pathInDesign(value, project, cwd)) return false;
+  try {
+    return statSync(resolve(cwd, value)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a Bash command is an approvable helper call (the grammar: src/hooks/helper-line.ts): the helper path of a
+ * skill (`<plugin root>/skills/<skill>/scripts/plan.js`, its subcommands) or of the commands
+ * (`<plugin root>/dist/plan.js`, `COMMAND_COMMANDS`), the words passing the subcommand's spec with every path in
+ * `.design/`, stdin exactly when the subcommand reads it. The call runs from the project root: the event's cwd is
+ * the root, or a `cd <root> &&` prefix makes it so (the event's cwd then the root or a folder below it).
+ * `skill` limits it to that skill's own helper and subcommands.
  */
 export function isHelperCall(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): boolean {
-  if (command.length > MAX_COMMAND || /[\n\r\0]/.test(command)) return false;
-  const project = projectOf(cwd);
-  if (!project) return false;
-  const m = /^(echo '[^']*' \| )?node "([^"$`\\!]+)" (.+)$/.exec(command);
-  if (!m) return false;
-  const [, echo, script, rest] = m;
-  if (!normalAbsolute(script)) return false;
-  const skills: readonly Skill[] = skill ? [skill] : SKILLS;
+  return helperWords(command, cwd, pluginRoot, skill) !== null;
+}
+
+/** The words (subcommand first) of a helper call `isHelperCall` accepts, or null. */
+export function helperWords(command: string, cwd: unknown, pluginRoot: string, skill?: Skill): string[] | null {
+  const call = parseHelperLine(command, MAX_COMMAND);
+  if (!call) return null;
+  let base: string;
+  let project: Project | null;
+  if (call.cd !== undefined) {
+    const root = rootOf(cwd);
+    if (root === null || !inProject(cwd, root) || !cdToRoot(call.cd, root)) return null;
+    base = root;
+    project = { design: join(root, ".design") };
+  } else {
+    project = projectOf(cwd);
+    base = cwd as string;
+  }
+  if (!project || !normalAbsolute(call.script)) return null;
   const roots = pluginRoots(pluginRoot);
-  const owner = skills.find((s) => roots.some((r) => script === join(r, "skills", s, "scripts", "plan.js")));
-  if (!owner) return false;
-  const parsed = shellWords(rest);
-  if (!parsed) return false;
-  if (parsed.redirect !== undefined && (echo || !pathInDesign(parsed.redirect, project, cwd as string))) return false;
-  const commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
-  return argsOk(parsed.words, project, cwd as string, !!echo || parsed.redirect !== undefined, commands);
+  const skills: readonly Skill[] = skill ? [skill] : SKILLS;
+  let commands: readonly string[];
+  if (skills.some((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")))) {
+    commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
+  } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) commands = COMMAND_COMMANDS;
+  else return null;
+  const stdin = call.stdin;
+  if (stdin && (stdin.kind === "redirect" || stdin.kind === "cat") && !stdinFileOk(stdin.path, project, base)) return null;
+  return argsOk(call.words, project, base, stdin !== undefined, commands) ? call.words : null;
+}
+
+/** Helper subcommands that start programs: approved only while the execute grant covers what they would run. */
+export const GRANTED_HELPER_COMMANDS: readonly string[] = ["run-checks"];
+
+/**
+ * Whether the execute grant in force covers a `run-checks` call: every check and spec command of the role its
+ * `--role` names (the role's own commands, taken from the plan the grant verifies), and, for a plan that asks for
+ * it, Claude Code's sandbox on (the commands run inside the helper's own Bash call).
+ */
+function checksCovered(words: readonly string[], root: string): boolean {
+  if (words.length === 2 && words[1] === "--help") return true;
+  let ref: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    if (words[i] === "--role" && i + 1 < words.length) ref = words[i + 1];
+    else if (words[i].startsWith("--role=")) ref = words[i].slice("--role=".length);
+  }
+  if (ref === undefined) return false;
+  const covered = checksGrant(root, ref);
+  if ("why" in covered) return false;
+  return !covered.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
 }
 
 /**
@@ -542,7 +601,8 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   const root = rootOf(input.cwd);
   if (root === null) return false;
   if (tool === "Bash") {
-    if (typeof t.command === "string" && input.agent_id === undefined && isHelperCall(t.command, input.cwd, pluginRoot, skill)) return true;
+    const words = typeof t.command === "string" && input.agent_id === undefined ? helperWords(t.command, input.cwd, pluginRoot, skill) : null;
+    if (words !== null) return !GRANTED_HELPER_COMMANDS.includes(words[0]) || checksCovered(words, root);
     return granted(tool, t, input, root);
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);

@@ -12,6 +12,8 @@ export interface HookSpec {
   f: Readonly<Record<string, HookFlag>>;
   /** 1 when the command reads stdin. */
   s: 0 | 1;
+  /** The positional that names a file read instead of stdin: given, the call has no stdin. */
+  sf?: string;
 }
 
 export function hookSpec(def: ArgSpec & { stdin?: string }): HookSpec {
@@ -20,9 +22,11 @@ export function hookSpec(def: ArgSpec & { stdin?: string }): HookSpec {
     const type = flag.type === "string" ? "s" : flag.type === "int" ? "i" : "b";
     f[name] = [type, flag.required ? 1 : 0, ...(flag.choices ?? [])];
   }
+  const instead = def.stdin ? def.positionals.find((p) => p.insteadOfStdin) : undefined;
   return {
     p: def.positionals.map((p) => [p.name, p.default === undefined && !p.optional ? 1 : 0] as const),
     f,
     s: def.stdin ? 1 : 0,
+    ...(instead ? { sf: instead.name } : {}),
   };
 }

@@ -24,6 +24,8 @@ export interface PositionalSpec {
   optional?: boolean;
   /** A path: confined before the command runs (store.ts `confineArgs`). */
   path?: "read" | "write";
+  /** A file read instead of the command's stdin: given, stdin is not read (the hook then approves no stdin). */
+  insteadOfStdin?: boolean;
 }
 
 export interface ArgSpec {
@@ -143,5 +145,6 @@ export function synopsis(command: string, spec: ArgSpec, stdin?: string): string
     const v = f.type === "boolean" ? `--${name}` : `--${name} ${f.choices ? f.choices.join("|") : name.toUpperCase().replace(/-/g, "_")}`;
     parts.push(f.required ? v : `[${v}]`);
   }
-  return stdin ? `${parts.join(" ")} < ${stdin}` : parts.join(" ");
+  if (!stdin) return parts.join(" ");
+  return spec.positionals.some((p) => p.insteadOfStdin) ? `${parts.join(" ")} (or < ${stdin})` : `${parts.join(" ")} < ${stdin}`;
 }

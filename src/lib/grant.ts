@@ -10,9 +10,9 @@
 // null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
 // whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
 // attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { insideByRealPath, roleCommands, specFileHash as hashSpecFile, type RoleCommand } from "./evidence.js";
 import { readJsonObject, readRegular } from "./safe-read.js";
 import { schedulerCore } from "./scheduler.js";
 export const GRANT_FILE = "grant.json";
@@ -29,6 +29,10 @@ const MAX_PLAN = 8 << 20;
 const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
 const KEY_BYTES = 32;
+
+let cryptoModule: typeof import("node:crypto") | undefined;
+/** node:crypto on first use (~5 ms to load): the hook approving a skill's helper call never reads a grant. */
+const nodeCrypto = () => (cryptoModule ??= require("node:crypto") as typeof import("node:crypto"));
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -95,22 +99,6 @@ export function grantKeyPath(env: NodeJS.ProcessEnv = process.env): string | nul
   return null;
 }
 
-/** Whether `path` (or, when it does not exist, its nearest existing folder) lies inside `root` by real path. */
-function insideByRealPath(root: string, path: string): boolean {
-  let cur = path;
-  for (;;) {
-    try {
-      const real = realpathSync(cur);
-      const rel = relative(root, real);
-      return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-    } catch {
-      const up = dirname(cur);
-      if (up === cur) return false;
-      cur = up;
-    }
-  }
-}
-
 /** The key (32 bytes), or null: missing, not a regular file, a link, the wrong size, or inside the project. */
 export function readGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Buffer | null {
   const path = grantKeyPath(env);
@@ -141,7 +129,7 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
     }
     throw err;
   }
-  const key = randomBytes(KEY_BYTES);
+  const key = nodeCrypto().randomBytes(KEY_BYTES);
   try {
     writeSync(fd, `${key.toString("hex")}\n`);
     fsyncSync(fd);
@@ -170,13 +158,7 @@ const RUN_FIELDS_OF_PLAN: ReadonlySet<string> = new Set(["progress"]);
 
 /** SHA-256 (hex) of a spec file as it is now, or null when it is not a regular file inside the project. */
 export function specFileHash(projectDir: string, path: unknown): string | null {
-  if (typeof path !== "string" || path === "" || path.includes("\0")) return null;
-  const abs = resolve(projectDir, path);
-  const rel = relative(projectDir, abs);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  if (!insideByRealPath(projectDir, abs)) return null;
-  const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
-  return buf === null ? null : createHash("sha256").update(buf).digest("hex");
+  return hashSpecFile(projectDir, path, (b) => nodeCrypto().createHash("sha256").update(b).digest("hex"));
 }
 
 /**
@@ -196,17 +178,17 @@ export function planFingerprint(plan: unknown, projectDir: string): string {
     });
   }
   const specFiles = (Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []).map((s) => (isObj(s) ? specFileHash(projectDir, s.path) : null));
-  return createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
+  return nodeCrypto().createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
 }
 
 /** The HMAC-SHA256 (hex) of a grant body under the key. */
 export function signGrant(body: GrantBody, key: Buffer): string {
-  return createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
+  return nodeCrypto().createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
 }
 
 function verifies(body: GrantBody, signature: unknown, key: Buffer): boolean {
   if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  return timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
+  return nodeCrypto().timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
 }
 
 /**
@@ -328,29 +310,89 @@ function bodyOf(g: Obj): GrantBody | null {
   };
 }
 
+/** A grant that holds, with the plan it was verified against (the very object whose fingerprint matched). */
+export interface GrantState {
+  grant: Grant;
+  plan: Obj;
+}
+
 /**
- * The grant that holds now for the project (`projectDir`: its real root), or null. It holds when
- * `.design/grant.json` carries a version-2 grant whose signature verifies under this user's key, recorded for this
- * project root, not expired, whose plan fingerprint matches the current `.design/plan.json` (spec files included)
- * and whose run is the current, unfinished execute run (`.design/run-execute.json`). Every file is read bounded,
- * regular files only, no final link followed. Never throws.
+ * The grant that holds now for the project (`projectDir`: its real root) and the plan it covers, or why none holds
+ * (a sentence for the user). It holds when `.design/grant.json` carries a version-2 grant whose signature verifies
+ * under this user's key, recorded for this project root, not expired, whose plan fingerprint matches the current
+ * `.design/plan.json` (spec files included) and whose run is the current, unfinished execute run
+ * (`.design/run-execute.json`). Every file is read bounded, regular files only, no final link followed. Never throws.
  */
-export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
+export function grantState(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): GrantState | { why: string } {
   try {
     const design = join(projectDir, ".design");
     const g = readJsonObject(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
-    const body = g && bodyOf(g);
-    if (!g || !body || body.projectRoot !== projectDir) return null;
+    if (!g) return { why: "no grant: the user has not approved one for this run (.design/grant.json is missing or unreadable)" };
+    if (g.revoked === true) return { why: "the grant was revoked" };
+    const body = bodyOf(g);
+    if (!body) return { why: ".design/grant.json is not a signed grant of this version" };
+    if (body.projectRoot !== projectDir) return { why: `the grant was recorded for another project (${body.projectRoot})` };
     const expires = Date.parse(body.expiresAt);
-    if (!Number.isFinite(expires) || expires <= now) return null;
+    if (!Number.isFinite(expires) || expires <= now) return { why: `the grant expired at ${body.expiresAt}` };
     const key = readGrantKey(projectDir, env);
-    if (!key || !verifies(body, g.signature, key)) return null;
+    if (!key) return { why: `no grant key on this machine (${grantKeyPath(env) ?? "no config folder"})` };
+    if (!verifies(body, g.signature, key)) return { why: "the grant's signature does not verify under this user's key" };
     const run = readJsonObject(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
-    if (!run || run.runId !== body.runId || (run.completedAt !== null && run.completedAt !== undefined)) return null;
+    if (!run || run.runId !== body.runId) return { why: `the grant's execute run (${body.runId}) is not the current one` };
+    if (run.completedAt !== null && run.completedAt !== undefined) return { why: `the grant's execute run (${body.runId}) has finished` };
     const plan = readJsonObject(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
-    if (!plan || planFingerprint(plan, projectDir) !== body.planFingerprint) return null;
-    return { ...body, workers: planWorkers(plan) };
-  } catch {
-    return null;
+    if (!plan) return { why: ".design/plan.json cannot be read" };
+    if (planFingerprint(plan, projectDir) !== body.planFingerprint) return { why: "the plan or one of its spec files changed since the grant was approved" };
+    return { grant: { ...body, workers: planWorkers(plan) }, plan };
+  } catch (err) {
+    return { why: `the grant cannot be read: ${(err as Error).message}` };
   }
+}
+
+/** The grant that holds now for the project, or null (see `grantState`). Never throws. */
+export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): Grant | null {
+  const s = grantState(projectDir, now, env);
+  return "grant" in s ? s.grant : null;
+}
+
+/** A role of the plan named by its index (digits) or its exact name; a name two roles share names none. */
+export function findRole(plan: unknown, ref: string): { index: number; name: string } | { why: string } {
+  const roles = isObj(plan) && Array.isArray(plan.roles) ? plan.roles : [];
+  if (/^[0-9]{1,6}$/.test(ref)) {
+    const i = Number(ref);
+    const r = roles[i];
+    if (!isObj(r)) return { why: `no role ${i} (the plan has ${roles.length})` };
+    return { index: i, name: typeof r.name === "string" ? r.name : "" };
+  }
+  const hits = roles.flatMap((r, i) => (isObj(r) && r.name === ref ? [i] : []));
+  if (hits.length === 0) return { why: `no role named '${ref}'` };
+  if (hits.length > 1) return { why: `${hits.length} roles are named '${ref}': name it by index` };
+  return { index: hits[0], name: ref };
+}
+
+/** What `run-checks` may run for one role: the holding grant, the plan it covers, the role and its commands. */
+export interface ChecksGrant extends GrantState {
+  role: { index: number; name: string };
+  commands: RoleCommand[];
+}
+
+/**
+ * Whether the grant that holds now covers every command that proves a role (`ref`: index or name): each acceptance
+ * check and verification spec of the role, character for character, granted to that role or plan-wide. Used by
+ * `run-checks` before it runs anything and by the permission hook before it approves that call; the commands come
+ * from the plan the grant was verified against, never from the caller.
+ */
+export function checksGrant(projectDir: string, ref: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): ChecksGrant | { why: string } {
+  const state = grantState(projectDir, now, env);
+  if (!("grant" in state)) return state;
+  const role = findRole(state.plan, ref);
+  if ("why" in role) return role;
+  const commands = roleCommands(state.plan, role.index);
+  if (commands.length === 0) return { why: `role ${role.index} (${role.name}) has no check or spec command` };
+  for (const c of commands) {
+    if (!grantAllows(state.grant, { tool: "Bash", command: c.command, role: role.name }, projectDir)) {
+      return { why: `the grant does not cover the ${c.kind} \`${c.command}\` of role ${role.index} (${role.name})` };
+    }
+  }
+  return { ...state, role, commands };
 }

@@ -2,7 +2,7 @@
 // without creating a lock; otherwise the plan is read, guarded (3.11) and changed under its lock, and written
 // back atomically only when the change asks for it. The change edits the parsed document itself, so fields the
 // helper does not know are written back untouched.
-import { argLabel, confine, pathKind, updateText } from "../store.js";
+import { argLabel, confine, parseJsonText, pathKind, updateText } from "../store.js";
 import { OWN } from "./owned.js";
 import { HelperError } from "./errors.js";
 import { parsePlanText, type Json, type PlanPart } from "./plan.js";
@@ -59,7 +59,7 @@ export async function updatePlan<R>(
 export function parseStdinArray(text: string): unknown[] {
   let batch: unknown;
   try {
-    batch = JSON.parse(text);
+    batch = parseJsonText(text);
   } catch {
     throw new HelperError("E_JSON", "Invalid JSON in stdin");
   }

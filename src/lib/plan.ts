@@ -1,7 +1,7 @@
 // Loading plan.json (contract 3.11) and the computational view every plan command shares. The view is for
 // computing only: mutating commands change the original document and write it back.
 import { resolve } from "node:path";
-import { readJson } from "../store.js";
+import { parseJsonText, readJson } from "../store.js";
 import { HelperError } from "./errors.js";
 import type { Deps } from "./graph.js";
 import { isInt, isObject, pyStr } from "./values.js";
@@ -13,6 +13,16 @@ export const ROLE_STATUSES = ["pending", "in_progress", "completed", "failed", "
 /** The outcomes of an attemptLog entry (update-status and resume-reset write them; schemas/plan.ts describes them). */
 export const ATTEMPT_OUTCOMES = ["running", "completed", "failed", "stalled", "interrupted"] as const;
 export type RoleStatus = (typeof ROLE_STATUSES)[number];
+/**
+ * The models a worker or an auxiliary agent may name: what Claude Code's Agent tool accepts for `model` (its input
+ * schema, `AgentInput.model` in sdk-tools.d.ts, the same in 2.1.197 and 2.1.332). The scheduler escalates
+ * haiku → sonnet → opus; a role on fable keeps its model.
+ */
+export const MODEL_TIERS = ["haiku", "sonnet", "opus", "fable"] as const;
+
+/** A plan's `complexity`, design's tier for its goal (design-tier): low is the quick path, medium and high the full one. */
+export const COMPLEXITIES = ["low", "medium", "high"] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
 
 export function structure(message: string): HelperError {
   return new HelperError("E_SCHEMA", `Invalid plan structure: ${message}`);
@@ -48,7 +58,7 @@ export function guardPlan(doc: unknown, parts: readonly PlanPart[] = []): Json {
 export function parsePlanText(text: string, parts: readonly PlanPart[] = []): Json {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonText(text);
   } catch (err) {
     throw new HelperError("E_JSON", `Invalid JSON in plan file: ${(err as Error).message}`);
   }
@@ -120,25 +130,6 @@ export function depsOf(roles: readonly Json[]): Deps {
     }
     return out;
   });
-}
-
-/** A role's territory: its directories plus patterns, strings only, duplicates removed (first one kept). */
-export function territoryOf(role: Json): string[] {
-  const scope = isObject(role.scope) ? role.scope : undefined;
-  const out: string[] = [];
-  if (!scope) return out;
-  const dirs = Array.isArray(scope.directories) ? scope.directories : [];
-  const pats = Array.isArray(scope.patterns) ? scope.patterns : [];
-  // A role names a few paths: a linear search of `out` allocates nothing, where a Set per role did. (Indexed
-  // loops: a for-of loop allocates a result object per step in code V8 has not optimised yet.)
-  const seen = dirs.length + pats.length > 32 ? new Set<string>() : undefined;
-  for (let k = 0; k < dirs.length + pats.length; k++) {
-    const x: unknown = k < dirs.length ? dirs[k] : pats[k - dirs.length];
-    if (typeof x !== "string" || (seen ? seen.has(x) : out.includes(x))) continue;
-    seen?.add(x);
-    out.push(x);
-  }
-  return out;
 }
 
 /** The plan path positional shared by the plan commands. */

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { HelperError } from "./errors.js";
 import { isObject, sha256 } from "./values.js";
-import { commaList, confine, confined, MAX_STATE_BYTES, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
+import { commaList, confine, confined, MAX_STATE_BYTES, parseJsonText, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
 import { OWN, runStateOwner } from "./owned.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
@@ -82,7 +82,7 @@ function isRunState(v: unknown): v is RunState {
 export function parseRun(text: string, path: string): RunState {
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = parseJsonText(text);
   } catch (err) {
     throw new HelperError("E_JSON", `Invalid JSON in run state ${path}: ${(err as Error).message}`);
   }

@@ -1,68 +1,99 @@
-// Skill discovery and name resolution for skill-find (seed 004's use-skill list/find, seed 002's skill search).
+// Skill discovery and name resolution for skill-find: the skills and commands Claude Code offers in this project,
+// named as it names them. Measured on 2.1.197 and 2.1.332 with real collections installed into a scratch HOME
+// (test/e2e/skill-list.test.ts compares this list with the one the CLI sends the model; the fixtures and what was
+// measured are in test/fixtures/skill-list/README.md):
+// - the project: `.claude/skills/<folder>/SKILL.md` and `.claude/commands/**/*.md` of the working folder and each
+//   folder above it up to the git root (without one, up to the home folder or `/`), never the home folder itself;
+// - the user: `<config>/skills/<folder>/SKILL.md` and `<config>/commands/**/*.md` (`<config>` is
+//   `$CLAUDE_CONFIG_DIR` or `~/.claude`);
+// - this plugin (the folder above dist/) and the plugins in `<config>/plugins/installed_plugins.json` (user installs,
+//   and project or local installs made in this project). A plugin's skills: its `skills/` folder plus the paths its
+//   plugin.json and its marketplace entry list; an entry whose source is the marketplace root (`"./"`) and that lists
+//   `skills` gives exactly those (anthropics/skills). Its commands: `commands/`, or the paths plugin.json (else the
+//   entry) lists instead. A plugin without plugin.json takes its components from the entry (`strict: false`); one
+//   with both and components in a `strict: false` entry is not loaded. A plugin of a local-directory marketplace is
+//   read from that directory, any other from its install path (the CLI's plugin cache).
+// Names: a project or user skill is its folder's name; a plugin's is `<plugin>:<folder>` (the folder with anything
+// but letters, digits, `_` and `-` made `-`), or for a listed path that is itself a skill `<plugin>:<frontmatter
+// name>` (a leading `<plugin>:` not repeated); a command is its path below the commands folder joined with `:`. The
+// frontmatter `name`, when it differs, is kept as displayName (2.1.332 shows it in parentheses).
+// Claude Code offers the model every project and user skill and command, and a plugin's only when its frontmatter
+// has a description or when_to_use; none with `disable-model-invocation: true`. Those it does not offer are kept,
+// with `hidden` saying why (the user can still type them).
 //
-// Where skills live (Claude Code 2.1.330, checked by installing a throwaway plugin into a scratch HOME):
-// - the project: `<cwd>/.claude/skills/<name>/SKILL.md`, and `<cwd>/skills/<name>/SKILL.md` when the project is
-//   itself a plugin or a skill collection;
-// - the user: `<config>/skills/<name>/SKILL.md` (`<config>` is `$CLAUDE_CONFIG_DIR` or `~/.claude`); a folder there
-//   may also be a whole plugin (`claude plugin init` → `<name>@skills-dir`), whose root SKILL.md is found the same way;
-// - this plugin: `<plugin root>/skills/<name>/SKILL.md`, the root being the folder above dist/ (found by walking up
-//   from this file to `.claude-plugin/plugin.json`);
-// - installed plugins: `<config>/plugins/installed_plugins.json` (version 2): `plugins["<plugin>@<marketplace>"]` is
-//   a list of installs `{scope: user|project|local, installPath, version, projectPath?}`; the files are copied to
-//   `<config>/plugins/cache/<marketplace>/<plugin>/<version>/`. A plugin's skills are in `skills/` and in the
-//   folders its `.claude-plugin/plugin.json` names under `skills` (a string or a list, e.g. `["./"]`). A project or
-//   local install counts only for the project it was made in (`projectPath`).
-//
-// Reads outside the project (the one documented exception to "the helper reads only inside the project"): only
-// files named SKILL.md under those roots (the first FRONTMATTER_BYTES bytes, for `name` and `description`),
-// installed_plugins.json, and each installed plugin's own plugin.json (its `skills` key); for a resolved skill, a
-// stat of the feature file beside its SKILL.md (FEATURE_FILE, never read here). An install path must lie
-// under `<config>/plugins/` or `<config>/skills/`, and a plugin's skill folders inside its install path, so an edited
-// installed_plugins.json cannot point the helper anywhere else. Settings files are never read (they may hold
-// secrets), so whether an installed plugin is enabled is not known here. Nothing is written.
-import { closeSync, existsSync, readSync, readdirSync, realpathSync, statSync } from "node:fs";
+// Reads outside the working folder (the one documented exception to "the helper reads only inside the project"):
+// the `.claude/skills` and `.claude/commands` folders of the folders above it up to the git root (without a git
+// root, those up to the home folder are listed by name only, never read: the project is then the working folder);
+// the user's skills and commands folders; frontmatter of the files named SKILL.md or *.md found there and in the
+// plugins' skill and command paths (the first FRONTMATTER_BYTES bytes, or FRONTMATTER_MAX_BYTES when the block is
+// longer); `<config>/plugins/installed_plugins.json` and `known_marketplaces.json`, each recorded marketplace's
+// `.claude-plugin/marketplace.json`, and each plugin's `.claude-plugin/plugin.json` (at most MANIFEST_BYTES each). A
+// project skill or command whose real path leaves the project (the git root, else the working folder) is listed by
+// its name and never read. A plugin's folder must lie under `<config>/plugins/` or `<config>/skills/`, or inside a
+// local-directory marketplace recorded in known_marketplaces.json, and every file read for it inside that folder
+// (or its marketplace's). Settings files are never read (they may hold secrets), so whether a plugin is switched
+// off is not known here. Nothing is written.
+import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { openRegular } from "./safe-read.js";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { firstLine, readFrontmatter, textValue } from "./frontmatter.js";
 import { isObject } from "./values.js";
-import { openRegular, readSmallText } from "./safe-read.js";
 
-/**
- * A skill's feature file beside its SKILL.md (seed 004): goal, acceptance criteria and features with Given-When-Then
- * scenarios. Claude Code does not read it; /do:improve's analysts score the skill's prose against it.
- */
-export const FEATURE_FILE = "skill.json";
-
-/** Enough for any real frontmatter; the rest of a SKILL.md is never read. */
+/** Enough for any real frontmatter; the rest of a file is never read. */
 export const FRONTMATTER_BYTES = 8192;
-/** plugin.json and installed_plugins.json: read only when regular files of at most this size. */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** How far a frontmatter block that is still open after FRONTMATTER_BYTES is read. */
+export const FRONTMATTER_MAX_BYTES = 65536;
 /** Descriptions are cut to this many characters in answers (they land in the lead's context). */
 export const DESCRIPTION_CHARS = 200;
+/** installed_plugins.json, known_marketplaces.json, marketplace.json, plugin.json: larger files are not read. */
+export const MANIFEST_BYTES = 4 * 1024 * 1024;
+/** How deep command folders are walked (a command's name has at most this many `:` parts before its own). */
+export const COMMAND_DEPTH = 4;
 
 export type SkillSource = "project" | "user" | "plugin" | "installed";
+export type SkillKind = "skill" | "command";
 
 export interface SkillInfo {
-  name: string;
-  /** `<plugin>:<name>` for plugin skills (how Claude Code names them), else the name. */
+  /** What Claude Code lists and invokes: `<plugin>:<name>` for a plugin's, else the name. */
   qualifiedName: string;
+  /** The name within its plugin: the skill's folder, or the command's path joined with `:`. */
+  name: string;
+  /** The frontmatter `name` (qualified once for a plugin) when it differs from qualifiedName. */
+  displayName?: string;
+  kind: SkillKind;
   source: SkillSource;
   plugin: string | null;
-  /** Project-relative for files inside the project, absolute otherwise. */
+  /** The file as Claude Code finds it: relative to the working folder inside it, absolute outside. */
   path: string;
+  /** Where `path` resolves when a link is on the way (same form as path). */
+  realPath?: string;
+  /** The real path lies inside the working folder. */
   inProject: boolean;
   description: string;
+  /** Why Claude Code does not offer it to the model (the user can still type it). */
+  hidden?: string;
+  /** Why the file was not read (its name comes from its folder or file name). */
+  unread?: string;
   /** A resolved skill only (skill-find): its feature file (FEATURE_FILE), or null when it has none. */
   features?: string | null;
 }
 
 export interface SkillRoot {
   source: SkillSource;
+  kind: SkillKind;
   plugin: string | null;
   path: string;
   exists: boolean;
 }
 
-function isInside(parent: string, child: string): boolean {
+export interface SkillIndex {
+  skills: SkillInfo[];
+  roots: SkillRoot[];
+  problems: string[];
+}
+
+export function isInside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
@@ -75,94 +106,101 @@ function real(p: string): string | null {
   }
 }
 
-/** The first bytes of a regular file named SKILL.md, or null. */
-function readHead(path: string): string | null {
-  let fd: number | undefined;
+function isDir(p: string): boolean {
   try {
-    // Any size (only the head is read), but a regular file: a FIFO named SKILL.md must not block the call.
-    const o = openRegular(path, Number.MAX_SAFE_INTEGER);
-    if (!o.ok) return null;
-    fd = o.fd;
-    const buf = Buffer.alloc(FRONTMATTER_BYTES);
-    const n = readSync(fd, buf, 0, FRONTMATTER_BYTES, 0);
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first `bytes` bytes of a regular file, or null (opened non-blocking and checked: a FIFO never stalls it). */
+function readHead(path: string, bytes: number): string | null {
+  const o = openRegular(path, Number.MAX_SAFE_INTEGER);
+  if (!o.ok) return null;
+  try {
+    const buf = Buffer.alloc(bytes);
+    let n = 0;
+    for (let r; n < bytes && (r = readSync(o.fd, buf, n, bytes - n, null)) > 0; ) n += r;
     return buf.subarray(0, n).toString("utf8");
   } catch {
     return null;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(o.fd);
   }
 }
 
-function unquote(v: string): string {
-  const t = v.trim();
-  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) {
-    if (t.startsWith('"')) {
-      try {
-        return JSON.parse(t) as string;
-      } catch {
-        return t.slice(1, -1);
-      }
-    }
-    return t.slice(1, -1).replace(/''/g, "'");
-  }
-  return t;
-}
-
-/**
- * `name` and `description` of a YAML frontmatter block (top-level scalar keys only): plain, quoted, folded
- * continuation lines and `>` / `|` blocks. Anything fancier reads as absent and the folder name is used.
- */
-export function parseFrontmatter(text: string): { name?: string; description?: string } {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
-  if (lines[0]?.trim() !== "---") return {};
-  const out: Record<string, string> = {};
-  let key: string | null = null;
-  let parts: string[] = [];
-  let block = false;
-  const flush = () => {
-    if (key) out[key] = block ? parts.join(" ").trim() : unquote(parts.join(" "));
-    key = null;
-    parts = [];
-    block = false;
-  };
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    if (line.trim() === "---" || line.trim() === "...") {
-      flush();
-      return { name: out.name || undefined, description: out.description || undefined };
-    }
-    const m = /^([A-Za-z0-9_-]+):(.*)$/.exec(line);
-    if (m) {
-      flush();
-      if (m[1] === "name" || m[1] === "description") {
-        key = m[1];
-        const v = m[2].trim();
-        if (/^[>|][-+]?$/.test(v)) block = true;
-        else parts.push(v);
-      }
-      continue;
-    }
-    if (key && (/^\s/.test(line) || line.trim() === "")) parts.push(line.trim());
-  }
-  return {}; // no closing ---: not frontmatter
-}
-
-/** Skill folders of one root: each `<root>/<dir>/SKILL.md`, plus `<root>/SKILL.md` itself when `selfToo`. */
-function scanRoot(root: string, selfToo: boolean): Array<{ dir: string; file: string }> {
-  const found: Array<{ dir: string; file: string }> = [];
-  if (selfToo && existsSync(join(root, "SKILL.md"))) found.push({ dir: root, file: join(root, "SKILL.md") });
-  let names: string[];
+/** A JSON file of at most MANIFEST_BYTES: the document, `undefined` when missing, null when unreadable. */
+function readJson(path: string): unknown {
+  let size: number;
   try {
-    names = readdirSync(root).sort();
+    const st = statSync(path);
+    if (!st.isFile() || st.size > MANIFEST_BYTES) return null;
+    size = st.size;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR" ? undefined : null;
+  }
+  const text = readHead(path, size);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
   } catch {
-    return found;
+    return null;
   }
-  for (const name of names) {
-    if (name.startsWith(".")) continue;
-    const file = join(root, name, "SKILL.md");
-    if (existsSync(file)) found.push({ dir: join(root, name), file });
+}
+
+interface FileFacts {
+  name?: string;
+  description?: string;
+  /** description or when_to_use was written (a plugin's skill is offered only then). */
+  described: boolean;
+  disabled: boolean;
+}
+
+/** Name, description and model-invocation of a SKILL.md or command file, as Claude Code reads them. */
+function fileFacts(path: string): FileFacts | null {
+  let head = readHead(path, FRONTMATTER_BYTES);
+  if (head === null) return null;
+  let fm = readFrontmatter(head);
+  if (fm.open && Buffer.byteLength(head) >= FRONTMATTER_BYTES - 3) {
+    head = readHead(path, FRONTMATTER_MAX_BYTES) ?? head;
+    fm = readFrontmatter(head);
   }
-  return found;
+  const data = fm.data ?? {};
+  const described = textValue(data.description);
+  const whenToUse = textValue(data.when_to_use ?? data["when-to-use"]);
+  const base = described ?? firstLine(fm.body) ?? "";
+  const description = whenToUse ? (base ? `${base} - ${whenToUse}` : whenToUse) : base;
+  const off = data["disable-model-invocation"] ?? data.disable_model_invocation;
+  return {
+    name: textValue(data.name),
+    description,
+    described: described !== undefined || whenToUse !== undefined,
+    disabled: off === true || (typeof off === "string" && off.trim().toLowerCase() === "true"),
+  };
+}
+
+function cut(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > DESCRIPTION_CHARS ? `${t.slice(0, DESCRIPTION_CHARS - 1)}…` : t;
+}
+
+/** `<plugin>:<name>`, unless the name already starts with it (a frontmatter name written qualified). */
+function qualifyOnce(plugin: string, name: string): string {
+  return name.startsWith(`${plugin}:`) ? name : `${plugin}:${name}`;
+}
+
+/** How Claude Code turns a plugin's skill folder into a name. */
+function pluginSkillName(folder: string): string {
+  return folder.replace(/[^a-zA-Z0-9_-]/g, "-");
 }
 
 /** The `do` plugin root: the nearest folder above this module holding .claude-plugin/plugin.json. */
@@ -183,126 +221,392 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return c && isAbsolute(c) ? c : join(homedir(), ".claude");
 }
 
-function pluginManifest(root: string): { name: string | null; skillDirs: string[] } {
-  let doc: unknown;
-  try {
-    const r = readSmallText(join(root, ".claude-plugin", "plugin.json"), MAX_MANIFEST_BYTES);
-    if (!r.ok) throw new Error(r.error);
-    doc = JSON.parse(r.text);
-  } catch {
-    return { name: null, skillDirs: ["skills"] };
+/**
+ * The folders whose `.claude/skills` and `.claude/commands` Claude Code reads: the working folder and each one above
+ * it, up to and including the git root (without one, up to `/`), stopping before the home folder. `top` is the
+ * project: the git root, or the working folder when there is none.
+ */
+export function projectFolders(cwdReal: string, home: string = homedir()): { folders: string[]; top: string } {
+  const homeReal = real(home) ?? resolve(home);
+  const folders: string[] = [];
+  let gitRoot: string | null = null;
+  for (let dir = cwdReal; ; ) {
+    if (existsSync(join(dir, ".git"))) {
+      gitRoot = dir;
+      break;
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
   }
-  const name = isObject(doc) && typeof doc.name === "string" ? doc.name : null;
-  const raw = isObject(doc) ? doc.skills : undefined;
-  const extra = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.filter((s): s is string => typeof s === "string") : [];
-  return { name, skillDirs: ["skills", ...extra] };
+  for (let dir = cwdReal; ; ) {
+    if (dir === homeReal) break;
+    folders.push(dir);
+    if (dir === gitRoot) break;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return { folders, top: gitRoot !== null && gitRoot !== homeReal && isInside(gitRoot, cwdReal) ? gitRoot : cwdReal };
 }
 
-interface PluginInstall {
+interface Marketplace {
+  /** `directory` for a local folder (its plugins are read from there), else `github`, `git`, `url`... */
+  kind: string;
+  location: string | null;
+  entries: Map<string, Record<string, unknown>>;
+}
+
+interface PluginPlan {
+  name: string;
+  root: string;
+  /** Real folders every file read must lie in. */
+  anchors: string[];
+  skillPaths: Array<{ path: string; single: boolean }>;
+  commandPaths: string[];
+}
+
+const COMPONENT_KEYS = ["commands", "agents", "skills", "hooks", "outputStyles", "themes"];
+
+function stringList(v: unknown): string[] | undefined {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.filter((s): s is string => typeof s === "string");
+  return undefined;
+}
+
+/** Which skill and command paths a plugin has (see the top of this file); null when Claude Code does not load it. */
+function planPlugin(root: string, fallbackName: string, entry: Record<string, unknown> | null, anchors: string[], problems: string[]): PluginPlan | null {
+  const manifestFile = join(root, ".claude-plugin", "plugin.json");
+  const manifestDoc = readJson(manifestFile);
+  if (manifestDoc === null) problems.push(`${manifestFile}: cannot be read as JSON`);
+  const manifest = isObject(manifestDoc) ? manifestDoc : null;
+  if (entry && entry.strict === false && manifest && COMPONENT_KEYS.some((k) => entry[k] !== undefined)) {
+    problems.push(`${fallbackName}: plugin.json and a strict: false marketplace entry both name components; Claude Code does not load it`);
+    return null;
+  }
+  const name = (typeof manifest?.name === "string" && manifest.name) || (typeof entry?.name === "string" && entry.name) || fallbackName;
+  const inRoot = (p: string) => {
+    const abs = resolve(root, p);
+    if (!isInside(root, abs)) {
+      problems.push(`${name}: ${p} leaves the plugin, skipped`);
+      return null;
+    }
+    return abs;
+  };
+  const skillsDir = join(root, "skills");
+  const skillPaths: Array<{ path: string; single: boolean }> = [];
+  const add = (abs: string | null) => {
+    if (abs && !skillPaths.some((s) => s.path === abs)) skillPaths.push({ path: abs, single: isFile(join(abs, "SKILL.md")) });
+  };
+  const entrySkills = entry ? stringList(entry.skills) : undefined;
+  const atMarketplaceRoot = typeof entry?.source === "string" && entry.source.split(/[\\/]/).every((s) => s === "" || s === ".");
+  if (atMarketplaceRoot && entrySkills !== undefined && entrySkills.length > 0) {
+    // The entry's list is the plugin's skills; the skills/ folder only when the list names it (or the root).
+    for (const p of entrySkills) add(inRoot(p));
+    const keep = skillPaths.some((s) => s.path === skillsDir || s.path === root);
+    const listed = skillPaths.filter((s) => s.path !== skillsDir && s.path !== root);
+    skillPaths.length = 0;
+    if (keep && isDir(skillsDir)) add(skillsDir);
+    skillPaths.push(...listed);
+  } else {
+    if (isDir(skillsDir)) add(skillsDir);
+    for (const p of stringList(manifest?.skills) ?? []) add(inRoot(p));
+    for (const p of entrySkills ?? []) add(inRoot(p));
+  }
+  const listedCommands = stringList(manifest?.commands) ?? (entry ? stringList(entry.commands) : undefined);
+  const commandPaths = listedCommands !== undefined
+    ? listedCommands.map(inRoot).filter((p): p is string => p !== null)
+    : isDir(join(root, "commands")) ? [join(root, "commands")] : [];
+  return { name, root, anchors, skillPaths, commandPaths };
+}
+
+/** Every `.md` file below a commands folder (or the file itself), with its name: the path joined with `:`. */
+function commandFiles(path: string): Array<{ file: string; name: string }> {
+  if (isFile(path)) return path.endsWith(".md") ? [{ file: path, name: basename(path).replace(/\.md$/, "") }] : [];
+  const out: Array<{ file: string; name: string }> = [];
+  const walk = (dir: string, ns: string[]) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    // A folder holding a SKILL.md is one skill-shaped command named after the folder.
+    if (ns.length > 0 && entries.includes("SKILL.md") && isFile(join(dir, "SKILL.md"))) {
+      out.push({ file: join(dir, "SKILL.md"), name: ns.join(":") });
+      return;
+    }
+    for (const e of entries) {
+      if (e.startsWith(".")) continue;
+      const p = join(dir, e);
+      if (e.endsWith(".md") && isFile(p)) out.push({ file: p, name: [...ns, e.slice(0, -3)].join(":") });
+      else if (ns.length < COMMAND_DEPTH && isDir(p)) walk(p, [...ns, e]);
+    }
+  };
+  walk(path, []);
+  return out;
+}
+
+/** Skill folders of a project or user skills folder: each `<root>/<entry>/SKILL.md` (folders and links to them). */
+function skillFolders(root: string): Array<{ file: string; name: string }> {
+  let names: string[];
+  try {
+    names = readdirSync(root).sort();
+  } catch {
+    return [];
+  }
+  const out: Array<{ file: string; name: string }> = [];
+  for (const name of names) {
+    const file = join(root, name, "SKILL.md");
+    if (isFile(file)) out.push({ file, name });
+  }
+  return out;
+}
+
+/** Marketplaces recorded in known_marketplaces.json, with their entries by plugin name (read once each). */
+function marketplaces(config: string, problems: string[]): (name: string) => Marketplace | null {
+  const file = join(config, "plugins", "known_marketplaces.json");
+  const doc = readJson(file);
+  if (doc === null) problems.push(`${file}: cannot be read as JSON`);
+  const known = isObject(doc) ? doc : {};
+  const cache = new Map<string, Marketplace | null>();
+  return (name) => {
+    if (cache.has(name)) return cache.get(name)!;
+    let m: Marketplace | null = null;
+    const rec = known[name];
+    if (isObject(rec)) {
+      const kind = isObject(rec.source) && typeof rec.source.source === "string" ? rec.source.source : "unknown";
+      const location = typeof rec.installLocation === "string" && isAbsolute(rec.installLocation) ? rec.installLocation : null;
+      const entries = new Map<string, Record<string, unknown>>();
+      if (location) {
+        const manifestFile = location.endsWith(".json") ? location : join(location, ".claude-plugin", "marketplace.json");
+        if (basename(manifestFile) === "marketplace.json") {
+          const manifest = readJson(manifestFile);
+          if (manifest === null) problems.push(`${manifestFile}: cannot be read as JSON`);
+          const plugins = isObject(manifest) && Array.isArray(manifest.plugins) ? manifest.plugins : [];
+          for (const p of plugins) if (isObject(p) && typeof p.name === "string" && !entries.has(p.name)) entries.set(p.name, p);
+        }
+      }
+      m = { kind, location, entries };
+    }
+    cache.set(name, m);
+    return m;
+  };
+}
+
+interface Install {
+  id: string;
   plugin: string;
+  marketplace: string;
   installPath: string;
 }
 
-/** Installs of other plugins that count for this project (user scope, or project/local scope made here). */
-function installedPlugins(config: string, projectReal: string): { installs: PluginInstall[]; problems: string[] } {
-  const problems: string[] = [];
+const SCOPE_ORDER: Record<string, number> = { local: 0, project: 1, user: 2 };
+
+/** One install per plugin that counts here: local, then project (made in this project), then user scope. */
+function installs(config: string, projectPaths: string[], problems: string[]): Install[] {
   const file = join(config, "plugins", "installed_plugins.json");
-  let doc: unknown;
-  try {
-    const r = readSmallText(file, MAX_MANIFEST_BYTES);
-    if (!r.ok) throw Object.assign(new Error(r.error), r.reason === "missing" ? { code: "ENOENT" } : {});
-    doc = JSON.parse(r.text);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") problems.push(`${file}: cannot be read as JSON`);
-    return { installs: [], problems };
-  }
+  const doc = readJson(file);
+  if (doc === null) problems.push(`${file}: cannot be read as JSON`);
   const plugins = isObject(doc) && isObject(doc.plugins) ? doc.plugins : {};
-  const allowed = [join(config, "plugins"), join(config, "skills")].map((p) => real(p) ?? p);
-  const installs: PluginInstall[] = [];
-  for (const id of Object.keys(plugins).sort()) {
+  const out: Install[] = [];
+  for (const id of Object.keys(plugins)) {
     const list = plugins[id];
     if (!Array.isArray(list)) continue;
-    for (const inst of list) {
-      if (!isObject(inst) || typeof inst.installPath !== "string") continue;
-      const scope = inst.scope;
-      if (scope !== "user" && !(typeof inst.projectPath === "string" && real(inst.projectPath) === projectReal)) continue;
-      const path = real(inst.installPath);
-      if (!path) continue;
-      if (!allowed.some((a) => isInside(a, path))) {
-        problems.push(`${id}: install path outside ${config}/plugins, skipped`);
-        continue;
-      }
-      installs.push({ plugin: id.split("@")[0], installPath: path });
-    }
+    const usable = list
+      .filter((i): i is Record<string, unknown> => isObject(i) && typeof i.installPath === "string" && typeof i.scope === "string" && i.scope in SCOPE_ORDER)
+      .filter((i) => i.scope === "user" || (typeof i.projectPath === "string" && projectPaths.includes(real(i.projectPath) ?? "")))
+      .sort((a, b) => SCOPE_ORDER[a.scope as string] - SCOPE_ORDER[b.scope as string]);
+    if (usable.length === 0) continue;
+    const at = id.lastIndexOf("@");
+    out.push({
+      id,
+      plugin: at > 0 ? id.slice(0, at) : id,
+      marketplace: at > 0 ? id.slice(at + 1) : "",
+      installPath: usable[0].installPath as string,
+    });
   }
-  return { installs, problems };
+  return out;
 }
 
-export interface SkillIndex {
-  skills: SkillInfo[];
-  roots: SkillRoot[];
-  problems: string[];
-}
-
-/** Every skill visible from the project at `cwd`, deduplicated by real path (first source wins). */
-export function indexSkills(cwd: string, env: NodeJS.ProcessEnv = process.env, pluginRoot: string | null = ownPluginRoot()): SkillIndex {
-  const projectReal = real(cwd) ?? resolve(cwd);
+/** Every skill and command Claude Code offers in the project at `cwd` (see the top of this file). */
+export function indexSkills(cwd: string, env: NodeJS.ProcessEnv = process.env, pluginRoot: string | null = ownPluginRoot(), home: string = homedir()): SkillIndex {
+  const cwdReal = real(cwd) ?? resolve(cwd);
   const config = configDir(env);
+  const { folders, top } = projectFolders(cwdReal, home);
   const roots: SkillRoot[] = [];
   const skills: SkillInfo[] = [];
-  const seen = new Set<string>();
   const problems: string[] = [];
+  // Duplicates (the same file by its real path) are listed once, the first found: Claude Code dedupes the user's
+  // and the project's skills together, the plugins' among themselves and against the user's skills, and commands.
+  const seenSkill = new Set<string>();
+  const seenPluginSkill = new Set<string>();
+  const userSkillFiles = new Set<string>();
+  const seenCommand = new Set<string>();
 
-  const addRoot = (source: SkillSource, plugin: string | null, path: string, opts: { selfToo?: boolean; within?: string } = {}) => {
-    const exists = existsSync(path);
-    roots.push({ source, plugin, path: displayPath(path, projectReal), exists });
+  const display = (p: string) => (isInside(cwdReal, p) ? relative(cwdReal, p) || "." : p);
+  const entry = (o: {
+    file: string;
+    realFile: string;
+    name: string;
+    qualified: string;
+    kind: SkillKind;
+    source: SkillSource;
+    plugin: string | null;
+    facts: FileFacts | null;
+    unread?: string;
+    displayName?: string;
+  }): SkillInfo => {
+    const path = display(o.file);
+    const realPath = display(o.realFile);
+    const hidden = o.facts?.disabled
+      ? "disable-model-invocation: true"
+      : o.plugin && o.facts && !o.facts.described && (o.source === "plugin" || o.source === "installed")
+        ? "a plugin's skill or command without a description or when_to_use"
+        : undefined;
+    return {
+      qualifiedName: o.qualified,
+      name: o.name,
+      ...(o.displayName && o.displayName !== o.qualified ? { displayName: o.displayName } : {}),
+      kind: o.kind,
+      source: o.source,
+      plugin: o.plugin,
+      path,
+      ...(realPath !== path ? { realPath } : {}),
+      inProject: isInside(cwdReal, o.realFile),
+      description: cut(o.facts?.description ?? ""),
+      ...(hidden ? { hidden } : {}),
+      ...(o.unread ? { unread: o.unread } : {}),
+    };
+  };
+
+  /** Project and user skill folders: named by folder; a project file whose real path leaves the project is not read. */
+  const scanSkills = (source: "project" | "user", root: string) => {
+    const exists = isDir(root);
+    roots.push({ source, kind: "skill", plugin: null, path: display(root), exists });
     if (!exists) return;
-    const rootReal = real(path);
-    if (!rootReal || (opts.within && !isInside(opts.within, rootReal))) {
-      problems.push(`${path}: outside its plugin, skipped`);
-      return;
+    for (const { file, name } of skillFolders(root)) {
+      const realFile = real(file);
+      if (!realFile || seenSkill.has(realFile)) continue;
+      seenSkill.add(realFile);
+      if (source === "user") userSkillFiles.add(realFile);
+      const outside = source === "project" && !isInside(top, realFile);
+      const facts = outside ? null : fileFacts(realFile);
+      if (!outside && facts === null) continue;
+      skills.push(entry({
+        file, realFile, name, qualified: name, kind: "skill", source, plugin: null, facts,
+        displayName: facts?.name, ...(outside ? { unread: "its real path leaves the project" } : {}),
+      }));
     }
-    for (const { dir, file } of scanRoot(path, opts.selfToo === true)) {
-      const fileReal = real(file);
-      if (!fileReal || seen.has(fileReal)) continue;
-      const head = readHead(fileReal);
-      if (head === null) continue;
-      seen.add(fileReal);
-      const fm = parseFrontmatter(head);
-      const name = fm.name ?? dir.split(sep).pop() ?? "";
-      const description = (fm.description ?? "").replace(/\s+/g, " ").trim();
-      skills.push({
-        name,
-        qualifiedName: plugin ? `${plugin}:${name}` : name,
-        source,
-        plugin,
-        path: displayPath(fileReal, projectReal),
-        inProject: isInside(projectReal, fileReal),
-        description: description.length > DESCRIPTION_CHARS ? `${description.slice(0, DESCRIPTION_CHARS - 1)}…` : description,
-      });
+  };
+  const scanCommands = (source: "project" | "user", root: string) => {
+    const exists = isDir(root);
+    roots.push({ source, kind: "command", plugin: null, path: display(root), exists });
+    if (!exists) return;
+    for (const { file, name } of commandFiles(root)) {
+      const realFile = real(file);
+      if (!realFile || seenCommand.has(realFile)) continue;
+      seenCommand.add(realFile);
+      const outside = source === "project" && !isInside(top, realFile);
+      const facts = outside ? null : fileFacts(realFile);
+      if (!outside && facts === null) continue;
+      skills.push(entry({ file, realFile, name, qualified: name, kind: "command", source, plugin: null, facts, ...(outside ? { unread: "its real path leaves the project" } : {}) }));
     }
   };
 
-  addRoot("project", null, join(cwd, ".claude", "skills"));
-  addRoot("project", null, join(cwd, "skills"));
-  addRoot("user", null, join(config, "skills"));
-  if (pluginRoot) {
-    const own = pluginManifest(pluginRoot);
-    const rootReal = real(pluginRoot) ?? pluginRoot;
-    for (const d of own.skillDirs) addRoot("plugin", own.name ?? "do", resolve(pluginRoot, d), { selfToo: d !== "skills", within: rootReal });
-  }
-  const { installs, problems: p } = installedPlugins(config, projectReal);
-  problems.push(...p);
-  for (const inst of installs) {
-    const m = pluginManifest(inst.installPath);
-    for (const d of m.skillDirs) addRoot("installed", m.name ?? inst.plugin, resolve(inst.installPath, d), { selfToo: d !== "skills", within: inst.installPath });
-  }
-  return { skills, roots, problems };
-}
+  scanSkills("user", join(config, "skills"));
+  for (const dir of folders) scanSkills("project", join(dir, ".claude", "skills"));
+  for (const dir of folders) scanCommands("project", join(dir, ".claude", "commands"));
+  scanCommands("user", join(config, "commands"));
 
-function displayPath(p: string, projectReal: string): string {
-  const r = real(p) ?? p;
-  return isInside(projectReal, r) ? relative(projectReal, r) || "." : r;
+  const scanPlugin = (source: "plugin" | "installed", plan: PluginPlan) => {
+    const within = (p: string) => plan.anchors.some((a) => isInside(a, p));
+    // A plugin's paths are listed among the roots only when they exist (a plugin names many that need not).
+    for (const c of plan.commandPaths) {
+      if (!existsSync(c)) continue;
+      roots.push({ source, kind: "command", plugin: plan.name, path: display(c), exists: true });
+      for (const { file, name } of commandFiles(c)) {
+        const realFile = real(file);
+        if (!realFile || seenCommand.has(realFile)) continue;
+        if (!within(realFile)) {
+          problems.push(`${file}: outside its plugin, skipped`);
+          continue;
+        }
+        seenCommand.add(realFile);
+        const facts = fileFacts(realFile);
+        if (facts === null) continue;
+        skills.push(entry({ file, realFile, name, qualified: `${plan.name}:${name}`, kind: "command", source, plugin: plan.name, facts }));
+      }
+    }
+    for (const s of plan.skillPaths) {
+      if (!isDir(s.path)) continue;
+      roots.push({ source, kind: "skill", plugin: plan.name, path: display(s.path), exists: true });
+      const found = s.single
+        ? [{ file: join(s.path, "SKILL.md"), folder: null as string | null }]
+        : skillFolders(s.path).map((f) => ({ file: f.file, folder: f.name as string | null }));
+      for (const { file, folder } of found) {
+        const realFile = real(file);
+        if (!realFile || seenPluginSkill.has(realFile) || userSkillFiles.has(realFile)) continue;
+        if (!within(realFile)) {
+          problems.push(`${file}: outside its plugin, skipped`);
+          continue;
+        }
+        seenPluginSkill.add(realFile);
+        const facts = fileFacts(realFile);
+        if (facts === null) continue;
+        const fmName = facts.name ? (facts.name.startsWith(`${plan.name}:`) ? facts.name.slice(plan.name.length + 1) : facts.name) : undefined;
+        const name = pluginSkillName(folder ?? (fmName || basename(s.path)));
+        skills.push(entry({
+          file, realFile, name, qualified: `${plan.name}:${name}`, kind: "skill", source, plugin: plan.name, facts,
+          displayName: facts.name ? qualifyOnce(plan.name, facts.name) : undefined,
+        }));
+      }
+    }
+  };
+
+  // This plugin, when it is also installed, is listed once (from where this helper runs).
+  const ownRoot = pluginRoot ? real(pluginRoot) : null;
+  let ownName: string | null = null;
+  if (ownRoot) {
+    const plan = planPlugin(ownRoot, "do", null, [ownRoot], problems);
+    if (plan) {
+      ownName = plan.name;
+      scanPlugin("plugin", plan);
+    }
+  }
+
+  const allowed = [join(config, "plugins"), join(config, "skills")].map((p) => real(p) ?? p);
+  const market = marketplaces(config, problems);
+  for (const inst of installs(config, [cwdReal, top], problems)) {
+    const m = market(inst.marketplace);
+    const e = m?.entries.get(inst.plugin) ?? null;
+    let root: string | null;
+    let anchors: string[];
+    if (m?.kind === "directory" && m.location && typeof e?.source === "string") {
+      // A local-directory marketplace: Claude Code reads the plugin from that directory, not from its cache copy.
+      const location = real(m.location);
+      root = location ? real(resolve(location, e.source)) : null;
+      if (!location || !root || !isInside(location, root)) {
+        problems.push(`${inst.id}: its folder in marketplace ${inst.marketplace} is missing or outside it, skipped`);
+        continue;
+      }
+      anchors = [root, location];
+    } else {
+      root = real(inst.installPath);
+      if (!root) continue;
+      if (!allowed.some((a) => isInside(a, root!))) {
+        problems.push(`${inst.id}: install path outside ${config}/plugins, skipped`);
+        continue;
+      }
+      anchors = [root];
+    }
+    if (root === ownRoot) continue;
+    const plan = planPlugin(root, inst.plugin, e, anchors, problems);
+    // A plugin named like this one is replaced by it in the session (measured with --plugin-dir on both releases).
+    if (plan && plan.name !== ownName) scanPlugin("installed", plan);
+  }
+
+  return { skills, roots, problems };
 }
 
 export type Resolution =
@@ -310,26 +614,57 @@ export type Resolution =
   | { match: "ambiguous"; candidates: SkillInfo[] }
   | { match: "none" };
 
+export interface ResolveContext {
+  /** The working folder (real path), for relative paths. */
+  cwd: string;
+  /** The home folder, for `~`. */
+  home: string;
+}
+
+/** A path-like query (`/`, `~` or `.md` in it) as an absolute path and its real path (when it exists). */
+export function queryPath(query: string, ctx: ResolveContext): { abs: string; real: string | null } {
+  const q = query.trim();
+  const expanded = q === "~" ? ctx.home : q.startsWith("~/") ? join(ctx.home, q.slice(2)) : q;
+  let abs = resolve(ctx.cwd, expanded);
+  if (isDir(abs)) abs = join(abs, "SKILL.md");
+  return { abs, real: real(abs) };
+}
+
+export function isPathQuery(query: string): boolean {
+  const q = query.trim();
+  return q.includes("/") || q.startsWith("~") || q.toLowerCase().endsWith(".md");
+}
+
 /**
- * Resolve a name (seed 004): exact → unique partial → ambiguous → not found. Exact: the name or the qualified
- * name (`plugin:name`), ignoring case. Partial: the query is a substring of the name or the qualified name. More
- * than one exact, or no exact and more than one partial → ambiguous (the lead asks the user with the candidates).
- * A query naming a SKILL.md path (or its folder) matches that file.
+ * Resolve a query: a path to a SKILL.md or command file (or its folder; relative, absolute or `~/…`, through links
+ * or not) matches that file. A name matches, ignoring case, first the name Claude Code lists and invokes
+ * (qualifiedName), then a name within its plugin or the frontmatter name (name, displayName, displayName without its
+ * plugin), then a part of qualifiedName or displayName. At each step one match resolves and several are ambiguous (the lead asks the user with the
+ * candidates); nothing at any step is none.
  */
-export function resolveSkill(query: string, skills: readonly SkillInfo[]): Resolution {
+export function resolveSkill(query: string, skills: readonly SkillInfo[], ctx: ResolveContext = { cwd: process.cwd(), home: homedir() }): Resolution {
   const q = query.trim().toLowerCase();
   if (q === "") return { match: "none" };
-  const pathLike = q.includes("/") || q.endsWith(".md");
-  if (pathLike) {
-    const norm = q.replace(/^\.\//, "").replace(/\/skill\.md$/, "").replace(/\/$/, "");
-    const hits = skills.filter((s) => s.path.toLowerCase().replace(/\/skill\.md$/, "") === norm);
+  if (isPathQuery(query)) {
+    const { abs, real: r } = queryPath(query, ctx);
+    const hits = skills.filter((s) => {
+      const p = resolve(ctx.cwd, s.path);
+      const rp = resolve(ctx.cwd, s.realPath ?? s.path);
+      return p === abs || rp === abs || (r !== null && (p === r || rp === r));
+    });
     if (hits.length === 1) return { match: "exact", skill: hits[0] };
     if (hits.length > 1) return { match: "ambiguous", candidates: hits };
   }
-  const exact = skills.filter((s) => s.name.toLowerCase() === q || s.qualifiedName.toLowerCase() === q);
-  if (exact.length === 1) return { match: "exact", skill: exact[0] };
-  if (exact.length > 1) return { match: "ambiguous", candidates: exact };
-  const partial = skills.filter((s) => s.name.toLowerCase().includes(q) || s.qualifiedName.toLowerCase().includes(q));
+  const tiers: Array<(s: SkillInfo) => string[]> = [
+    (s) => [s.qualifiedName],
+    (s) => [s.name, s.displayName ?? "", bareDisplay(s)],
+  ];
+  for (const names of tiers) {
+    const hits = skills.filter((s) => names(s).some((n) => n !== "" && n.toLowerCase() === q));
+    if (hits.length === 1) return { match: "exact", skill: hits[0] };
+    if (hits.length > 1) return { match: "ambiguous", candidates: hits };
+  }
+  const partial = skills.filter((s) => [s.qualifiedName, s.displayName ?? ""].some((n) => n !== "" && n.toLowerCase().includes(q)));
   if (partial.length === 1) return { match: "partial", skill: partial[0] };
   if (partial.length > 1) return { match: "ambiguous", candidates: partial };
   return { match: "none" };
@@ -372,14 +707,48 @@ export function searchSkills(query: string, skills: readonly SkillInfo[], limit:
   return { skills: hits.slice(0, limit), count: hits.length };
 }
 
-/** The feature file beside a skill's SKILL.md (display path, like `path`), or null when it has none. */
-export function featureFile(skill: SkillInfo, cwd: string): string | null {
-  const projectReal = real(cwd) ?? resolve(cwd);
-  const file = join(dirname(resolve(projectReal, skill.path)), FEATURE_FILE);
-  try {
-    if (!statSync(file).isFile()) return null;
-  } catch {
-    return null;
-  }
-  return displayPath(file, projectReal);
+/** The frontmatter name without its plugin prefix ("" when there is none). */
+function bareDisplay(s: SkillInfo): string {
+  if (!s.displayName) return "";
+  return s.plugin && s.displayName.startsWith(`${s.plugin}:`) ? s.displayName.slice(s.plugin.length + 1) : s.displayName;
+}
+
+/** A SKILL.md inside the working folder that Claude Code does not load, named by a path query (improve's target). */
+export function unlistedProjectSkill(query: string, ctx: ResolveContext): SkillInfo | null {
+  if (!isPathQuery(query)) return null;
+  const { abs, real: r } = queryPath(query, ctx);
+  if (!r || basename(r) !== "SKILL.md" || !isInside(ctx.cwd, r) || !isFile(r)) return null;
+  const facts = fileFacts(r);
+  if (!facts) return null;
+  const name = basename(dirname(abs));
+  const path = isInside(ctx.cwd, abs) ? relative(ctx.cwd, abs) : abs;
+  const realPath = relative(ctx.cwd, r);
+  return {
+    qualifiedName: name,
+    name,
+    ...(facts.name && facts.name !== name ? { displayName: facts.name } : {}),
+    kind: "skill",
+    source: "project",
+    plugin: null,
+    path,
+    ...(realPath !== path ? { realPath } : {}),
+    inProject: true,
+    description: cut(facts.description ?? ""),
+    hidden: "not a folder Claude Code loads skills from",
+  };
+}
+
+/** The feature file of a skill (seed 004's skill.json beside its SKILL.md). */
+export const FEATURE_FILE = "skill.json";
+
+/**
+ * A skill's feature file, in the same form as its `path` (relative inside the working folder, else absolute), or
+ * null when there is none. A stat only: /do:improve's lead reads the file with its own Read tool.
+ */
+export function featureFile(skill: SkillInfo, cwdReal: string): string | null {
+  if (skill.kind !== "skill") return null;
+  const abs = isAbsolute(skill.path) ? skill.path : resolve(cwdReal, skill.path);
+  const file = join(dirname(abs), FEATURE_FILE);
+  if (!isFile(file)) return null;
+  return isAbsolute(skill.path) ? file : relative(cwdReal, file);
 }

@@ -3,7 +3,7 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 type Json = Record<string, unknown>;
@@ -21,6 +21,8 @@ const arrayOf = (ok: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v
 
 const STATUSES: readonly unknown[] = ROLE_STATUSES;
 const OUTCOMES: readonly unknown[] = ATTEMPT_OUTCOMES;
+const MODELS: readonly unknown[] = MODEL_TIERS;
+const model = (v: unknown) => MODELS.includes(v);
 /** z.number().int().positive(). */
 const positive = (v: unknown) => count(v) && (v as number) >= 1;
 const AUX_TYPES: readonly unknown[] = ["pre-execution", "post-execution", "per-role"];
@@ -47,7 +49,7 @@ function role(v: unknown): boolean {
     isObj(v) &&
     nonEmpty(v.name) &&
     nonEmpty(v.goal) &&
-    nonEmpty(v.model) &&
+    model(v.model) &&
     scope(v.scope) &&
     opt(v, "expertContext", arrayOf(expertContext)) &&
     opt(v, "constraints", strArray) &&
@@ -63,7 +65,7 @@ function role(v: unknown): boolean {
 }
 
 const auxiliary = (v: unknown) =>
-  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", str);
+  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", model);
 
 const spec = (v: unknown) =>
   isObj(v) && nonEmpty(v.role) && nonEmpty(v.path) && nonEmpty(v.runCommand) && nullOpt(v, "properties", strArray) && opt(v, "sha256", str);
@@ -74,7 +76,8 @@ const context = (v: unknown) =>
   opt(v, "conventions", (c) => str(c) || strArray(c)) &&
   nullOpt(v, "testCommand", str) &&
   nullOpt(v, "buildCommand", str) &&
-  opt(v, "grantRequiresSandbox", (b) => typeof b === "boolean");
+  opt(v, "grantRequiresSandbox", (b) => typeof b === "boolean") &&
+  opt(v, "tokenBudget", positive);
 
 const expertArtifact = (v: unknown) => isObj(v) && opt(v, "name", str) && opt(v, "path", str) && opt(v, "summary", str);
 
@@ -92,6 +95,7 @@ export function matchesPlanSchema(doc: unknown): boolean {
     opt(doc, "tier", (t) => (TIERS as readonly unknown[]).includes(t)) &&
     opt(doc, "goalType", (t) => (GOAL_TYPES as readonly unknown[]).includes(t)) &&
     opt(doc, "specsWaiver", (w) => isObj(w) && (SPEC_WAIVERS as readonly unknown[]).includes(w.reason) && nonEmpty(w.detail)) &&
+    opt(doc, "complexity", (c) => (COMPLEXITIES as readonly unknown[]).includes(c)) &&
     opt(doc, "context", context) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&
     opt(doc, "interfaceContracts", str) &&

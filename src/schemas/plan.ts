@@ -2,7 +2,7 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ATTEMPT_OUTCOMES, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
 import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
@@ -59,7 +59,7 @@ export const RoleSchema = z
   .looseObject({
     name: nonEmpty("Unique role name; the worker's identity."),
     goal: nonEmpty("What the worker must achieve."),
-    model: nonEmpty("Model for the worker: sonnet, opus or haiku."),
+    model: z.enum(MODEL_TIERS).describe("Model for the worker: haiku, sonnet or opus (fable is accepted too: what the Agent tool takes)."),
     scope: ScopeSchema,
     expertContext: z.array(ExpertContextSchema).optional().describe("Expert artifacts relevant to the role."),
     constraints: z.array(z.string()).optional().describe("Hard rules the worker must follow."),
@@ -112,7 +112,12 @@ export const RoleSchema = z
               .optional()
               .describe("A retry's reflexion, given with its in_progress update (update-status refuses a retry without one)."),
           })
-          .describe("One attempt of the role."),
+          .describe(
+            "One attempt of the role. The helper also records startedAt, endedAt and runId (update-status), " +
+              "evidence (run-checks: one {kind, check, sha256, exitCode, passed, durationMs, output, ...} per check " +
+              "and spec; completion requires it), usage (record-usage: tokens, toolUses, durationMs, source) and " +
+              "escalated ({from, reason} when it started above the scheduler's tier).",
+          ),
       )
       .optional()
       .describe(
@@ -138,7 +143,7 @@ export const AuxiliaryRoleSchema = z
     trigger: z
       .enum(["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"])
       .describe("The event that starts it."),
-    model: z.string().optional().describe("Model for the auxiliary agent."),
+    model: z.enum(MODEL_TIERS).optional().describe("Model for the auxiliary agent: haiku, sonnet, opus or fable."),
   })
   .describe("An agent that checks the plan or the work without owning a territory.");
 export type AuxiliaryRole = z.infer<typeof AuxiliaryRoleSchema>;
@@ -165,6 +170,12 @@ const ContextSchema = z
       .boolean()
       .optional()
       .describe("Execute's grant approves its commands only while Claude Code's sandbox is on (sandbox.enabled and failIfUnavailable)."),
+    tokenBudget: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Default token budget of an execute run (its workers' and auxiliaries' recorded usage); /do:execute --budget overrides it for a run."),
   })
   .describe("What the workers need to know about the project.");
 
@@ -213,6 +224,10 @@ export const PlanSchema = z
       })
       .optional()
       .describe("Why a complex plan has no verificationSpecs."),
+    complexity: z
+      .enum(COMPLEXITIES)
+      .optional()
+      .describe("Design's tier for the goal (design-tier): low = the quick path (no experts, at most 3 roles in one area); medium and high = the full path."),
     context: ContextSchema.optional(),
     expertArtifacts: z.array(ExpertArtifactSchema).optional().describe("Expert artifacts behind the plan."),
     interfaceContracts: z.string().optional().describe("Path to .design/interfaces.json when produced."),

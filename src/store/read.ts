@@ -148,9 +148,45 @@ export type JsonRead =
   | { kind: "error"; detail: string }
   | { kind: "invalid"; detail: string };
 
+/**
+ * How deeply parsed JSON may nest (objects and arrays). JSON.parse takes any depth, but the walks after it do not:
+ * JSON.stringify (every answer, every write) and the recursive readers overflow the stack near 5,000 levels. No
+ * file or input of the helper nests beyond a dozen.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether `v`, an object or array, holds containers more than `room` levels deep. Recursion stops at the cap. */
+function deeper(v: object, room: number): boolean {
+  if (room === 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === "object" && x !== null && deeper(x, room - 1)) return true;
+    }
+    return false;
+  }
+  for (const k in v) {
+    const x: unknown = (v as Record<string, unknown>)[k];
+    if (typeof x === "object" && x !== null && deeper(x, room - 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * JSON.parse, refusing a value nested deeper than MAX_JSON_DEPTH with a SyntaxError, so every caller's "invalid
+ * JSON" path answers it. Text shorter than two brackets per level cannot nest that deep and is not walked.
+ */
+export function parseJsonText(text: string): unknown {
+  const v: unknown = JSON.parse(text);
+  if (typeof v === "object" && v !== null && text.length > 2 * MAX_JSON_DEPTH && deeper(v, MAX_JSON_DEPTH)) {
+    throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return v;
+}
+
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; detail: string } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJsonText(text) };
   } catch (err) {
     return { ok: false, detail: detail(err) };
   }
@@ -239,7 +275,7 @@ function scanLines(
 function objectLine(t: string): Record<string, unknown> | undefined {
   let v: unknown;
   try {
-    v = JSON.parse(t);
+    v = parseJsonText(t);
   } catch {
     return undefined;
   }

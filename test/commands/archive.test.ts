@@ -188,6 +188,29 @@ describe("archive", () => {
     assert.deepEqual(await p.run("archive", [".design", "--only=experts"], run), { ok: true, message: "nothing to archive", exitCode: 0 });
   });
 
+  it("--only experts keeps the artifacts a ready or in-progress plan names, since its workers read them (issue 24)", async (t) => {
+    const naming = (state: "ready" | "in_progress" | "done") => {
+      const plan = JSON.parse(planIn(state));
+      plan.expertArtifacts = [{ name: "architect", path: ".design/expert-architect.json", summary: "s" }];
+      plan.roles[1].expertContext = [{ expert: "security", artifact: "./.design/expert-security.json", relevance: "r" }, { expert: "x", artifact: "../expert-stale.json" }];
+      return JSON.stringify(plan);
+    };
+    for (const state of ["ready", "in_progress"] as const) {
+      const p = project(t, {
+        ".design/plan.json": naming(state),
+        ".design/expert-architect.json": "{}",
+        ".design/expert-security.json": "{}",
+        ".design/expert-stale.json": "{}",
+      });
+      const out = await p.run("archive", [".design", "--only", "experts"], run);
+      assert.deepEqual(out, { ok: true, archivedTo: `.design/history/${STAMP}`, archived: ["expert-stale.json"], kept: ["expert-architect.json", "expert-security.json"], exitCode: 0 }, state);
+      assert.deepEqual(await p.run("archive", [".design", "--only", "experts"], run), { ok: true, message: "nothing to archive", kept: ["expert-architect.json", "expert-security.json"], exitCode: 0 });
+    }
+    // A finished plan's workers are done: its artifacts go like any other.
+    const done = project(t, { ".design/plan.json": naming("done"), ".design/expert-architect.json": "{}" });
+    assert.deepEqual((await done.run("archive", [".design", "--only", "experts"], run) as any).archived, ["expert-architect.json"]);
+  });
+
   it("refuses contradictory or unknown flag values with E_USAGE, moving nothing", async (t) => {
     const p = project(t, { ".design/plan.json": planIn("done"), ".design/expert-a.json": "{}" });
     for (const args of [

@@ -125,4 +125,58 @@ describe("finalize: draft install", () => {
     assert.deepEqual(await p.run("finalize", [DRAFT, "--validate-only"]), { ok: true, validated: true, exitCode: 0 });
     assert.equal(p.exists(".design/plan.json"), false);
   });
+  it("installs a draft that carries run state with that state reset, and says what it reset", async (t) => {
+    // The issue 18 case: a draft whose roles already say completed. Installed as it was, `next` called it done.
+    const draft = planWith(
+      [
+        { name: "a", status: "completed", attempts: 2, result: "done", attemptLog: [{ attempt: 1, model: "sonnet", agent: "a", outcome: "completed" }] },
+        { name: "b", deps: ["a"], status: "failed", attempts: 3 },
+        { name: "c", status: "pending", attempts: 0, result: null },
+      ],
+      { progress: { completedRoles: ["a"] } },
+    );
+    const p = project(t, { [DRAFT]: draft });
+    assert.deepEqual(await p.run("finalize", [DRAFT, "--validate-only"]), {
+      ok: true,
+      validated: true,
+      runStateWarnings: [
+        "Role 0 (a): status 'completed' reset to pending",
+        "Role 0 (a): attempts 2 reset to 0",
+        "Role 0 (a): attemptLog dropped",
+        "Role 0 (a): result dropped",
+        "Role 1 (b): status 'failed' reset to pending",
+        "Role 1 (b): attempts 3 reset to 0",
+        "progress reset: no role of a new plan has completed",
+      ],
+      exitCode: 0,
+    });
+    assert.equal(p.exists(".design/plan.json"), false);
+    const out = await p.run("finalize", [DRAFT]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.equal((out.runStateWarnings as string[]).length, 7);
+    const plan = p.json(".design/plan.json");
+    assert.deepEqual(plan.roles.map((r: any) => [r.status, r.attempts, r.result, "attemptLog" in r]), [
+      ["pending", 0, null, false],
+      ["pending", 0, null, false],
+      ["pending", 0, null, false],
+    ]);
+    assert.deepEqual(plan.progress, { completedRoles: [] });
+    const next: any = await p.run("next");
+    assert.equal(next.done, false);
+    assert.deepEqual(next.start.map((s: any) => [s.name, s.agent, s.model, s.attempt]), [["a", "a", "sonnet", 1], ["c", "c", "sonnet", 1]]);
+    // The draft itself is left as written; an in-place finalize of an installed plan keeps its run state.
+    assert.equal(p.json(DRAFT).roles[0].status, "completed");
+  });
+
+  it("keeps the run state of an installed plan finalized in place, and warns about nothing in a fresh draft", async (t) => {
+    const running = planWith([{ name: "a", status: "completed", attempts: 1, result: "done" }, { name: "b", deps: ["a"] }], { progress: { completedRoles: ["a"] } });
+    const p = project(t, { ".design/plan.json": running, [DRAFT]: planWith(["x"], { progress: { completedRoles: [] } }) });
+    const inPlace = await p.run("finalize");
+    assert.equal(inPlace.ok, true);
+    assert.equal("runStateWarnings" in inPlace, false);
+    assert.deepEqual(p.json(".design/plan.json").roles.map((r: any) => r.status), ["completed", "pending"]);
+    const fresh = await p.run("finalize", [DRAFT]);
+    assert.equal(fresh.ok, true);
+    assert.equal("runStateWarnings" in fresh, false);
+  });
 });

@@ -179,6 +179,23 @@ describe("finalize: validation messages", () => {
     ]);
   });
 
+  it("refuses a model the Agent tool does not take, for roles and auxiliary roles (issue 18: gpt5)", async (t) => {
+    const plan = planWith([role("a", { model: "gpt5" }), role("b", { model: "Sonnet" }), role("c", { model: 4 }), role("d", { model: "fable" })], {
+      auxiliaryRoles: [
+        { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution", model: "gpt-4o" },
+        { name: "scout", type: "pre-execution", goal: "g", trigger: "before-execution", model: "haiku" },
+        { name: "curator", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
+      ],
+    });
+    assert.deepEqual(await issuesOf(t, plan), [
+      "Role 0 (a): unknown model 'gpt5' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 1 (b): unknown model 'Sonnet' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "Role 2 (c): unknown model '4' (the Agent tool takes haiku, sonnet, opus, fable)",
+      "AuxiliaryRole 0 (challenger): unknown model 'gpt-4o' (the Agent tool takes haiku, sonnet, opus, fable)",
+    ]);
+    for (const model of ["haiku", "sonnet", "opus", "fable"]) await finalized(t, planWith([role("a", { model })]));
+  });
+
   it("checks verification specs", async (t) => {
     const plan = planWith(["a"], {
       verificationSpecs: [
@@ -310,14 +327,16 @@ describe("finalize: enrichment", () => {
     assert.equal(out.overlapPairs, 2);
   });
 
-  it("compares glob patterns by their base and overwrites stale overlaps", async (t) => {
+  it("compares scopes by the files they can share and overwrites stale overlaps", async (t) => {
     const plan = planWith([
       role("a", { scope: { patterns: ["src/**/*.ts"] }, directoryOverlaps: [9] }),
-      role("b", { dirs: ["src/api/**"] }),
-      role("c", { scope: { patterns: ["**/*.md"] } }),
-    ]);
+      role("b", { dirs: ["src/api/**"] }), // every folder under src/api and everything in them
+      role("c", { scope: { patterns: ["**/*.md"] } }), // apart from a (no file ends in both); src/api/x/y.md is b's
+      role("d", { dirs: ["./docs/"] }), // docs/x.md is c's too
+      role("e", { dirs: ["src/api-v2"] }), // apart from b (not under src/api); a's .ts and c's .md files may lie in it
+    ], NO_SPECS);
     const { plan: after } = await finalized(t, plan);
-    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1], [], []]);
+    assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 4], [2], [3, 4], [], []]);
   });
 
   it("records the SHA-256 of each spec file, read as bytes, relative to the working directory [feature:design/verification-specs]", async (t) => {
@@ -510,18 +529,47 @@ describe("finalize: the seed's planning rules", () => {
   it("requires challenger and integration-verifier in every plan, and a scout when the goal touches code [feature:design/required-auxiliaries]", async (t) => {
     const none = await issuesOf(t, planWith(["a"], { auxiliaryRoles: [] }), [], true);
     assert.deepEqual(none, [
-      "Rule 'auxiliaries always run': auxiliaryRoles must list challenger (type pre-execution); every plan runs it",
+      "Rule 'auxiliaries always run': auxiliaryRoles must list challenger (type pre-execution); every plan but a quick one (complexity low, at most 3 roles) runs it",
       "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
-      "Rule 'scout when the goal touches code': a plan with no goalType recorded is taken to touch code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research",
+      "Rule 'scout when the goal touches code': a plan with no goalType recorded is taken to touch code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research (a quick plan, complexity low with at most 3 roles, may leave it out)",
     ]);
     const noScout = REQUIRED_AUXILIARIES.filter((a) => a.name !== "scout");
     const impl = await issuesOf(t, planWith(["a"], { auxiliaryRoles: noScout, goalType: "implementation" }), [], true);
-    assert.deepEqual(impl, ["Rule 'scout when the goal touches code': goalType implementation touches code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research"]);
+    assert.deepEqual(impl, ["Rule 'scout when the goal touches code': goalType implementation touches code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research (a quick plan, complexity low with at most 3 roles, may leave it out)"]);
     for (const goalType of ["meta", "research"]) await finalized(t, planWith(["a"], { auxiliaryRoles: noScout, goalType }));
     const wrongType = REQUIRED_AUXILIARIES.map((a) => (a.name === "challenger" ? { ...a, type: "post-execution" } : a));
     assert.deepEqual(await issuesOf(t, planWith(["a"], { auxiliaryRoles: wrongType }), [], true), [
       "Rule 'auxiliaries always run': challenger must have type pre-execution (got 'post-execution')",
     ]);
+  });
+
+  it("exempts design-tier's quick path (complexity low, at most 3 roles) from challenger and scout, never from integration-verifier [feature:design/quick-path]", async (t) => {
+    // What design-tier's quick path lists: integration-verifier and memory-curator only.
+    const quickAux = REQUIRED_AUXILIARIES.filter((a) => a.name !== "challenger" && a.name !== "scout");
+    const { plan } = await finalized(t, planWith(["a", "b"], { complexity: "low", goalType: "implementation", auxiliaryRoles: quickAux }));
+    assert.deepEqual(plan.auxiliaryRoles.map((a: { name: string }) => a.name), quickAux.map((a) => a.name));
+    // Without integration-verifier even a quick plan is refused.
+    const noVerifier = quickAux.filter((a) => a.name !== "integration-verifier");
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: noVerifier }), [], true), [
+      "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
+    ]);
+    // A listed challenger still needs its type; a low plan past the quick path's size, or a medium one, gets no exemption.
+    const wrong = [...quickAux, { ...REQUIRED_AUXILIARIES.find((a) => a.name === "challenger")!, type: "post-execution" }];
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", goalType: "meta", auxiliaryRoles: wrong }), [], true), [
+      "Rule 'auxiliaries always run': challenger must have type pre-execution (got 'post-execution')",
+    ]);
+    const big = await issuesOf(t, four({ complexity: "low", goalType: "meta", auxiliaryRoles: quickAux }), [], true);
+    assert.ok(big.some((i) => i.startsWith("Rule 'auxiliaries always run': auxiliaryRoles must list challenger")), big.join("\n"));
+    const medium = await issuesOf(t, planWith(["a"], { complexity: "medium", goalType: "meta", auxiliaryRoles: quickAux }), [], true);
+    assert.ok(medium.some((i) => i.startsWith("Rule 'auxiliaries always run': auxiliaryRoles must list challenger")), medium.join("\n"));
+  });
+
+  it("takes design-tier's complexity medium or high as complex: specs mandatory [feature:design/complex-plans-need-specs]", async (t) => {
+    for (const complexity of ["medium", "high"]) {
+      const issues = await issuesOf(t, planWith(["a"], { complexity }), [], true);
+      assert.match(issues[0], new RegExp(`^Rule 'specs for complex plans': the plan is complex \\(complexity ${complexity}\\) and has no verificationSpecs`));
+    }
+    await finalized(t, planWith(["a", "b", "c"], { complexity: "low" }));
   });
 
   it("checks the classification design records: tier and goalType", async (t) => {

@@ -16,7 +16,13 @@ describe("health-check", () => {
   it("stays ok but unhealthy without plan.json", async (t) => {
     const p = project(t, { ".design/memory.jsonl": [mem] });
     const out = await p.run("health-check");
-    assert.deepEqual(out, { ok: true, healthy: false, issues: ["plan.json not found"], warnings: [], exitCode: 0 });
+    assert.deepEqual(out, { ok: true, healthy: false, issues: ["plan.json not found: run /do:design <goal> to plan (a skill that only plans or researches may go on without one)"], warnings: [], exitCode: 0 });
+  });
+
+  it("after an archive, says where the earlier plans went and what to run (issue 24)", async (t) => {
+    const p = project(t, { ".design/history/20260101T000000Z/plan.json": planWith(["a"]) });
+    const out: any = await p.run("health-check");
+    assert.deepEqual(out.issues, ["plan.json not found: earlier plans are archived in .design/history/; run /do:design <goal> to plan (a skill that only plans or researches may go on without one)"]);
   });
 
   it("strips trailing slashes and reports a missing directory or a file", async (t) => {

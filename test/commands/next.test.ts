@@ -64,7 +64,8 @@ describe("next", () => {
 describe("update-status: attempts, tiers and retries", () => {
   it("logs each attempt's tier and agent, marks a stall, and retries a failed role directly [feature:execute/retry-one-tier-up]", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "a", model: "haiku", status: "pending" }, { name: "b", deps: ["a"], status: "pending" }]) });
-    const run = (u: unknown[]) => p.run("update-status", [], { stdin: JSON.stringify(u) });
+    const T = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const run = (u: unknown[]) => p.run("update-status", [], { stdin: JSON.stringify(u), now: T });
     await run([{ roleIndex: 0, status: "in_progress" }]);
     const failed: any = await run([{ roleIndex: 0, status: "failed", stalled: true, result: "stalled" }]);
     assert.deepEqual(failed.cascaded, [{ roleIndex: 1, name: "b", status: "skipped", reason: "dependency on failed/blocked role 0 (a)" }]);
@@ -72,16 +73,18 @@ describe("update-status: attempts, tiers and retries", () => {
     assert.deepEqual(retried.restored, [{ roleIndex: 1, name: "b", status: "pending" }]);
     const role = p.json(P).roles[0];
     assert.deepEqual(role.attemptLog, [
-      { attempt: 1, model: "haiku", agent: "a", outcome: "stalled" },
-      { attempt: 2, model: "sonnet", agent: "a--2", outcome: "running", reflexion: REFLEXION },
+      { attempt: 1, model: "haiku", agent: "a", outcome: "stalled", startedAt: "2026-01-02T03:04:05Z", endedAt: "2026-01-02T03:04:05Z" },
+      { attempt: 2, model: "sonnet", agent: "a--2", outcome: "running", reflexion: REFLEXION, startedAt: "2026-01-02T03:04:05Z" },
     ]);
     assert.equal(role.attempts, 1);
   });
 
   it("takes the model and agent the lead gives", async (t) => {
     const p = project(t, { [P]: planWith(["a"]) });
-    await p.run("update-status", [], { stdin: '[{"roleIndex":0,"status":"in_progress","model":"opus","agent":"a-special"}]' });
-    assert.deepEqual(p.json(P).roles[0].attemptLog, [{ attempt: 1, model: "opus", agent: "a-special", outcome: "running" }]);
+    await p.run("update-status", [], { stdin: '[{"roleIndex":0,"status":"in_progress","model":"opus","agent":"a-special"}]', now: Date.UTC(2026, 0, 2) });
+    assert.deepEqual(p.json(P).roles[0].attemptLog, [
+      { attempt: 1, model: "opus", agent: "a-special", outcome: "running", startedAt: "2026-01-02T00:00:00Z", escalated: { from: "sonnet", reason: "started above the scheduler's tier by the lead" } },
+    ]);
   });
 
   it("refuses malformed model, agent or stalled fields and writes nothing", async (t) => {
@@ -147,7 +150,9 @@ describe("reflexion before a retry", () => {
     const out = await p.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", model: "sonnet", agent: "api--2", reflexion: { ...REFLEXION, rootCause: `  ${REFLEXION.rootCause}  ` } }]) });
     assert.equal(out.ok, true, JSON.stringify(out));
     const role = p.json(P).roles[0];
-    assert.deepEqual(role.attemptLog[1], { attempt: 2, model: "sonnet", agent: "api--2", outcome: "running", reflexion: REFLEXION });
+    const { startedAt, ...entry } = role.attemptLog[1];
+    assert.match(startedAt, /^\d{4}-\d\d-\d\dT/, "update-status stamps the start");
+    assert.deepEqual(entry, { attempt: 2, model: "sonnet", agent: "api--2", outcome: "running", reflexion: REFLEXION });
     assert.equal(role.result, "failed: the orders test timed out", "the failure stays the result");
     const fresh = project(t, { [P]: planWith(["a"]) });
     const first = await fresh.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", reflexion: REFLEXION }]) });

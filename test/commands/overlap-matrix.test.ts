@@ -29,16 +29,19 @@ describe("overlap-matrix", () => {
     assert.deepEqual(out.matrix, { "0": [3], "2": [3] });
   });
 
-  it("compares patterns as well as directories, listing later roles in ascending order", async (t) => {
+  it("decides patterns and directories by the files they can share, listing later roles in ascending order", async (t) => {
+    const pats = (...patterns: string[]) => ({ directories: [], patterns, dependencies: [] });
     const plan = planWith([
-      { name: "a", scope: { directories: [], patterns: ["src/**/*.ts"], dependencies: [] } },
+      { name: "a", scope: pats("src/**/*.ts") },
       { name: "b", dirs: ["lib/"] },
       { name: "c", dirs: ["src/api/**"] },
-      { name: "d", dirs: ["**/*.md"] },
-      { name: "e", dirs: ["src"] },
+      { name: "d", scope: pats("**/*.md") }, // Markdown files anywhere: in lib/, under src/api/, in src
+      { name: "e", dirs: ["./src"] },
+      { name: "f", scope: pats("*.json") }, // top-level JSON files only
+      { name: "g", dirs: ["."] }, // the whole project
     ]);
     const out = await project(t, { ".design/plan.json": plan }).run("overlap-matrix");
-    assert.deepEqual(out.matrix, { "0": [2, 4], "2": [4] });
+    assert.deepEqual(out.matrix, { "0": [2, 4, 6], "1": [3, 6], "2": [3, 4, 6], "3": [4, 6], "4": [6], "5": [6] });
   });
 
   it("prints an empty matrix when nothing overlaps or there are no roles", async (t) => {

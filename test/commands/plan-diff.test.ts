@@ -42,6 +42,15 @@ describe("plan-diff", () => {
     });
   });
 
+  it("on a first improve, with nothing archived yet, answers that there is no earlier plan (issue 24)", async (t) => {
+    const p = project(t, { ".design/draft/plan.json": planWith(["a"]) });
+    for (const history of [".design/history", ".design/history/"]) {
+      assert.deepEqual(await p.run("plan-diff", [history, ".design/draft/plan.json"]), { ok: true, archivedPlan: null, message: "no archived plan.json in .design/history", exitCode: 0 });
+    }
+    // Any other missing plan is still an error.
+    assert.equal((await p.run("plan-diff", [".design/old.json", ".design/draft/plan.json"])).code, "E_NOT_FOUND");
+  });
+
   it("says no changes detected for identical plans", async (t) => {
     const plan = planWith(["a", { name: "b", deps: ["a"] }]);
     const out = await project(t, { "a.json": plan, "b.json": plan }).run("plan-diff", ["a.json", "b.json"]);

@@ -54,6 +54,20 @@ describe("reflect-metrics", () => {
     assert.deepEqual(runs.recent.map((r: any) => r.timestamp), [day(6), day(5), day(4)]);
   });
 
+  it("does not count reflect's own aborted runs as evidence (issue 24)", async (t) => {
+    const waiting = [1, 2, 3].map((n) => ({ id: `w${n}`, skill: "reflect", goal: "reflect", outcome: "aborted", goalAchieved: false, timestamp: day(n), evaluation: { whatFailed: ["too few runs to analyse"] } }));
+    const one = { id: "e1", skill: "execute", goal: "todo api", outcome: "failed", goalAchieved: false, timestamp: day(4), evaluation: { whatFailed: ["tests failed"] } };
+    const p = project(t, { ".design/reflection.jsonl": [...waiting, one] });
+    const out: any = await p.run("reflect-metrics", ["--skill", "reflect"]);
+    assert.equal(out.enoughRuns, false, "three aborted reflect runs made the minimum");
+    assert.equal(out.runs.total, 0);
+    assert.equal(out.ownAbortedIgnored, 3);
+    assert.deepEqual(out.bySkill, { execute: { runs: 1, failedOrPartial: 1 } });
+    const picked: any = await p.run("reflect-metrics");
+    assert.equal(picked.skill, "execute");
+    assert.equal(picked.enoughRuns, false, "one execute run is below the default minimum of 2");
+  });
+
   it("groups failures into patterns with status and confidence from the counts [feature:reflect/metrics-from-helper]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     const patterns = out.patterns as any[];

@@ -35,10 +35,11 @@ describe("report", () => {
     assert.deepEqual(out.summary.split("\n"), [
       "Plan: Ship <orders> & docs",
       "Roles: ✔ 1 completed  ○ 2 pending",
-      "  ✔ api   sonnet  2 attempts",
+      "  ✔ api   sonnet  2 attempts  4,600 tok",
       "  ○ ui    sonnet  0 attempts",
       "  ○ docs  sonnet  0 attempts  ← api",
       "Never together (same files): api ⇄ ui",
+      "Cost: 4,600 tokens (haiku 1,200, sonnet 3,400) over 1 run",
       `Report: ${out.url}`,
     ]);
     const html = p.read(".design/report.html");

@@ -1,10 +1,11 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { project, writeFiles } from "../helpers/design-dir.ts";
-import { parseFrontmatter, resolveSkill, type SkillInfo } from "../../src/lib/skill-index.ts";
+import { readFrontmatter } from "../../src/lib/frontmatter.ts";
+import { indexSkills, resolveSkill, type SkillInfo } from "../../src/lib/skill-index.ts";
 
 const skill = (name: string, description = `Use when ${name}`) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
 
@@ -52,6 +53,7 @@ function setup(t: any) {
   const p = project(t, {
     ".claude/skills/deploy/SKILL.md": skill("deploy", '"Use when shipping: build, tag, push"'),
     "skills/lint-fix/SKILL.md": skill("lint-fix"),
+    ".claude/commands/lint-all.md": "---\ndescription: Lint every package\n---\nLint.\n",
   });
   installs(p.dir);
   return p;
@@ -66,7 +68,8 @@ describe("skill-find", () => {
     assert.equal(by.get("deploy")?.path, ".claude/skills/deploy/SKILL.md");
     assert.equal(by.get("deploy")?.inProject, true);
     assert.equal(by.get("deploy")?.description, "Use when shipping: build, tag, push");
-    assert.equal(by.get("lint-fix")?.source, "project");
+    assert.equal(by.has("lint-fix"), false, "a project's skills/ folder is not one Claude Code loads skills from");
+    assert.deepEqual([by.get("lint-all")?.source, by.get("lint-all")?.kind, by.get("lint-all")?.description], ["project", "command", "Lint every package"]);
     assert.equal(by.get("mine")?.source, "user");
     assert.equal(by.get("mine")?.description, "Use when mine, a folded description over three lines");
     assert.equal(by.get("mine")?.inProject, false);
@@ -103,7 +106,7 @@ describe("skill-find", () => {
     assert.equal(qualified.match, "exact");
     assert.equal((qualified.skill as SkillInfo).source, "plugin");
     const partial = await p.run("skill-find", ["LINT"]);
-    assert.deepEqual([partial.match, (partial.skill as SkillInfo).name], ["partial", "lint-fix"]);
+    assert.deepEqual([partial.match, (partial.skill as SkillInfo).name], ["partial", "lint-all"]);
   });
 
   it("names a resolved skill's feature file beside its SKILL.md, inside or outside the project, and null without one [feature:improve/declared-features]", async (t) => {
@@ -112,10 +115,11 @@ describe("skill-find", () => {
     writeFiles(config, { "skills/review-notes/skill.json": "{}" });
     assert.equal(((await p.run("skill-find", ["deploy"])).skill as SkillInfo).features, ".claude/skills/deploy/skill.json");
     assert.equal(((await p.run("skill-find", ["review-notes"])).skill as SkillInfo).features, join(realpathSync(config), "skills/review-notes/skill.json"));
-    assert.equal(((await p.run("skill-find", ["lint-fix"])).skill as SkillInfo).features, null);
+    writeFiles(p.dir, { ".claude/skills/no-features/SKILL.md": "---\nname: no-features\ndescription: Use when testing\n---\nBody\n" });
+    assert.equal(((await p.run("skill-find", ["no-features"])).skill as SkillInfo).features, null);
     // Only a regular file counts; this plugin's own skills declare theirs.
-    writeFiles(p.dir, { "skills/lint-fix/skill.json/x": "" });
-    assert.equal(((await p.run("skill-find", ["lint-fix"])).skill as SkillInfo).features, null);
+    writeFiles(p.dir, { ".claude/skills/no-features/skill.json/x": "" });
+    assert.equal(((await p.run("skill-find", ["no-features"])).skill as SkillInfo).features, null);
     const own = (await p.run("skill-find", ["do:execute"])).skill as SkillInfo;
     assert.equal(own.features, join(dirname(own.path), "skill.json"));
     // A listing and the candidates of an ambiguous name stay as they were: no feature file lookups.
@@ -140,7 +144,7 @@ describe("skill-find", () => {
     assert.equal(out.count, (out.skills as unknown[]).length);
   });
 
-  it("resolves a path to a SKILL.md or its folder", async (t) => {
+  it("resolves a path to a SKILL.md or its folder, also one Claude Code does not load", async (t) => {
     const p = setup(t);
     for (const q of ["skills/lint-fix/SKILL.md", "./skills/lint-fix", "skills/lint-fix/"]) {
       const out = await p.run("skill-find", [q]);
@@ -152,7 +156,7 @@ describe("skill-find", () => {
   it("filters by source and refuses an unknown one", async (t) => {
     const p = setup(t);
     const out = await p.run("skill-find", ["--source", "project"]);
-    assert.deepEqual((out.skills as SkillInfo[]).map((s) => s.name).sort(), ["deploy", "lint-fix"]);
+    assert.deepEqual((out.skills as SkillInfo[]).map((s) => s.name).sort(), ["deploy", "lint-all"]);
     const bad = await p.run("skill-find", ["--source", "everywhere"]);
     assert.equal(bad.ok, false);
     assert.equal(bad.code, "E_USAGE");
@@ -174,8 +178,11 @@ describe("skill resolution rules", () => {
     path: `x/${name}/SKILL.md`, inProject: true, description: "",
   } as unknown as SkillInfo);
 
-  it("treats two exact matches as ambiguous, and an exact match beats partial ones", () => {
-    assert.equal(resolveSkill("design", [s("design"), s("design", "do")]).match, "ambiguous");
+  it("prefers the name Claude Code lists, then a name within a plugin; two at the same step are ambiguous", () => {
+    const listed = resolveSkill("design", [s("design"), s("design", "do")]);
+    assert.deepEqual([listed.match, listed.match === "exact" && listed.skill.qualifiedName], ["exact", "design"]);
+    assert.equal(resolveSkill("design", [s("design", "a"), s("design", "do")]).match, "ambiguous");
+    assert.equal(resolveSkill("design", [s("design"), s("design")]).match, "ambiguous");
     const r = resolveSkill("design", [s("design"), s("design-review")]);
     assert.equal(r.match, "exact");
   });
@@ -184,10 +191,143 @@ describe("skill resolution rules", () => {
     assert.equal(resolveSkill("  ", [s("a")]).match, "none");
   });
 
-  it("reads name and description from frontmatter only", () => {
-    assert.deepEqual(parseFrontmatter("---\nname: 'it''s'\ndescription: >\n  folded\n  text\nother: x\n---\nname: body\n"), { name: "it's", description: "folded text" });
-    assert.deepEqual(parseFrontmatter("# no frontmatter\nname: x\n"), {});
-    assert.deepEqual(parseFrontmatter("---\nname: open\n"), {});
+  // Each case as Claude Code 2.1.197 and 2.1.332 listed it when it was a project skill (the value skill-find shows).
+  const cases: Array<[string, string, Record<string, unknown> | null]> = [
+    ["a colon in a plain value", "---\nname: c\ndescription: Use when shipping: build, tag, push\n---\n", { name: "c", description: "Use when shipping: build, tag, push" }],
+    ["an anchor and an alias", "---\nx: &d Use when anchored\ndescription: *d\n---\n", { x: "Use when anchored", description: "Use when anchored" }],
+    ["comments", "---\nname: c # the name\ndescription: Use when commented # trailing\n---\n", { name: "c", description: "Use when commented" }],
+    ["an indentation indicator", "---\ndescription: |2-\n    Use when indented\n    two lines\n---\n", { description: "  Use when indented\n  two lines" }],
+    ["a flow mapping", "---\n{name: flowy, description: Use when flow}\n---\n", { name: "flowy", description: "Use when flow" }],
+    ["a folded block", "---\ndescription: >-\n  Use when folded\n\n  second para\n---\n", { description: "Use when folded\nsecond para" }],
+    ["a quoted name", "---\nname: 'it''s'\n---\n", { name: "it's" }],
+    ["a repeated key (the last wins)", "---\ndescription: first\ndescription: second\n---\n", { description: "second" }],
+    ["an unclosed flow sequence (read as text)", "---\ndescription: [unclosed\n---\n", { description: "[unclosed" }],
+    ["CRLF line ends", "---\r\nname: crlf\r\n---\r\nbody\r\n", { name: "crlf" }],
+    ["a byte-order mark", "\uFEFF---\nname: bom\n---\n", { name: "bom" }],
+    ["no frontmatter", "# Title\nname: x\n", null],
+    ["no closing line", "---\nname: open\n", null],
+  ];
+  for (const [what, text, data] of cases) {
+    it(`reads frontmatter: ${what}`, () => assert.deepEqual(readFrontmatter(text).data, data));
+  }
+
+  it("never evaluates a ---js block (gray-matter would): it is no frontmatter, as for Claude Code", () => {
+    const g = globalThis as { pwned?: number };
+    const fm = readFrontmatter('---js\n{ name: (globalThis.pwned = 1, "x") }\n---\nFirst line.\n');
+    assert.equal(fm.data, null);
+    assert.equal(g.pwned, undefined);
+  });
+});
+
+// Plugin layouts and descriptions as Claude Code 2.1.197 and 2.1.332 list them: each plugin below was installed from
+// a local marketplace like this one into a scratch HOME, and `expected` is the list both releases sent the model
+// (names and descriptions), `hiddenNames` what they loaded without offering it.
+describe("plugin layouts, as Claude Code reads them", () => {
+  const md = (fm: string, body = "body") => `---\n${fm}---\n${body}\n`;
+  const lab = () => ({
+    ".claude-plugin/marketplace.json": {
+      name: "lab",
+      owner: { name: "x" },
+      plugins: [
+        { name: "pj", source: "./pj" },
+        { name: "pk", source: "./pk" },
+        { name: "pm", source: "./pm", skills: ["./alt/m2"] },
+        { name: "pn", source: "./pn", strict: false },
+        { name: "pr", source: "./", strict: false, skills: ["./skills", "./extra/r2"] },
+        { name: "pc", source: "./pc", strict: false, skills: ["./skills/c1"] },
+        { name: "pz", source: "./pz" },
+        { name: "pt", source: "./pt", skills: ["./../../outside", "./inside"] },
+      ],
+    },
+    // plugin.json `skills` adds to skills/; `commands` replaces commands/.
+    "pj/.claude-plugin/plugin.json": { name: "pj", version: "1.0.0", skills: ["./extra-skills"], commands: ["./more/cmd-a.md"] },
+    "pj/skills/default-s/SKILL.md": md("name: default-s\ndescription: Use when default skills dir\n"),
+    "pj/extra-skills/extra-s/SKILL.md": md("name: extra-s\ndescription: Use when extra skills dir\n"),
+    "pj/commands/base-cmd.md": md("description: base command\n"),
+    "pj/more/cmd-a.md": md("description: command a\n"),
+    "pj/skills/nodesc/SKILL.md": md("name: nodesc\n", "Paragraph."),
+    "pj/skills/hidden/SKILL.md": md("name: hidden\ndescription: hid\ndisable-model-invocation: true\n"),
+    "pj/skills/folder-p/SKILL.md": md("name: other-name\ndescription: Use when folder differs\n"),
+    "pj/skills/whentouse/SKILL.md": md("name: whentouse\nwhen_to_use: only when to use\n", "x"),
+    // `skills: "./"`: the root's own SKILL.md is one skill, named by its frontmatter.
+    "pk/.claude-plugin/plugin.json": { name: "pk", version: "1.0.0", skills: "./" },
+    "pk/SKILL.md": md("name: pk-root\ndescription: Use when root skill\n"),
+    "pk/skills/pk-inner/SKILL.md": md("name: pk-inner\ndescription: Use when pk inner\n"),
+    "pk/commands/nested/deep.md": md("description: nested plugin command\n"),
+    // A strict entry's skills add to plugin.json's.
+    "pm/.claude-plugin/plugin.json": { name: "pm", version: "1.0.0" },
+    "pm/skills/m1/SKILL.md": md("name: m1\ndescription: Use when m1\n"),
+    "pm/alt/m2/SKILL.md": md("name: m2\ndescription: Use when m2\n"),
+    // No plugin.json, strict: false, no lists: the default folders.
+    "pn/skills/n1/SKILL.md": md("name: n1\ndescription: Use when n1\n"),
+    "pn/commands/ncmd.md": md("description: n command\n"),
+    // At the marketplace root, the entry's list is the plugin's skills (skills/ only because it is listed).
+    "skills/r1/SKILL.md": md("name: r1\ndescription: Use when r1\n"),
+    "extra/r2/SKILL.md": md("name: r2\ndescription: Use when r2\n"),
+    // plugin.json and components in a strict: false entry: not loaded at all.
+    "pc/.claude-plugin/plugin.json": { name: "pc", version: "1.0.0" },
+    "pc/skills/c1/SKILL.md": md("name: c1\ndescription: Use when c1\n"),
+    // Folder names become names with anything but [A-Za-z0-9_-] made "-".
+    "pz/skills/dot.name/SKILL.md": md("name: dot.name\ndescription: Use when plugin dotted\n"),
+    "pz/skills/Up Case/SKILL.md": md("description: Use when plugin upper\n"),
+    // A listed path out of the plugin, and a skill folder linked out of it (pt/skills/linked, made below): neither
+    // is read. 2.1.332 loads neither; 2.1.197 lists the linked one as pt:linked.
+    "pt/inside/SKILL.md": md("name: inside\ndescription: Use when inside\n"),
+    "pt/skills/.keep": "",
+  });
+  const expected = [
+    ["pj:cmd-a", "command a"], ["pj:default-s", "Use when default skills dir"], ["pj:extra-s", "Use when extra skills dir"],
+    ["pj:folder-p", "Use when folder differs"], ["pj:whentouse", "x - only when to use"],
+    ["pk:nested:deep", "nested plugin command"], ["pk:pk-inner", "Use when pk inner"], ["pk:pk-root", "Use when root skill"],
+    ["pm:m1", "Use when m1"], ["pm:m2", "Use when m2"], ["pn:n1", "Use when n1"], ["pn:ncmd", "n command"],
+    ["pr:r1", "Use when r1"], ["pr:r2", "Use when r2"], ["pt:inside", "Use when inside"],
+    ["pz:Up-Case", "Use when plugin upper"], ["pz:dot-name", "Use when plugin dotted"],
+  ];
+  const hiddenNames = ["pj:hidden", "pj:nodesc"];
+
+  it("lists each plugin's skills and commands as the CLI did, and not what it did not load", async (t) => {
+    const base = mkdtempSync(join(tmpdir(), "do-skill-lab-"));
+    const cfg = join(base, "config");
+    const market = join(base, "market");
+    t.after(() => rmSync(base, { recursive: true, force: true }));
+    writeFiles(market, lab());
+    writeFiles(base, { "outside/SKILL.md": md("name: outside\ndescription: Use when outside\n") });
+    symlinkSync(join(base, "outside"), join(market, "pt/skills/linked"));
+    writeFiles(cfg, {
+      "plugins/known_marketplaces.json": { lab: { source: { source: "directory", path: market }, installLocation: market } },
+      "plugins/installed_plugins.json": {
+        version: 2,
+        plugins: Object.fromEntries(["pj", "pk", "pm", "pn", "pr", "pc", "pz", "pt"].map((n) => [`${n}@lab`, [{ scope: "user", installPath: join(cfg, "plugins/cache/lab", n, "1.0.0"), version: "1.0.0" }]])),
+      },
+    });
+    const index = indexSkills(base, { CLAUDE_CONFIG_DIR: cfg }, null, base);
+    const mine = index.skills.filter((s) => s.source === "installed");
+    assert.deepEqual(mine.filter((s) => !s.hidden).map((s) => [s.qualifiedName, s.description]).sort(), expected);
+    assert.deepEqual(mine.filter((s) => s.hidden).map((s) => s.qualifiedName).sort(), hiddenNames);
+    const by = new Map(mine.map((s) => [s.qualifiedName, s]));
+    assert.equal(by.get("pj:folder-p")?.displayName, "pj:other-name");
+    assert.equal(by.get("pz:dot-name")?.displayName, "pz:dot.name");
+    assert.equal(by.get("pk:pk-root")?.displayName, undefined);
+    assert.ok(index.problems.some((p) => p.startsWith("pc: plugin.json and a strict: false")), JSON.stringify(index.problems));
+    assert.ok(index.problems.some((p) => p.includes("./../../outside leaves the plugin")), JSON.stringify(index.problems));
+    assert.ok(index.problems.some((p) => p.includes("pt/skills/linked/SKILL.md: outside its plugin")), JSON.stringify(index.problems));
+    assert.ok(!JSON.stringify(index.skills).includes("Use when outside"));
+  });
+
+  it("takes a description from the body's first line when the frontmatter has none, as for project skills", async (t) => {
+    const p = project(t, {
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ".claude/skills/no-desc/SKILL.md": md("name: no-desc\n", "\n## The Heading Line\n\nmore"),
+      ".claude/skills/no-fm/SKILL.md": "No frontmatter at all.\n",
+      ".claude/skills/number/SKILL.md": md("name: number\ndescription: 42\n"),
+      ".claude/skills/long/SKILL.md": md("name: long\n", "x".repeat(150)),
+    });
+    const out = await p.run("skill-find", ["--source", "project"]);
+    const by = new Map((out.skills as SkillInfo[]).map((s) => [s.name, s.description]));
+    assert.equal(by.get("no-desc"), "The Heading Line");
+    assert.equal(by.get("no-fm"), "No frontmatter at all.");
+    assert.equal(by.get("number"), "42");
+    assert.equal(by.get("long"), `${"x".repeat(97)}...`);
   });
 
   it("searches names and descriptions with a score and a limit (seed 002's skill search) [feature:improve/resolve-target]", async (t) => {

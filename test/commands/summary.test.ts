@@ -24,6 +24,7 @@ describe("summary", () => {
       },
       modelDistribution: "1 haiku, 1 opus, 2 sonnet, 1 unknown",
       auxiliaryRoles: ["challenger", "scout", "integration-verifier"],
+      cost: { tokens: 0, byRole: [], byTier: {}, byRun: [], auxiliaries: [], unrecorded: 0 },
       exitCode: 0,
     });
   });
@@ -31,7 +32,8 @@ describe("summary", () => {
   it("reports an empty plan with depth 0 and no models", async (t) => {
     const out = await project(t, { "p.json": { schemaVersion: 4 } }).run("summary", ["p.json"]);
     assert.deepEqual(out, {
-      ok: true, goal: "", roleCount: 0, maxDepth: 0, depthSummary: {}, modelDistribution: "", auxiliaryRoles: [], exitCode: 0,
+      ok: true, goal: "", roleCount: 0, maxDepth: 0, depthSummary: {}, modelDistribution: "", auxiliaryRoles: [],
+      cost: { tokens: 0, byRole: [], byTier: {}, byRun: [], auxiliaries: [], unrecorded: 0 }, exitCode: 0,
     });
   });
 

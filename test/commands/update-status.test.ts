@@ -1,16 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { planWith, project, type RoleInit } from "../helpers/design-dir.ts";
+import { planWith, project, withEvidence, type RoleInit } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
 /** A retry's reflexion, the three parts update-status requires on its in_progress update. */
 const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
 
 /** Run update-status with the given batch on a fresh plan; returns the project and the output. */
-async function run(t: Parameters<typeof project>[0], plan: unknown, batch: unknown, argv: string[] = []) {
+async function run(t: Parameters<typeof project>[0], plan: unknown, batch: unknown, argv: string[] = [], now?: number) {
   const p = project(t, { [P]: plan });
-  const out = await p.run("update-status", argv, { stdin: typeof batch === "string" ? batch : JSON.stringify(batch) });
+  const out = await p.run("update-status", argv, { stdin: typeof batch === "string" ? batch : JSON.stringify(batch), now });
   return { p, out };
 }
 
@@ -136,12 +137,11 @@ describe("update-status: attempts (D13)", () => {
   });
 
   it("does not count other transitions", async (t) => {
-    const { p } = await run(t, roles({ name: "a", status: "failed", attempts: 1 }, { name: "b", attempts: 0 }), [
-      { roleIndex: 0, status: "pending" },
-      { roleIndex: 0, status: "in_progress" },
-      { roleIndex: 0, status: "completed" },
-      { roleIndex: 1, status: "in_progress" },
-    ]);
+    const p = project(t, { [P]: roles({ name: "a", status: "failed", attempts: 1 }, { name: "b", attempts: 0 }) });
+    const step = (batch: unknown) => p.run("update-status", [], { stdin: JSON.stringify(batch) });
+    assert.equal((await step([{ roleIndex: 0, status: "pending" }, { roleIndex: 0, status: "in_progress", reflexion: REFLEXION }])).ok, true);
+    writeFileSync(join(p.dir, P), JSON.stringify(withEvidence(p.json(P), 0)));
+    assert.equal((await step([{ roleIndex: 0, status: "completed" }, { roleIndex: 1, status: "in_progress" }])).ok, true);
     assert.deepEqual(p.json(P).roles.map((r: any) => r.attempts), [1, 0]);
   });
 
@@ -169,15 +169,15 @@ describe("update-status: completion keeps the brief", () => {
       fallback: "f",
       custom: "x",
     });
+    withEvidence(plan, 1);
     const before = JSON.parse(JSON.stringify((plan as any).roles[1]));
-    const { p, out } = await run(t, plan, [{ roleIndex: 1, status: "completed", result: "done" }]);
+    const { p, out } = await run(t, plan, [{ roleIndex: 1, status: "completed", result: "done" }], [], Date.UTC(2026, 0, 2));
     assert.deepEqual(out.trimmed, [1], "the answer still lists the roles the batch completed");
     assert.deepEqual(p.json(P).roles[1], {
       ...before,
       status: "completed",
       result: "done",
-      // A legacy attempt (started without a log) is logged when it ends: attempt 2, one tier above sonnet.
-      attemptLog: [{ attempt: 2, model: "opus", agent: "api--2", outcome: "completed" }],
+      attemptLog: [{ ...before.attemptLog[0], outcome: "completed", endedAt: "2026-01-02T00:00:00Z" }],
     });
   });
 
@@ -185,11 +185,12 @@ describe("update-status: completion keeps the brief", () => {
     const plan = {
       schemaVersion: 4,
       roles: [
-        { name: "a", status: "in_progress", scope: { directories: ["src/"] } },
-        { name: "b", status: "in_progress", scope: null },
-        { name: "c", status: "in_progress" },
+        { name: "a", status: "in_progress", scope: { directories: ["src/"] }, acceptanceCriteria: [{ criterion: "x", check: "true" }] },
+        { name: "b", status: "in_progress", scope: null, acceptanceCriteria: [{ criterion: "x", check: "true" }] },
+        { name: "c", status: "in_progress", acceptanceCriteria: [{ criterion: "x", check: "true" }] },
       ],
     };
+    for (const i of [0, 1, 2]) withEvidence(plan, i);
     const { p } = await run(t, plan, [0, 1, 2].map((i) => ({ roleIndex: i, status: "completed" })));
     const r = p.json(P).roles;
     assert.deepEqual(r[0].scope, { directories: ["src/"] });
@@ -198,7 +199,7 @@ describe("update-status: completion keeps the brief", () => {
   });
 
   it("creates progress.completedRoles and appends each name once, in completion order", async (t) => {
-    const plan = roles({ name: "a", status: "in_progress" }, { name: "b", status: "in_progress" });
+    const plan = withEvidence(withEvidence(roles("a", "b"), 0), 1);
     const { p } = await run(t, plan, [
       { roleIndex: 1, status: "completed" },
       { roleIndex: 0, status: "completed" },
@@ -207,7 +208,7 @@ describe("update-status: completion keeps the brief", () => {
   });
 
   it("adds to an existing progress object, keeping its other fields and not repeating a name", async (t) => {
-    const plan = roles({ name: "a", status: "in_progress" }, { name: "b", status: "in_progress" });
+    const plan = withEvidence(withEvidence(roles("a", "b"), 0), 1);
     const p1 = { ...plan, progress: { note: "keep" } };
     const { p } = await run(t, p1, [{ roleIndex: 0, status: "completed" }]);
     assert.deepEqual(p.json(P).progress, { note: "keep", completedRoles: ["a"] });
@@ -217,7 +218,7 @@ describe("update-status: completion keeps the brief", () => {
   });
 
   it("does not list a role whose name is empty", async (t) => {
-    const plan = { schemaVersion: 4, roles: [{ name: "", status: "in_progress" }] };
+    const plan = withEvidence({ schemaVersion: 4, roles: [{ name: "", status: "in_progress", acceptanceCriteria: [{ criterion: "x", check: "true" }] }] }, 0);
     const { p } = await run(t, plan, [{ roleIndex: 0, status: "completed" }]);
     assert.deepEqual(p.json(P).progress, { completedRoles: [] });
   });
@@ -228,7 +229,7 @@ describe("update-status: completion keeps the brief", () => {
   });
 
   it("refuses a completedRoles that is not a list and writes nothing", async (t) => {
-    const plan = { ...roles({ name: "a", status: "in_progress" }), progress: { completedRoles: "a" } };
+    const plan = { ...withEvidence(roles("a"), 0), progress: { completedRoles: "a" } };
     const error = await rejected(t, plan, [{ roleIndex: 0, status: "completed" }]);
     assert.equal(error, "Invalid plan structure: 'progress.completedRoles' must be an array");
   });
@@ -308,6 +309,7 @@ describe("update-status: restoration after a retry (D14)", () => {
     assert.deepEqual(retry.restored, [{ roleIndex: 1, name: "B", status: "pending" }]);
     assert.equal(p.json(P).roles[1].status, "pending");
 
+    writeFileSync(join(p.dir, P), JSON.stringify(withEvidence(p.json(P), 0)));
     const done = await step([{ roleIndex: 0, status: "completed" }]);
     assert.deepEqual(done.restored, []);
     assert.deepEqual(p.json(P).roles.map((r: any) => r.status), ["completed", "pending"]);
@@ -441,10 +443,10 @@ describe("update-status: plan errors come first", () => {
 describe("update-status: the written file", () => {
   it("keeps unknown fields at every level and writes 2-space JSON with a final newline", async (t) => {
     const plan = { ...roles({ name: "a", custom: { deep: [1] } }, "b"), extraTop: { keep: true }, goal: "g" };
-    const { p } = await run(t, plan, [{ roleIndex: 0, status: "in_progress" }]);
+    const { p } = await run(t, plan, [{ roleIndex: 0, status: "in_progress" }], [], Date.UTC(2026, 0, 2));
     const expected = structuredClone(plan) as any;
     expected.roles[0].status = "in_progress";
-    expected.roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "a", outcome: "running" }];
+    expected.roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "a", outcome: "running", startedAt: "2026-01-02T00:00:00Z" }];
     assert.deepEqual(p.json(P), expected);
     assert.equal(p.read(P), `${JSON.stringify(expected, null, 2)}\n`);
     assert.deepEqual(p.list(".design"), ["plan.json"]);

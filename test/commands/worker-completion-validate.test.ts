@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { project } from "../helpers/design-dir.ts";
+import { invoke } from "../../src/main.ts";
 
 const report = (over: Record<string, unknown> = {}) => ({
   role: "api-developer",
@@ -66,5 +67,25 @@ describe("worker-completion-validate", () => {
   it("does not check the types inside criteria or filesChanged", async (t) => {
     const out = await validate(t, JSON.stringify(report({ filesChanged: [1], acceptanceCriteria: [{ criterion: 1, passed: "y", evidence: null }] })));
     assert.equal(out.ok, true);
+  });
+
+  it("reads the report from a file argument instead of stdin, as expert-validate takes its artifact", async (t) => {
+    const p = project(t, { ".design/worker-api.json": JSON.stringify(report()), ".design/worker-bad.json": JSON.stringify({ role: "x" }) });
+    let read = false;
+    const noStdin = { ...p.ctx(), stdin: async () => ((read = true), "not json") };
+    const out = await invoke("worker-completion-validate", [".design/worker-api.json"], noStdin);
+    assert.deepEqual(out.output, { ok: true, valid: true });
+    assert.equal(read, false, "given a file, stdin is not read");
+    assert.match((await p.run("worker-completion-validate", [".design/worker-bad.json"])).error as string, /^Schema validation failed: Missing required fields/);
+    const missing = await p.run("worker-completion-validate", [".design/worker-none.json"]);
+    assert.deepEqual([missing.code, missing.error], ["E_NOT_FOUND", "Report file not found: .design/worker-none.json"]);
+    const outside = await p.run("worker-completion-validate", ["/etc/passwd"]);
+    assert.equal(outside.code, "E_PATH", JSON.stringify(outside));
+    assert.equal((await p.run("worker-completion-validate", [".design/worker-api.json", "x"])).code, "E_USAGE");
+  });
+
+  it("says in --help that the file stands in for stdin", async (t) => {
+    const help = await project(t).run("worker-completion-validate", ["--help"]);
+    assert.equal(help.usage, "worker-completion-validate [report_path] (or < report.json)");
   });
 });

@@ -4,7 +4,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
-import { planWith, project, type Project } from "../helpers/design-dir.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { planWith, project, withEvidence, type Project } from "../helpers/design-dir.ts";
 import { cli } from "../helpers/cli.ts";
 
 const P = ".design/plan.json";
@@ -94,6 +96,11 @@ async function runScript(text: string, script: Script, names: string[]): Promise
   return { result: JSON.parse(JSON.stringify(value)), calls, reflexions, meta };
 }
 
+/** What run-checks records when a role's checks pass (the helper's own runs are tested in run-checks.test.ts). */
+function passChecks(p: Project, i: number): void {
+  writeFileSync(join(p.dir, P), JSON.stringify(withEvidence(p.json(P), i), null, 2));
+}
+
 /** The reference: the Agent-tool loop on the helper itself (next, update-status), finishing the oldest start first. */
 async function reference(p: Project, script: Script) {
   const queue: any[] = [];
@@ -112,7 +119,10 @@ async function reference(p: Project, script: Script) {
     if (queue.length === 0) return { starts, reason: d.reason as string, done: d.done as boolean };
     const s = queue.shift();
     const b = behaviourOf(script, s.name, s.attempt);
-    if (b === "ok") await upd({ roleIndex: s.roleIndex, status: "completed" });
+    if (b === "ok") {
+      passChecks(p, s.roleIndex);
+      await upd({ roleIndex: s.roleIndex, status: "completed" });
+    }
     else await upd({ roleIndex: s.roleIndex, status: "failed", ...(b === "stall" || b === "throw" ? { stalled: true } : {}) });
   }
   throw new Error("reference loop did not end");
@@ -131,9 +141,19 @@ async function compareWithHelper(t: any, plan: unknown, script: Script, files: R
   assert.equal(run.result.reason, ref.reason);
   assert.equal(run.result.done, ref.done);
 
-  // The returned batch replays on plan.json through update-status to the same end.
+  // The returned batch replays on plan.json through update-status; the roles it reports done stay in progress until
+  // their checks pass (run-checks), then complete: the same end.
+  assert.ok(run.result.updates.every((u: any) => u.status !== "completed"), "no completion is replayed on an agent's word");
   const replay = await compiled.run("update-status", [], { stdin: JSON.stringify(run.result.updates) });
   assert.equal(replay.ok, true, JSON.stringify(replay));
+  for (const c of run.result.completions) {
+    assert.equal(compiled.json(P).roles[c.roleIndex].status, "in_progress");
+    const refused: any = await compiled.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: c.roleIndex, status: "completed", result: c.result }]) });
+    assert.equal(refused.code, "E_INVALID", "no completion without evidence");
+    passChecks(compiled, c.roleIndex);
+    const done: any = await compiled.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: c.roleIndex, status: "completed", result: c.result }]) });
+    assert.equal(done.ok, true, JSON.stringify(done));
+  }
   const after = compiled.json(P);
   assert.deepEqual(after.roles.map((r: any) => r.status ?? "pending"), run.result.statuses);
   const final: any = await compiled.run("next");

@@ -27,6 +27,15 @@ describe("the bundle", () => {
     assert.deepEqual(foreign, []);
   });
 
+  it("bundles gray-matter (and js-yaml's safe schema only) into skill-find's file and no other", () => {
+    const dist = dirname(PLAN_JS);
+    const files = [PLAN_JS, join(dist, "permit.js"), ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, "commands", String(f)))];
+    const withYaml = files.filter((f) => readFileSync(f, "utf8").includes("YAMLException")).map((f) => f.slice(dist.length + 1));
+    assert.deepEqual(withYaml, ["commands/skills/find.js"]);
+    const find = readFileSync(join(dist, "commands/skills/find.js"), "utf8");
+    assert.ok(!find.includes("esprima") && !find.includes("tag:yaml.org,2002:js/function"), "js-yaml's full schema (!!js/function, esprima) is not bundled");
+  });
+
   it("required rather than started, runs nothing and exports run(), which answers as the command line does", async () => {
     const dir = scratch();
     try {
@@ -189,6 +198,7 @@ describe("command line", () => {
         [["run-checkpoint", "execute", "--phase", "one"]],
         [["preflight", "execute"]],
         [["overlap-matrix"]],
+        [["skill-find"]], // not on the main path: gray-matter and js-yaml load no forbidden module either
       ];
       const forbidden = /^NativeModule (net|stream|crypto|assert|readline|internal\/fs\/promises|internal\/streams\/readable)$/;
       for (const [args, stdin] of calls) {

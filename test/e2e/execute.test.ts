@@ -5,7 +5,7 @@
 // The scripted lead follows skills/execute/SKILL.md: every helper call exactly as written there, in its order.
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
+import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
 import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
@@ -14,6 +14,7 @@ import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type ToolCall, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
 import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
+import { withEvidence } from "../helpers/design-dir.ts";
 
 const TIMEOUT = 180_000;
 
@@ -113,7 +114,7 @@ function* grantPhase(lead: SkillLead, roles: RoleSpec[], approve = true): Genera
 /** Phase 2 with no challenger or scout: nothing to do but the checkpoint (no --outputs). */
 function* noChallenge(lead: SkillLead): Generator<any, void, TurnContext> {
   yield* helper(lead, "Phase 2/7 Challenge: no challenger or scout in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
 }
@@ -248,7 +249,9 @@ function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHook
       delete running[id];
       ok((yield* calls(`${s.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: s.agent } }))).results[0]);
       const i = s.roleIndex as number;
-      if (project.json(s.reportPath).achieved === true) {
+      // The helper runs the role's checks and records the evidence; only then may the role complete.
+      const checks = project.json(s.reportPath).achieved === true ? yield* helper(lead, `Checking ${s.name}.`, "run-checks", [], { fill: { roleIndex: String(i) } }) : null;
+      if (checks?.passed === true) {
         yield* helper(lead, `${s.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: i, fill: { "one-line outcome": `${s.name} done` } });
       } else {
         yield* helper(lead, `${s.name} failed.`, "update-status", ['"status": "failed"'], { roleIndex: i, fill: { "what failed": `attempt ${s.attempt}: tests failed` } });
@@ -348,6 +351,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     // The first run: store-dev completed, docs-dev failed once on haiku after touching README.md; run closed.
     helperSync(project, ["run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "retry the docs"]);
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }, { roleIndex: 1, status: "in_progress" }]));
+    project.write(".design/plan.json", withEvidence(project.json(".design/plan.json"), 0)); // what that run's run-checks recorded
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "completed", result: "store done" }, { roleIndex: 1, status: "failed", result: "attempt 1: tests failed" }]));
     helperSync(project, ["run-complete", "execute", "--outcome", "partial"]);
     project.write(".design/worker-docs-dev.json", report("docs-dev", false, { filesChanged: ["README.md"] }));
@@ -567,7 +571,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
         verdicts.push(helperJson((yield* calls("Validating again.", lead.run("validate-auxiliary-report", ["--type challenger"]))).results[0]));
         check(verdicts[1].ok === false, JSON.stringify(verdicts[1]));
         yield* helper(lead, "Still invalid: continuing without the challenger.", "run-checkpoint", ["--phase challenge"], {
-          replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+          replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
           fill: { b: "0", c: "0" },
         });
         // After a wait, -p has no one to ask: "no answer possible → no grant" (the hook asks for --approve).
@@ -645,6 +649,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
         // quick reports; slow stays silent.
         yield* waitFor(latest(), [ids.quick], "Waiting for the workers.");
         ok((yield* calls("quick reported.", lead.run("worker-completion-validate", [], { fill: { agent: "quick" } }))).results[0]);
+        check((yield* helper(lead, "Checking quick.", "run-checks", [], { fill: { roleIndex: "1" } })).passed === true, "quick's check failed");
         yield* helper(lead, "quick completed.", "update-status", ['"status": "completed"'], { roleIndex: 1, fill: { "one-line outcome": "quick done" } });
         yield* loadTools(latest(), ["SendMessage", "TaskStop"]);
         // A silent worker: two turns → ask for status once; three turns → stalled (recorded, stopped, asked again).
@@ -725,6 +730,9 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       },
       errors,
     );
+    // One user across both sessions: the grant signed in the first (its key in this HOME) holds for the resumed run.
+    const home = scratchHome();
+    t.after(() => cleanup(home));
     // First session: killed right after `user` was recorded in_progress, before its agent was spawned.
     let kill: () => void = () => {};
     let killed = false;
@@ -732,6 +740,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s1 = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      home,
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
@@ -768,6 +777,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const s2 = await session({
       prompt: "/do:execute",
       cwd: project.dir,
+      home,
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,

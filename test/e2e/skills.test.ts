@@ -118,7 +118,9 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
         assert.deepEqual(direct.reflections.length, 1);
       } else if (name === "plan-status") {
         assert.equal(injected.state, "none");
-        assert.equal(typeof injected.markdown, "string");
+        assert.match(injected.summary, /^Plan: \(no goal\)/);
+        assert.match(injected.problems[0], /No plan at \.design\/plan\.json/);
+        assert.equal(injected.url, null, "no plan, no report file");
         assert.equal(direct.state, "none");
       }
     });

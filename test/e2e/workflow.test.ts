@@ -131,7 +131,7 @@ function* upToWorkers(lead: SkillLead, goal: string, approve: boolean): Generato
   yield* helper(lead, "Summary.", "summary");
   yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "0", k: String(ROLES.length) } });
   yield* helper(lead, "Phase 2/7 Challenge: none in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
   const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", ["--approve"], { replace: [[" --approve", ""]] });
@@ -264,19 +264,26 @@ function notificationBlock(ctx: TurnContext, id: string): string {
   return blocks[blocks.length - 1];
 }
 
-/** After the workflow returns: replay its updates, write missing reports, re-run each completed role's check. */
-function* replay(lead: SkillLead, value: any): Generator<any, { update: any; checks: ToolResult[] }, TurnContext> {
+/**
+ * After the workflow returns: replay its updates, write missing reports, then for each role its agent reported done
+ * (`completions`) let the helper run its checks (run-checks) and record it completed on that evidence.
+ */
+function* replay(lead: SkillLead, value: any): Generator<any, { update: any; checks: any[] }, TurnContext> {
   done((yield* calls("Recording the workflow's updates.", lead.write(".design/tmp/updates.json", value.updates))).results[0]);
   const update = yield* helper(lead, "Replaying them on plan.json.", "update-status", ["< .design/tmp/updates.json"]);
   for (const [agentName, rep] of Object.entries<any>(value.reports)) {
     const rel = `.design/worker-${agentName}.json`;
     if (!lead.project.exists(rel)) done((yield* calls(`Writing ${agentName}'s report.`, lead.write(rel, rep))).results[0]);
   }
-  const checks: ToolResult[] = [];
-  const completed = value.updates.filter((u: any) => u.status === "completed");
-  if (completed.length) {
-    const ctx = yield* calls("Re-running the completed roles' checks.", ...completed.map(() => bash(CHECK, "Run the role's acceptance check")));
-    checks.push(...ctx.results);
+  const checks: any[] = [];
+  for (const c of value.completions ?? []) {
+    const ran = yield* helper(lead, `Checking role ${c.roleIndex}.`, "run-checks", [], { fill: { roleIndex: String(c.roleIndex) } });
+    checks.push(ran);
+    const status = ran.passed === true ? "completed" : "failed";
+    yield* helper(lead, `Recording role ${c.roleIndex} ${status}.`, "update-status", [`"status": "${status}"`], {
+      roleIndex: c.roleIndex,
+      fill: status === "completed" ? { "one-line outcome": String(c.result) } : { "what failed": "its checks failed" },
+    });
   }
   return { update, checks };
 }
@@ -340,8 +347,8 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
             yield* waitFor(latest(), ids, "Waiting for the workers.");
             for (const st of d.start) {
               ok((yield* calls(`${st.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: st.agent } }))).results[0]);
-              const c = (yield* calls("Running the role's check.", bash(CHECK, "acceptance check"))).results[0];
-              done(c);
+              const c = yield* helper(lead, `Checking ${st.name}.`, "run-checks", [], { fill: { roleIndex: String(st.roleIndex) } });
+              check(c.passed === true, JSON.stringify(c));
               yield* helper(lead, `${st.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": `${st.name} done` } });
             }
           }
@@ -451,15 +458,17 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
     if (NOTIFICATION_JOURNAL[CLAUDE_CODE_VERSION] === undefined) t.diagnostic(`notification: ${block}`);
     else assert.equal(journal, NOTIFICATION_JOURNAL[CLAUDE_CODE_VERSION], `notification: ${block}`);
     // execute replays it: statuses, attemptLog and results in plan.json; the reports on disk; the checks pass.
-    // One entry per update replayed (each role: in_progress, then its outcome).
-    assert.deepEqual(replayed.update.updated, [0, 0, 1, 1]);
+    // One entry per update replayed (each role's start; its completion waits for run-checks).
+    assert.deepEqual(replayed.update.updated, [0, 1]);
+    assert.deepEqual(result.value.completions.map((c: any) => [c.roleIndex, c.agent]), [[0, "db"], [1, "api"]]);
     const plan = project.json(".design/plan.json");
     assert.deepEqual(plan.roles.map((r: any) => [r.status, r.attemptLog.map((a: any) => [a.attempt, a.agent, a.outcome])]), [
       ["completed", [[1, "db", "completed"]]],
       ["completed", [[1, "api", "completed"]]],
     ]);
     for (const r of ROLES) assert.equal(project.json(`.design/worker-${r.name}.json`).achieved, true);
-    assert.ok(replayed.checks.length === 2 && replayed.checks.every((r: ToolResult) => !r.isError && !DENIAL.test(r.text)));
+    assert.ok(replayed.checks.length === 2 && replayed.checks.every((r: any) => r.passed === true && r.recorded === true), JSON.stringify(replayed.checks));
+    for (const r of plan.roles) assert.ok(r.attemptLog[0].evidence.every((e: any) => e.passed === true && e.check === CHECK), "completed on the helper's evidence");
     t.diagnostic(`notification result: ${result.raw.length} chars; hook saw ${agentCalls.length} workflow-agent calls`);
   });
 

@@ -1,4 +1,5 @@
 // Throwaway project folders for tests: a temp dir with files written from objects, removed after the test.
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -97,4 +98,34 @@ export function planWith(roles: Array<string | RoleInit>, extra: Record<string, 
     }),
     ...extra,
   };
+}
+
+/**
+ * Evidence `run-checks` would record for role `i` whose checks all passed (or the `failing` ones failed), put into
+ * its running attempt (opened here when the role has none): what `update-status … completed` requires. Mutates
+ * and returns the plan. For fixtures only: the real evidence comes from run-checks.
+ */
+export function withEvidence(plan: any, i: number, opts: { failing?: string[]; projectDir?: string } = {}): any {
+  const role = plan.roles[i];
+  role.status = "in_progress";
+  const log = (role.attemptLog ??= []);
+  let open = log[log.length - 1];
+  if (!open || open.outcome !== "running") {
+    open = { attempt: log.length + 1, model: role.model ?? "sonnet", agent: String(role.name), outcome: "running" };
+    log.push(open);
+  }
+  const sha = (s: string | Buffer) => createHash("sha256").update(s).digest("hex");
+  const one = (kind: "check" | "spec", command: string, path?: string) => {
+    const passed = !(opts.failing ?? []).includes(command);
+    const e: Record<string, unknown> = { kind, check: command, sha256: sha(command), exitCode: passed ? 0 : 1, signal: null, timedOut: false, passed, durationMs: 5, output: passed ? "ok" : "not ok", ranAt: "2026-01-01T00:00:00Z" };
+    if (kind === "spec") {
+      e.spec = path;
+      e.specSha256 = opts.projectDir && path && existsSync(join(opts.projectDir, path)) ? sha(readFileSync(join(opts.projectDir, path))) : null;
+    }
+    return e;
+  };
+  const evidence = (role.acceptanceCriteria ?? []).map((c: any) => one("check", c.check));
+  for (const s of plan.verificationSpecs ?? []) if (s.role === role.name) evidence.push(one("spec", s.runCommand, s.path));
+  open.evidence = evidence;
+  return plan;
 }

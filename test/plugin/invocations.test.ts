@@ -21,8 +21,11 @@ async function problem(inv: Invocation): Promise<string | null> {
   } catch (err) {
     return (err as Error).message;
   }
-  if (def.stdin && !inv.hasStdin) return `${inv.command} reads stdin but nothing is piped or redirected in`;
-  if (!def.stdin && inv.hasStdin) return `${inv.command} reads no stdin but input is piped or redirected in`;
+  // A file argument may stand in for stdin (worker-completion-validate's report_path): then no stdin as well.
+  const instead = def.positionals.findIndex((p) => p.insteadOfStdin);
+  const fileGiven = instead >= 0 && inv.argv.filter((a) => !a.startsWith("-")).length > instead;
+  if (def.stdin && !fileGiven && !inv.hasStdin) return `${inv.command} reads stdin but nothing is piped or redirected in`;
+  if ((!def.stdin || fileGiven) && inv.hasStdin) return `${inv.command} reads no stdin${fileGiven ? " with a file argument" : ""} but input is piped or redirected in`;
   return null;
 }
 
@@ -57,6 +60,14 @@ describe("helper invocations in skills", () => {
       assert.ok(calls.length > 0);
       for (const c of calls) assert.equal(c.via, "CLAUDE_SKILL_DIR", `${f.rel}:${c.line}`);
       assert.ok(!f.raw.includes("CLAUDE_PLUGIN_ROOT"), "CLAUDE_PLUGIN_ROOT is not set in the Bash tool");
+    });
+
+    it(`${f.rel} passes no argument in double quotes (free text goes single-quoted, a quote as '\\'')`, () => {
+      // Double quotes let the shell expand `$`, backticks and `!`: a goal holding them would be refused by the hook,
+      // or run if the user approved it. The Script Setup states the single-quote rule once.
+      const doubled = calls.map((c) => c.text.slice(c.text.indexOf('plan.js"') + 'plan.js"'.length)).filter((rest) => rest.includes('"'));
+      assert.deepEqual(doubled, []);
+      assert.match(f.body, /Free text goes in single quotes, a `'` in it as `'\\''`; never in double quotes\./);
     });
 
     it(`${f.rel} names real commands with arguments the helper accepts`, async () => {

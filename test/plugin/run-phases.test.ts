@@ -92,8 +92,8 @@ describe("phase checkpoints in skills", () => {
   it("gives the archive-before-write skills a start-over that archives the stopped run first, only when the helper says so", () => {
     for (const f of skillFiles().filter((x) => ["design", "improve", "reflect"].includes(x.name))) {
       const pre = phaseSections(f)[0];
-      assert.match(f.body, /Start over → act on run-status's `startOver`: `archive` true → first move/, f.rel);
-      assert.match(f.body, /`archive` false → a plan the user may still want\s+is there/, f.rel);
+      assert.match(f.body, /Start over → act on run-status's `startOver`\. `archive` true → first move/, f.rel);
+      assert.match(f.body, /`archive` false → do not archive/, f.rel);
       const archives = invocations(f).filter((c) => c.command === "archive" && inSection(c, pre));
       const start = invocations(f).find((c) => c.command === "run-start")!;
       assert.ok(archives.some((a) => a.line < start.line), `${f.rel}: no archive before run-start on a start-over`);

@@ -1,8 +1,8 @@
 // The pure plan-graph algorithms (contract 3.1-3.5) and the computational view of a plan (3.11 step 5).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ancestors, dependents, depths, hasCycle, overlapWaits, pathsOverlap, reverse, territoriesOverlap } from "../../src/lib/graph.ts";
-import { attemptsOf, depsOf, guardPlan, nameIndex, rolesOf, scopeOf, statusOf, territoryOf } from "../../src/lib/plan.ts";
+import { ancestors, dependents, depths, hasCycle, overlapWaits, pathsOverlap, reverse, scopeEntry, territoriesOf, territoriesOverlap } from "../../src/lib/graph.ts";
+import { attemptsOf, depsOf, guardPlan, nameIndex, rolesOf, scopeOf, statusOf } from "../../src/lib/plan.ts";
 
 const sorted = (s: Set<number>) => [...s].sort((a, b) => a - b);
 
@@ -98,37 +98,73 @@ describe("cycle detection (3.5)", () => {
   });
 });
 
-describe("path overlap (3.4)", () => {
+describe("scope overlap by meaning (3.4)", () => {
+  // [a, b, overlap]: "d:" marks a directory, "p:" a pattern; the root of the project is /home/u/proj.
+  const ROOT = "/home/u/proj";
+  const entry = (s: string) => scopeEntry(s.slice(2), s.startsWith("p:"), ROOT);
   const cases: Array<[string, string, boolean]> = [
-    ["src/api/", "src/api/", true], // rule 1: equal
-    ["src", "src/api/", true], // rule 2: prefix after adding one "/"
-    ["src/a", "src/ab", false], // rule 2 is per component
-    ["src/*.ts", "src/", true], // patterns compared as plain text
-    ["src/**/*.ts", "src/api/**", true], // rule 3: bases src and src/api
-    ["**/*.md", "docs/", false], // rule 3: empty base overlaps nothing
-    ["**/*.md", "src/**", false],
-    ["**/*.md", "**/*.ts", false],
-    ["./src", "src", false], // no other normalisation
-    ["src//", "src", true], // every trailing "/" removed before adding one
-    ["src/ap*", "src/api/x", false], // no "**": rule 3 does not apply
-    ["src/ap**", "src/api/x", false], // base "src/ap" is not a path prefix of "src/api/x"
-    ["lib/**", "src/**", false],
+    ["d:src/api/", "d:src/api/", true],
+    ["d:src", "d:src/api/", true], // a directory holds its subdirectories
+    ["d:src/a", "d:src/ab", false], // per path segment
+    ["d:src/api", "d:src/api-v2", false],
+    ["d:.", "d:src/api", true], // the project itself
+    ["d:./", "d:src/api", true],
+    ["d:", "d:lib", true], // an empty entry is the project too
+    ["d:./src/api", "d:src/api/v1", true],
+    ["d:src//api/", "d:src/api", true],
+    ["d:src/./api", "d:src/api", true],
+    ["d:src/x/../api", "d:src/api/v1", true],
+    ["d:/home/u/proj/src/api", "d:src/api/v1", true], // absolute inside the project
+    ["d:/home/u/proj/src/api", "d:lib", false],
+    ["d:/home/u/proj", "d:lib", true],
+    ["d:/etc", "d:lib", true], // outside the project: unsure, so an overlap
+    ["d:../proj/src", "d:lib", true], // above the project: unsure
+    ["d:~/proj/src", "d:lib", true],
+    ["d:SRC/Api", "d:src/api/v1", true], // case-insensitive file systems
+    ["p:src/*.ts", "d:src/", true],
+    ["p:src/*.ts", "p:src/x/y.ts", false], // "*" stays within one segment
+    ["p:src/**/*.ts", "d:src/api/**", true],
+    ["p:src/**/*.ts", "p:src/api/**", true],
+    ["p:**/*.test.ts", "d:src/api", true], // nothing before the first "*": still decided by meaning
+    ["p:**/*.md", "d:docs/", true],
+    ["p:**/*.md", "p:src/**", true],
+    ["p:**/*.md", "p:**/*.ts", false], // no file ends in both
+    ["p:*.md", "d:src/x.ts", false], // "*.md" is at the top level only
+    ["p:*.md", "p:README.md", true],
+    ["p:src/api/**", "p:src/web/**", false],
+    ["p:src/ap*", "d:src/api/x", false], // the pattern matches src/api, a file, not what is under it
+    ["d:src/ap*", "d:src/api/x", true], // a directory entry with a wildcard holds what is under its matches
+    ["p:src/ap**", "d:src/api/x", true],
+    ["p:src/x?.ts", "p:src/xy.ts", true],
+    ["p:src/x?.ts", "p:src/x/.ts", false], // "?" is never "/"
+    ["p:a/**/b", "p:a/b", true], // "**/" may be nothing
+    ["p:src/{api,web}/*.ts", "d:src/api", true], // brace groups: read as "**", which covers them
+    ["p:app/[slug]/page.tsx", "p:app/x/page.tsx", true],
+    ["p:lib/**", "p:src/**", false],
+    ["p:src/x.ts", "d:src", true], // a pattern without a wildcard: read as a directory too
   ];
   for (const [a, b, want] of cases) {
     it(`${want ? "overlaps" : "does not overlap"}: ${a} vs ${b}`, () => {
-      assert.equal(pathsOverlap(a, b), want);
-      assert.equal(pathsOverlap(b, a), want);
+      const [x, y] = [entry(a), entry(b)];
+      assert.equal(territoriesOverlap([x], [y]), want);
+      assert.equal(territoriesOverlap([y], [x]), want);
     });
   }
 
+  it("reads a directory's absolute path as unsure without the project's root", () => {
+    assert.equal(pathsOverlap("/home/u/proj/src", "lib"), true);
+    assert.equal(pathsOverlap("/home/u/proj/src", "lib", ROOT), false);
+  });
+
   it("matches two territories when any pair overlaps", () => {
-    assert.equal(territoriesOverlap(["docs/", "src/api"], ["lib", "src/api/v1/"]), true);
-    assert.equal(territoriesOverlap(["docs/"], ["lib/"]), false);
-    assert.equal(territoriesOverlap([], ["lib/"]), false);
+    const t = (...xs: string[]) => xs.map((x) => scopeEntry(x, false));
+    assert.equal(territoriesOverlap(t("docs/", "src/api"), t("lib", "src/api/v1/")), true);
+    assert.equal(territoriesOverlap(t("docs/"), t("lib/")), false);
+    assert.equal(territoriesOverlap([], t("lib/")), false);
   });
 
   it("records only the later role, and only when no dependency path orders the pair", () => {
-    const territories = [["src/"], ["src/api/"], ["src/db/"], ["docs/"], ["docs/x.md"]];
+    const territories = [["src/"], ["src/api/"], ["src/db/"], ["docs/"], ["docs/x.md/"]];
     // 2 depends on 0 (ordered), 4 depends on 1 which does not reach 3
     const deps = [[], [], [0], [], [1]];
     assert.deepEqual(overlapWaits(territories, deps), [[1], [], [], [4], []]);
@@ -178,11 +214,9 @@ describe("plan computational view (3.1, 3.11)", () => {
     assert.deepEqual(scopeOf({ scope: "src/" }), {});
   });
 
-  it("builds a territory from directories and patterns, strings only, duplicates removed", () => {
-    const role = { scope: { directories: ["src/", "src/", 3, null], patterns: ["src/", "**/*.ts"] } };
-    assert.deepEqual(territoryOf(role), ["src/", "**/*.ts"]);
-    assert.deepEqual(territoryOf({ scope: { directories: "src/", patterns: null } }), []);
-    assert.deepEqual(territoryOf({ scope: null }), []);
+  it("builds a territory from directories and patterns, strings only, each canonical form once", () => {
+    const role = { scope: { directories: ["src/", "./src", 3, null], patterns: ["src/", "**/*.ts"] } };
+    assert.deepEqual(territoriesOf([role, { scope: { directories: "src/", patterns: null } }, { scope: null }]), [["src/", "**/*.ts"], [], []]);
   });
 
   it("reads a missing or null status as pending [Fix D27]", () => {
@@ -207,5 +241,49 @@ describe("plan computational view (3.1, 3.11)", () => {
     assert.throws(() => guardPlan("x"), { message: "Invalid plan structure: top-level value must be an object" });
     assert.throws(() => guardPlan({ roles: "ab" }), { message: "Invalid plan structure: 'roles' must be an array" });
     assert.throws(() => guardPlan({ roles: [{}, 3] }), { message: "Invalid plan structure: roles[1] must be an object" });
+  });
+});
+
+describe("graph walks of any depth", () => {
+  /** The recursive definitions the iterative walks replace (contract 3.2). */
+  function depthsByRecursion(deps: number[][]): number[] {
+    const memo = new Map<number, number>();
+    const depthOf = (i: number, onPath: Set<number>): number => {
+      const known = memo.get(i);
+      if (known !== undefined) return known;
+      if (onPath.has(i)) return 999;
+      if (deps[i].length === 0) return memo.set(i, 1), 1;
+      const next = new Set(onPath).add(i);
+      let best = -Infinity;
+      for (const d of deps[i]) best = Math.max(best, depthOf(d, next));
+      memo.set(i, best + 1);
+      return best + 1;
+    };
+    for (let i = 0; i < deps.length; i++) if (!memo.has(i)) depthOf(i, new Set());
+    return deps.map((_, i) => memo.get(i) as number);
+  }
+
+  it("gives the recursive definition's depths and cycle verdict on 3,000 random graphs, cycles included", () => {
+    let seed = 5;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    let cyclic = 0;
+    for (let k = 0; k < 3000; k++) {
+      const n = 1 + Math.floor(rand() * 9);
+      const deps = Array.from({ length: n }, () => Array.from({ length: n }, (_, j) => j).filter(() => rand() < 0.2));
+      assert.deepEqual(depths(deps), depthsByRecursion(deps), JSON.stringify(deps));
+      const cycle = deps.some((_, i) => ancestors(deps, i).has(i));
+      assert.equal(hasCycle(deps), cycle, JSON.stringify(deps));
+      if (cycle) cyclic++;
+    }
+    assert.ok(cyclic > 500 && cyclic < 2500, `cyclic ${cyclic}`);
+  });
+
+  it("walks a 200,000-role chain", () => {
+    const deps = Array.from({ length: 200_000 }, (_, i) => (i ? [i - 1] : []));
+    const d = depths(deps);
+    assert.equal(d[199_999], 200_000);
+    assert.equal(hasCycle(deps), false);
+    deps[0] = [199_999];
+    assert.equal(hasCycle(deps), true);
   });
 });

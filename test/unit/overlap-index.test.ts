@@ -1,9 +1,9 @@
-// overlapWaits finds overlapping roles through maps of path prefixes instead of comparing every pair of paths:
-// its answer must be exactly the pairwise rule's (pathsOverlap on every pair, minus pairs a dependency orders),
-// on random plans full of the rule's edge cases.
+// overlapWaits finds overlapping roles through maps of path prefixes instead of comparing every pair of entries:
+// its answer must be exactly the pairwise rule's (entriesOverlap on every pair of canonical entries, minus pairs a
+// dependency orders), on random plans full of the rule's edge cases.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ancestors, overlapWaits, territoriesOverlap, type Deps } from "../../src/lib/graph.ts";
+import { ancestors, overlapWaits, scopeEntry, territoriesOverlap, type Deps } from "../../src/lib/graph.ts";
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -22,7 +22,7 @@ function pairwise(territories: string[][], deps: Deps): number[][] {
   });
 }
 
-const PARTS = ["", "/", "src", "src/", "src//", "a", "b", "api", "ap", "**", "*", "*.ts", "**/*.ts", "x*y", ".", ".."];
+const PARTS = ["", "/", "src", "src/", "src//", "a", "b", "api", "ap", "**", "*", "*.ts", "**/*.ts", "x*y", ".", "..", "?", "a?", "{a,b}", "A"];
 
 describe("overlapWaits", () => {
   it("equals the pairwise rule on 300 random plans of up to 25 roles", () => {
@@ -32,7 +32,9 @@ describe("overlapWaits", () => {
     for (let k = 0; k < 300; k++) {
       const n = 1 + Math.floor(r() * 25);
       const territories = Array.from({ length: n }, () =>
-        Array.from({ length: Math.floor(r() * 4) }, () => Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(PARTS)).join(r() < 0.8 ? "/" : "")),
+        Array.from({ length: Math.floor(r() * 4) }, () =>
+          scopeEntry(Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(PARTS)).join(r() < 0.8 ? "/" : ""), r() < 0.5, "/p"),
+        ),
       );
       const deps: Deps = Array.from({ length: n }, (_, i) => (i && r() < 0.4 ? [Math.floor(r() * n)] : []));
       const want = pairwise(territories, deps);

@@ -3,12 +3,12 @@
 // each skill's list of subcommands is exactly what its SKILL.md calls.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { registry } from "../../src/registry.ts";
 import { hookSpec } from "../../src/hooks/spec-table.ts";
 import { SPECS } from "../../src/hooks/specs.ts";
-import { ARG_KINDS, SKILL_COMMANDS, SKILLS } from "../../src/hooks/permit.ts";
+import { ARG_KINDS, COMMAND_ARG_KINDS, COMMAND_COMMANDS, SKILL_COMMANDS, SKILLS } from "../../src/hooks/permit.ts";
 
 const ROOT = resolve(__dirname, "../..");
 
@@ -21,13 +21,31 @@ describe("the hook's tables", () => {
 
   it("every string argument of every subcommand a skill may call has a kind", () => {
     const missing: string[] = [];
-    for (const command of new Set(Object.values(SKILL_COMMANDS).flat())) {
+    for (const command of new Set([...Object.values(SKILL_COMMANDS).flat(), ...COMMAND_COMMANDS])) {
       const spec = SPECS[command];
       assert.ok(spec, `${command} is not a helper command`);
       for (const [name] of spec.p) if (!(name in ARG_KINDS)) missing.push(`${command} ${name}`);
       for (const [name, [type]] of Object.entries(spec.f)) if (type === "s" && !(name in ARG_KINDS)) missing.push(`${command} --${name}`);
     }
     assert.deepEqual(missing, []);
+  });
+
+  it("the commands' subcommands are the ones commands/*.md call through ${CLAUDE_PLUGIN_ROOT}/dist/plan.js", () => {
+    const called = new Set<string>();
+    for (const f of readdirSync(join(ROOT, "commands")).filter((n) => n.endsWith(".md"))) {
+      const raw = readFileSync(join(ROOT, "commands", f), "utf8");
+      for (const m of raw.matchAll(/dist\/plan\.js" ([a-z-]+)/g)) called.add(m[1]);
+    }
+    assert.deepEqual([...COMMAND_COMMANDS].sort(), [...called].sort());
+    for (const command of COMMAND_COMMANDS) assert.ok(SPECS[command], `${command} is not a helper command`);
+  });
+
+  it("every per-command kind names an argument of that command", () => {
+    for (const [command, kinds] of Object.entries(COMMAND_ARG_KINDS)) {
+      const spec = SPECS[command];
+      assert.ok(spec, command);
+      for (const name of Object.keys(kinds)) assert.ok(spec.p.some(([p]) => p === name) || name in spec.f, `${command} ${name}`);
+    }
   });
 
   for (const skill of SKILLS) {

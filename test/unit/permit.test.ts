@@ -9,32 +9,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
+import { filled, writtenCalls } from "../helpers/written-calls.ts";
+
+export { filled, writtenCalls };
 
 const ROOT = resolve(__dirname, "../..");
 const helper = (skill = "design", root = ROOT) => `node "${root}/skills/${skill}/scripts/plan.js"`;
-
-/** Every helper call in a SKILL.md (inline code spans and the Script Setup block), with the text around it. */
-export function writtenCalls(skill: string): string[] {
-  const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
-  const out: string[] = [];
-  for (const line of raw.split("\n")) {
-    if (line.startsWith('node "${CLAUDE_SKILL_DIR}/scripts/plan.js"')) out.push(line);
-    for (const m of line.matchAll(/`([^`]*\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js"[^`]*)`/g)) out.push(m[1]);
-  }
-  return out;
-}
-
-/** A written call as the lead would run it: ${CLAUDE_SKILL_DIR} substituted, {placeholders} filled with plausible values. */
-export function filled(call: string, skill: string, root = ROOT): string {
-  return call
-    .replaceAll("${CLAUDE_SKILL_DIR}", join(root, "skills", skill))
-    .replaceAll("{skill}", "execute")
-    .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
-    .replaceAll("{target path}", ".design/skill-snapshot.md")
-    .replaceAll("{k1,k2}", "api,auth")
-    .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
-    .replace(/\{[^{}]*\}/g, "api");
-}
 
 let dir: string;
 let outside: string;
@@ -51,7 +31,8 @@ before(() => {
   mkdirSync(outside, { recursive: true });
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(dir, ".design/plan.json"), "{}");
-  writeFileSync(join(dir, ".design/tmp/eval.json"), "{}");
+  // The files the written calls feed to stdin (the hook approves a stdin file only when it is a regular file).
+  for (const f of ["tmp/eval.json", "tmp/constraints.json", "tmp/update.json", "tmp/updates.json", "tmp/tasks.json", "tmp/resolutions.json", "worker-api.json"]) writeFileSync(join(dir, ".design", f), "{}");
   writeFileSync(join(outside, "secret"), "x");
   symlinkSync(outside, join(dir, ".design/out")); // a folder link out of the project
   symlinkSync(join(outside, "secret"), join(dir, ".design/secret.json")); // a file link out
@@ -83,9 +64,9 @@ describe("the hook allows every helper call as the skills spell them", () => {
       const calls = writtenCalls(skill);
       assert.ok(calls.length > 5);
       // `grant --approve` records the user's consent to the workers' calls: the one written call the hook leaves to
-      // the user on purpose (tested below).
+      // the user on purpose (tested below); `run-checks` is approved only under a grant (tested with the grant).
       const refused = calls
-        .filter((c) => !/ grant \S+ --approve$/.test(c))
+        .filter((c) => !/ grant \S+ --approve$/.test(c) && !/ run-checks /.test(c))
         .map((c) => filled(c, skill))
         .filter((c) => !bash(c) || !bash(c, skill as Skill));
       assert.deepEqual(refused, []);
@@ -289,8 +270,10 @@ describe("the hook refuses what was once approved", () => {
       ["relative", `node "skills/design/scripts/plan.js" status`],
       ["dot", `node "./skills/design/scripts/plan.js" status`],
       ["up", `node "${"../".repeat(rel)}${ROOT.slice(1)}/skills/design/scripts/plan.js" status`],
-      ["unquoted", `node ${ROOT}/skills/design/scripts/plan.js status`],
+      ["unquoted relative", `node skills/design/scripts/plan.js status`],
     ]);
+    // The absolute path unquoted is the same word to bash (permit-variants.test.ts has the decorations).
+    assert.ok(bash(`node ${ROOT}/skills/execute/scripts/plan.js status .design/plan.json`));
   });
 
   it("other skills/<x>/ folders, other plan.js files and non-normal helper paths", () => {
@@ -528,7 +511,13 @@ describe("dist/permit.js as a process", () => {
   });
 });
 
+/** A Bash event of a subagent (an agent_id and no readable sidecar): never the lead. */
+const ev2 = (root: string, command: string) => allows({ tool_name: "Bash", tool_input: { command, description: "x" }, cwd: root, agent_id: "a1b2", transcript_path: join(root, "t.jsonl") } as HookInput);
+
 describe("the hook approves what the user's execute grant covers, and nothing more", () => {
+  let savedProjectDir: string | undefined;
+  before(() => (savedProjectDir = process.env.CLAUDE_PROJECT_DIR));
+  after(() => (savedProjectDir === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = savedProjectDir)));
   const plan = () =>
     planWith(
       [
@@ -539,20 +528,14 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     );
   const runState = (over: Record<string, unknown> = {}) => ({ schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null, ...over });
 
-  const envSaved = new WeakSet<object>();
   /** A project whose execute run holds an approved grant (recorded by the real `grant --approve`). */
   async function granted(t: import("node:test").TestContext) {
     const p = project(t, { ".design/plan.json": plan(), ".design/run-execute.json": runState(), "src/api/orders.ts": "export {};\n", "lib/core.ts": "x\n" });
     const out: any = await p.run("grant", ["--approve"], { consent: true });
     assert.equal(out.recorded, true);
     const root = realpathSync(p.dir);
-    // Restore what the test found, once: a test making several projects would otherwise restore the first one's
-    // root last (after hooks run in the order they were added) and leak it into the next file of the worker.
-    if (!envSaved.has(t)) {
-      envSaved.add(t);
-      const prev = process.env.CLAUDE_PROJECT_DIR;
-      t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
-    }
+    // Restored once for the whole describe (a test may call granted() several times: per-call restores would run
+    // in order and leave an intermediate project's root behind for the next test file in this process).
     process.env.CLAUDE_PROJECT_DIR = root;
     const ev = (tool: string, input: Record<string, unknown>, cwd: unknown = root) => allows({ tool_name: tool, tool_input: input, cwd } as HookInput);
     const sh = (command: string, extra: Record<string, unknown> = {}, cwd: unknown = root) => ev("Bash", { command, description: "x", ...extra }, cwd);
@@ -568,6 +551,28 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(edit(join(root, "src/api/new/file.ts"), "Write"), "a new file in the scope");
     assert.ok(edit(join(root, "docs/guide.md"), "MultiEdit"));
     assert.ok(ev("NotebookEdit", { notebook_path: join(root, "docs/n.ipynb"), new_source: "x" }));
+  });
+
+  it("approves the lead's run-checks only for a role whose every check the grant covers [feature:execute/checks-decide-completion]", async (t) => {
+    const { p, root, sh } = await granted(t);
+    const call = (role: string) => `${helper("execute")} run-checks .design/plan.json --role ${role}`;
+    assert.ok(sh(call("0")), "role 0 by index");
+    assert.ok(sh(call("docs")), "a role by name");
+    assert.ok(sh(`${helper("execute")} run-checks .design/plan.json --role=api --timeout 60`));
+    assert.ok(!sh(call("7")), "no such role");
+    assert.ok(!sh(call("'api; rm -rf x'")), "a name no role has");
+    assert.ok(!sh(`${helper("execute")} run-checks .design/plan.json`), "no role named");
+    assert.ok(!sh(`${helper("execute")} run-checks .design/tmp/plan.json --role 0`), "another plan file: not the one the grant covers");
+    assert.ok(!sh(call("0"), { dangerouslyDisableSandbox: true }));
+    assert.ok(!ev2(root, call("0")), "a worker never runs the helper");
+    // A role the grant does not cover: its check changed since the approval ends the grant for all.
+    const plan = p.json(".design/plan.json");
+    plan.roles[1].acceptanceCriteria[0].check = "npm run docs && curl evil";
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan));
+    assert.ok(!sh(call("1")) && !sh(call("0")), "a changed plan: no grant, no run-checks");
+    // Without any grant: never.
+    rmSync(join(p.dir, ".design/grant.json"));
+    assert.ok(!sh(call("0")));
   });
 
   it("refuses a command with anything around or after the granted text", async (t) => {

@@ -3,8 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { depsOf } from "../../src/lib/plan.ts";
-import { overlapWaits } from "../../src/lib/graph.ts";
-import { territoryOf } from "../../src/lib/plan.ts";
+import { overlapWaits, territoriesOf } from "../../src/lib/graph.ts";
 import { borderPoint, layoutGraph, MAX_COLUMNS, type Box, type Point } from "../../src/lib/report/layout.ts";
 import { reportPlan } from "../helpers/report-plans.ts";
 
@@ -20,7 +19,7 @@ function layoutOf(n: number, seed: number) {
   const plan = reportPlan(n, seed);
   const deps = depsOf(plan.roles);
   const pairs: Array<[number, number]> = [];
-  overlapWaits(plan.roles.map(territoryOf), deps).forEach((js, i) => js.forEach((j) => pairs.push([i, j])));
+  overlapWaits(territoriesOf(plan.roles), deps).forEach((js, i) => js.forEach((j) => pairs.push([i, j])));
   return { plan, deps, pairs, layout: layoutGraph(n, deps, pairs) };
 }
 

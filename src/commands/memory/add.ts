@@ -14,8 +14,8 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
-  appendLine, argLabel, confine, ensureDir, MAX_JSONL_BYTES, openForRead, parseJsonl, pathKind, readBytes, readFileBytes, readJson, readText, replaceLine,
-  sweepOrphans, updateText, withLock, writeAtomic,
+  appendLine, argLabel, confine, ensureDir, MAX_JSONL_BYTES, openForRead, parseJsonl, parseJsonText, pathKind, readBytes, readFileBytes, readJson, readText,
+  replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
 import { OWN } from "../../lib/owned.js";
 import {
@@ -107,7 +107,7 @@ const parseLine = (raw: string, fast = true): Record<string, unknown> | undefine
   const known = fast ? parseMemoryLine(t) : undefined;
   if (known) return known;
   try {
-    const v: unknown = JSON.parse(t);
+    const v: unknown = parseJsonText(t);
     return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

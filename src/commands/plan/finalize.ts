@@ -10,9 +10,9 @@ import { isSurfaceOnly, maskersIn, maskerWarning, verifyChecks } from "../../lib
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
-import { depths, hasCycle, overlapWaits } from "../../lib/graph.js";
+import { depths, hasCycle, overlapWaits, territoriesOf } from "../../lib/graph.js";
 import {
-  arrayOf, depsOf, loadPlan, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, territoryOf, type Json, type PlanPart,
+  arrayOf, depsOf, loadPlan, MODEL_TIERS, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, type Json, type PlanPart,
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
@@ -30,6 +30,10 @@ const SURFACE_ONLY =
   "all acceptance criteria are surface-level — at least one must verify functional correctness " +
   "(e.g., build, test, curl, or run command)";
 
+/** A model the Agent tool does not take (MODEL_TIERS) would reach the Agent call and fail there. */
+const unknownModel = (v: unknown) => !(MODEL_TIERS as readonly unknown[]).includes(v);
+const MODELS_TEXT = MODEL_TIERS.join(", ");
+
 /** `{'a', 'b'}` in the fixed order given (D10). */
 const pySet = (items: readonly string[]) => `{${items.map((s) => `'${s}'`).join(", ")}}`;
 
@@ -41,6 +45,7 @@ function validateRole(role: Json, i: number, issues: string[]): void {
   if (isEmpty(role.name)) issues.push(`Role ${i}: missing 'name'`);
   if (isEmpty(role.goal)) issues.push(`${label}: missing 'goal'`);
   if (isEmpty(role.model)) issues.push(`${label}: missing 'model'`);
+  else if (unknownModel(role.model)) issues.push(`${label}: unknown model '${pyStr(role.model)}' (the Agent tool takes ${MODELS_TEXT})`);
 
   const scope = scopeOf(role);
   if (isEmpty(scope.directories) && isEmpty(scope.patterns)) {
@@ -151,6 +156,9 @@ export function validatePlan(doc: Json): string[] {
     if (!isEmpty(a.trigger) && !AUX_TRIGGERS.includes(a.trigger as string)) {
       issues.push(`${alabel}: trigger must be one of ${pySet(AUX_TRIGGERS)}`);
     }
+    if (a.model !== undefined && unknownModel(a.model)) {
+      issues.push(`${alabel}: unknown model '${pyStr(a.model)}' (the Agent tool takes ${MODELS_TEXT})`);
+    }
   });
 
   const specs = doc.verificationSpecs;
@@ -187,6 +195,45 @@ function schemaIssues(doc: Json): string[] {
   return r.ok ? [] : r.issues;
 }
 
+/**
+ * A draft carries no run state: statuses, attempts, attempt logs, results and progress are the helper's record of
+ * what happened under the installed plan (update-status and resume-reset write them), and a draft has not run.
+ * Whatever a draft holds there is reset to what finalize gives a new plan, each reset named in a warning. Reset
+ * rather than refused: the record would not be true of the new plan, dropping it loses nothing, and a model that
+ * revised an installed plan into the draft would otherwise need a round trip to make exactly this change; a lead
+ * that meant to carry finished work over learns from the warning to leave those roles out instead.
+ */
+function resetRunState(doc: Json): string[] {
+  const warnings: string[] = [];
+  rolesOf(doc).forEach((role, i) => {
+    const at = `Role ${i} (${nameText(role)})`;
+    if (role.status !== undefined && role.status !== null && role.status !== "pending") {
+      warnings.push(`${at}: status '${pyStr(role.status)}' reset to pending`);
+      role.status = "pending";
+    }
+    if (role.attempts !== undefined && role.attempts !== 0) {
+      warnings.push(`${at}: attempts ${pyStr(role.attempts)} reset to 0`);
+      role.attempts = 0;
+    }
+    if (role.attemptLog !== undefined) {
+      warnings.push(`${at}: attemptLog dropped`);
+      delete role.attemptLog;
+    }
+    if (role.result !== undefined && role.result !== null) {
+      warnings.push(`${at}: result dropped`);
+      role.result = null;
+    }
+  });
+  const progress = doc.progress;
+  const fresh = isObject(progress) && Object.keys(progress).every((k) => k === "completedRoles") && arrayOf(progress.completedRoles).length === 0 &&
+    (progress.completedRoles === undefined || Array.isArray(progress.completedRoles));
+  if (progress !== undefined && !fresh) {
+    warnings.push("progress reset: no role of a new plan has completed");
+    doc.progress = { completedRoles: [] };
+  }
+  return warnings;
+}
+
 /** SHA-256 of a spec file of an in-place finalize: its path must resolve inside the project (E_PATH otherwise). */
 function specDigest(cwd: string, path: string, i: number): string | null {
   const bytes = readBytes(confine(cwd, `verificationSpecs[${i}].path '${path}'`, path, "read"));
@@ -203,9 +250,9 @@ interface Enriched {
 }
 
 /** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
-function enrich(doc: Json, digestOf: (path: string, i: number) => string | null): Enriched {
+function enrich(doc: Json, root: string, digestOf: (path: string, i: number) => string | null): Enriched {
   const roles = rolesOf(doc);
-  const waits = overlapWaits(roles.map(territoryOf), depsOf(roles));
+  const waits = overlapWaits(territoriesOf(roles, root), depsOf(roles));
   roles.forEach((role, i) => (role.directoryOverlaps = waits[i]));
 
   const specWarnings: string[] = [];
@@ -278,6 +325,7 @@ interface SpecCopy {
  */
 async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) => void, report: Record<string, unknown>): Promise<Enriched> {
   const doc = loadPlan(cwd, shown, PARTS);
+  const reset = resetRunState(doc);
   failIfInvalid(doc);
   const placement: string[] = [];
   const copies: SpecCopy[] = [];
@@ -301,7 +349,7 @@ async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) =>
 
   const target = confine(cwd, `installed plan '${INSTALLED_PLAN}'`, INSTALLED_PLAN, "write", OWN.plan);
   const staged = new Map(copies.map((c) => [c.dest, c.bytes]));
-  const e = enrich(doc, (path) => {
+  const e = enrich(doc, cwd, (path) => {
     const dest = realPath(resolve(cwd, path));
     const bytes = staged.get(dest) ?? readBytes(dest);
     return bytes === null ? null : sha256(bytes);
@@ -330,6 +378,7 @@ async function install(cwd: string, shown: string, failIfInvalid: (doc: Json) =>
   });
   report.installed = INSTALLED_PLAN;
   report.installedSpecs = copies.map((c) => `${SPECS}/${relative(join(projectRoots(cwd).design, "specs"), c.dest).split(sep).join("/")}`);
+  if (reset.length) report.runStateWarnings = reset;
   return e;
 }
 
@@ -344,12 +393,14 @@ export default defineCommand({
       if (issues.length > 0) throw new HelperError("E_INVALID", "validation_failed", { issues });
     };
 
+    const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write", OWN.planOrDraft) === draftPlan(ctx.cwd);
     if (args["validate-only"]) {
-      failIfInvalid(loadPlan(ctx.cwd, planPath, PARTS));
-      return { validated: true };
+      const doc = loadPlan(ctx.cwd, planPath, PARTS);
+      const reset = draft ? resetRunState(doc) : [];
+      failIfInvalid(doc);
+      return { validated: true, ...(reset.length ? { runStateWarnings: reset } : {}) };
     }
 
-    const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write", OWN.planOrDraft) === draftPlan(ctx.cwd);
     const installed: Record<string, unknown> = {};
     const e = draft
       ? await install(ctx.cwd, planPath, failIfInvalid, installed)
@@ -359,7 +410,7 @@ export default defineCommand({
           PARTS,
           (doc) => {
             failIfInvalid(doc);
-            return { write: true, result: enrich(doc, (path, i) => specDigest(ctx.cwd, path, i)) };
+            return { write: true, result: enrich(doc, ctx.cwd, (path, i) => specDigest(ctx.cwd, path, i)) };
           },
           { anyVersion: true },
         );

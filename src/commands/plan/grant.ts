@@ -17,6 +17,7 @@ import { schedulerCore } from "../../lib/scheduler.js";
 import { newId } from "../../lib/ids.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
 import { confine, ensureDir, MAX_STATE_BYTES, projectRoots, readJson, updateText } from "../../store.js";
+import { budgetFor, planForecast } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 
@@ -92,6 +93,19 @@ export default defineCommand({
     const run = readJson(join(design, "run-execute.json"), MAX_STATE_BYTES);
     const runId = run.kind === "ok" && isObject(run.value) && typeof run.value.runId === "string" && run.value.completedAt == null ? run.value.runId : null;
     const expiresAt = isoSeconds(ctx.now() + GRANT_TTL_MS);
+    // What the run may spend and is expected to spend: shown with the question, never part of what is signed.
+    const budget = budgetFor(doc, runId);
+    const forecast = planForecast(doc, design, runId, toRun.map((role) => ({ role, tier: core.tierFor(role) })));
+    const n = (x: number) => x.toLocaleString("en-US");
+    const cost = [
+      budget
+        ? `Budget: ${n(budget.tokens)} tokens for this run (${budget.source === "run" ? "set with --budget" : "the plan's tokenBudget"}); no worker starts once its forecast would pass it.`
+        : "No token budget for this run (/do:execute --budget <tokens> sets one).",
+      forecast.samples > 0
+        ? `Forecast: about ${n(forecast.tokens)} tokens for the ${toRun.length} role${toRun.length === 1 ? "" : "s"} to run, one attempt each (from ${forecast.samples} earlier attempt${forecast.samples === 1 ? "" : "s"} with recorded usage).`
+        : "No forecast yet: no earlier attempt recorded what it cost.",
+      ...forecast.roles.filter((r) => r.escalation).map((r) => `Memory: ${r.escalation?.reason}, so ${r.role} starts on ${r.tier}.`),
+    ];
     const summary = [
       `Workers may edit files under: ${edits.map((e) => e.value).join(", ") || "nothing"}`,
       `Workers may run exactly: ${commands.map((c) => c.value).join(" | ") || "nothing"}`,
@@ -101,8 +115,9 @@ export default defineCommand({
         ? "The plan sets grantRequiresSandbox: the commands are approved only while Claude Code's sandbox is on."
         : 'Claude Code\'s sandbox ("sandbox": {"enabled": true, "failIfUnavailable": true} in settings; on Linux with bubblewrap and socat) stops these commands from writing outside this project or using the network, not from reading your files; the plan setting context.grantRequiresSandbox approves them only while it is on.',
       `The grant ends when this run ends, when anything in the plan or its spec files changes, or at ${expiresAt}.`,
+      ...cost,
     ];
-    const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary };
+    const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary, budget, forecast };
     if (!args.approve) return { recorded: false, ...proposal };
 
     if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-start execute before approving a grant");

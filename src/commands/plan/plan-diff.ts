@@ -2,7 +2,7 @@
 // (contract 4.13). Dependency names are listed sorted so the text is the same on every run [Fix D10].
 // plan_a may also be an archive folder (.design/history): the earlier plan is then the newest archived plan.json
 // in it, named in the answer (`archivedPlan`, `archivedGoal`), so a skill needs no file search to find it.
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
 import { arrayOf, loadPlan, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
@@ -115,8 +115,10 @@ export default defineCommand({
   flags: {},
   run(ctx, args) {
     const given = args.plan_a as string;
-    const fromHistory = pathKind(resolve(ctx.cwd, given)) === "directory";
-    const found = fromHistory ? newestArchived(ctx.cwd, given) : null;
+    // An archive folder, or one no archive has made yet (a first improve: nothing archived, so nothing earlier).
+    const kindA = pathKind(resolve(ctx.cwd, given));
+    const fromHistory = kindA === "directory" || (kindA === "missing" && basename(given.replace(/\/+$/, "")) === "history");
+    const found = fromHistory && kindA === "directory" ? newestArchived(ctx.cwd, given) : null;
     const planA = fromHistory ? found?.plan : loadPlan(ctx.cwd, given);
     const planB = loadPlan(ctx.cwd, args.plan_b as string);
     if (planA === undefined) return { archivedPlan: null, message: `no archived plan.json in ${given.replace(/\/+$/, "") || given}` };

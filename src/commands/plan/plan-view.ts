@@ -3,7 +3,7 @@
 // !-line, which must not fail), reporting a missing or broken plan inside its output.
 import { dirname, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
-import { ancestors } from "../../lib/graph.js";
+import { hasCycle } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
 import { attemptsOf, depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
 import { isEmpty, isObject, parseTimestamp, pyStr } from "../../lib/values.js";
@@ -111,7 +111,7 @@ export default defineCommand({
     const counts: Record<string, number> = {};
     for (const role of roles) counts[statusOf(role)] = (counts[statusOf(role)] ?? 0) + 1;
     const deps = depsOf(roles);
-    const cycle = deps.some((_, i) => ancestors(deps, i).has(i));
+    const cycle = hasCycle(deps);
     const graph = mermaid(roles);
     const next = nextUp(roles);
     const goal = str(doc.goal);

@@ -6,14 +6,15 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineCommand } from "../../lib/command.js";
-import { overlapWaits } from "../../lib/graph.js";
+import { overlapWaits, territoriesOf } from "../../lib/graph.js";
 import { newestFirst } from "../../lib/lifecycle.js";
 import { OWN } from "../../lib/owned.js";
-import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, territoryOf, type Json } from "../../lib/plan.js";
+import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, type Json } from "../../lib/plan.js";
 import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
 import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
+import { costSummary } from "../../lib/cost.js";
 import { confine, ensureDir, projectRoots, readConfined, readJson, readJsonl, updateText } from "../../store.js";
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
@@ -63,7 +64,7 @@ function roleView(role: Json, index: number): RoleView {
     status: statusOf(role),
     model: text(role.model) || "sonnet",
     agent: text(role.agent) || (attempts.length ? attempts[attempts.length - 1].agent : ""),
-    scope: territoryOf(role),
+    scope: [...stringsOf(scope.directories), ...stringsOf(scope.patterns)],
     dependencies: stringsOf(scope.dependencies),
     criteria,
     attempts,
@@ -100,7 +101,7 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
   const roles = rolesOf(doc);
   const views = roles.map(roleView);
   const deps = depsOf(roles);
-  const waits = overlapWaits(roles.map(territoryOf), deps);
+  const waits = overlapWaits(territoriesOf(roles, projectRoots(cwd).project), deps);
   const overlaps: Array<[number, number]> = [];
   waits.forEach((js, i) => js.forEach((j) => overlaps.push([i, j])));
   const counts: Record<string, number> = {};
@@ -133,7 +134,9 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
 
   const open = views.some((v) => v.status === "pending" || v.status === "in_progress");
   const state = roles.length === 0 ? (problems.length ? "none" : "empty") : open ? (views.some((v) => v.status !== "pending") ? "in_progress" : "ready") : "done";
-  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, problems };
+  const c = costSummary(doc);
+  const cost = { tokens: c.tokens, byTier: c.byTier, byRun: c.byRun, auxiliaries: c.auxiliaries, unrecorded: c.unrecorded };
+  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, cost, problems };
 }
 
 export default defineCommand({

@@ -20,7 +20,7 @@ export default defineCommand({
         core.interrupt(roles, i);
         resetRoles.push({ roleIndex: i, name: str(role.name) });
       });
-      const decision = core.decide(roles);
+      const decision = core.decide(roles, ctx.cwd);
       const retryable = roles.filter((r) => core.retryable(r)).length;
       return {
         write: resetRoles.length > 0,

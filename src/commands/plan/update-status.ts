@@ -1,14 +1,20 @@
 // update-status: batch status changes under the state machine, recording of completed roles, cascading
 // skips after a failure and restoration of cascaded roles after a retry (contract 4.16; D1, D10, D13, D14,
 // D17, D27). The whole batch is validated and applied in memory under the plan lock; nothing is written when
-// any update is rejected.
+// any update is rejected. A role completes only on evidence: its running attempt must hold passing evidence,
+// recorded by run-checks, for each of its checks and its spec as they read now (lib/evidence.ts). Each attempt
+// entry gets its start and end time and the execute run it belongs to.
+import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
+import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
+import { firstTierFailures, gatherSamples, roleKind, type Sample } from "../../lib/forecast.js";
+import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
-import { isEmpty, isInt, isObject } from "../../lib/values.js";
+import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
+import { MAX_STATE_BYTES, projectRoots, readJson } from "../../store.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -79,19 +85,67 @@ function completeRole(doc: Json, role: Json): void {
   if (!isEmpty(role.name) && !progress.completedRoles.includes(role.name)) progress.completedRoles.push(role.name);
 }
 
+/** The id of the unfinished execute run, which a new attempt belongs to (null: none open). */
+function openRunId(cwd: string): string | null {
+  const r = readJson(join(projectRoots(cwd).design, "run-execute.json"), MAX_STATE_BYTES);
+  return r.kind === "ok" && isObject(r.value) && typeof r.value.runId === "string" && r.value.completedAt == null ? r.value.runId : null;
+}
+
+/**
+ * Why an attempt starts above the tier the scheduler gives it (its plan's model, one up per failure), or null: the
+ * memory of earlier runs (`next`'s escalation, lib/forecast.ts) when it explains the tier, else the lead's choice.
+ */
+function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () => Sample[], runId: string | null): { from: string; reason: string } | null {
+  const plain = core.tierFor(role);
+  const k = core.TIERS.indexOf(plain);
+  const model = typeof entry.model === "string" ? entry.model : plain;
+  if (k < 0 || core.TIERS.indexOf(model) <= k) return null;
+  const advice = entry.attempt === 1 ? firstTierFailures(samples(), roleKind(role.name), plain, runId) : null;
+  return { from: plain, reason: advice && advice.to === model ? advice.reason : "started above the scheduler's tier by the lead" };
+}
+
+/** The refusal of a completion without passing evidence: what is missing, and the call that records it. */
+function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
+  const name = typeof role.name === "string" ? role.name : "";
+  return new HelperError(
+    "E_INVALID",
+    `Role ${i} (${name}) cannot complete without passing evidence from its running attempt: ${gaps.join("; ")}. ` +
+      `Run its checks with run-checks --role ${i}; a role whose checks fail is recorded failed.`,
+    { roleIndex: i, missing: gaps },
+  );
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
   stdin: "updates.json",
   async run(ctx, args) {
     const input = await ctx.stdin();
+    const project = projectRoots(ctx.cwd).project;
+    let runId: string | null | undefined;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const roles = rolesOf(doc);
       const updates = parseUpdates(input, roles.length);
       checkReflexions(roles, updates);
-      const result = schedulerCore().apply(roles, updates, {
+      const at = isoSeconds(ctx.now());
+      const core = schedulerCore();
+      const result = core.apply(roles, updates, {
         fail: (code, message) => {
           throw new HelperError(code as "E_TRANSITION", message);
+        },
+        beforeComplete: (role, i) => {
+          const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
+          if (gaps.length) throw noEvidence(role, i, gaps);
+        },
+        onOpen: (entry, role) => {
+          entry.startedAt = at;
+          if (runId === undefined) runId = openRunId(ctx.cwd);
+          if (runId !== null) entry.runId = runId;
+          const why = escalation(core, role, entry, () => gatherSamples(projectRoots(ctx.cwd).design, doc), runId);
+          if (why) entry.escalated = why;
+        },
+        onClose: (entry) => {
+          entry.endedAt = at;
         },
         onComplete: (role) => completeRole(doc, role),
       });

@@ -10,7 +10,8 @@ import { loadPlan, PLAN_PATH, rolesOf, str } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject } from "../../lib/values.js";
 import { JSON_SCHEMAS } from "../../schemas/json-schemas.js";
-import { confine, ensureDir, readJson, updateText } from "../../store.js";
+import { confine, ensureDir, projectRoots, readJson, updateText } from "../../store.js";
+import { budgetFor, openRunId } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
@@ -69,18 +70,23 @@ export default defineCommand({
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
-    const decision = core.decide(roles);
+    const decision = core.decide(roles, ctx.cwd);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
         running: decision.running.map((r) => r.name),
       });
     }
     if (decision.done) throw new HelperError("E_INVALID", `Nothing to run: ${decision.reason}`, { reason: decision.reason });
+    const budget = budgetFor(doc, openRunId(projectRoots(ctx.cwd).design));
+    if (budget) {
+      throw new HelperError("E_INVALID", `A token budget (${budget.tokens}) needs the loop: a workflow's agents report what they spent only when it ends`, { budget });
+    }
     // The Workflow tool's validator knows no draft 2020-12 meta-schema: an agent() schema naming it in `$schema` is
     // refused ("no schema with key or ref", measured on 2.1.330) and every worker dies before it starts.
     const { $schema: _metaSchema, ...reportSchema } = JSON_SCHEMAS["worker-completion"] as Record<string, unknown>;
     const script = workflowScript({
       planPath,
+      root: ctx.cwd,
       goal: str(doc.goal),
       roles,
       priorContext: priorContext(ctx.cwd, roles),

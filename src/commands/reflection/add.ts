@@ -1,11 +1,18 @@
 // reflection-add: append one run's self-evaluation to reflection.jsonl (contract 4.18). The evaluation comes on
 // stdin and must be a JSON object (Fix D23); missing or non-array whatWorked / whatFailed / doNextTime are
 // reported in the added `warnings` key without failing. The append is a locked copy-and-rename (contract 1.7).
+// An execute run's reflection also carries what the run cost (`cost`, from record-usage's records in plan.json for
+// the open execute run), which /do:runs shows and the forecast learns from once the plan is archived.
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { isoSeconds, uuid4 } from "../../lib/values.js";
 import { appendJsonl, argLabel, confine } from "../../store.js";
 import { OWN } from "../../lib/owned.js";
+import { openRunId } from "../../lib/budget.js";
+import { runCost } from "../../lib/cost.js";
+import { roleKind } from "../../lib/forecast.js";
+import { projectRoots, readJson } from "../../store.js";
+import { join } from "node:path";
 import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";
 
 const YES = new Set(["true", "1", "yes"]);
@@ -40,9 +47,15 @@ export default defineCommand({
     );
 
     const goalAchieved = YES.has(((args["goal-achieved"] as string | undefined) ?? "").toLowerCase());
-    const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation };
+    let cost: Record<string, unknown> | null = null;
+    if (skill === "execute") {
+      const design = projectRoots(ctx.cwd).design;
+      const plan = readJson(join(design, "plan.json"));
+      if (plan.kind === "ok") cost = runCost(plan.value, openRunId(design), roleKind);
+    }
+    const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation, ...(cost ? { cost } : {}) };
     const shown = args.reflection_path as string;
     await appendJsonl(confine(ctx.cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection), entry, "Error writing reflection file");
-    return { id: entry.id, skill, outcome, goalAchieved, warnings };
+    return { id: entry.id, skill, outcome, goalAchieved, warnings, ...(cost ? { cost: { tokens: cost.tokens, byTier: cost.byTier } } : {}) };
   },
 });

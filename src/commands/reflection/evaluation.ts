@@ -3,6 +3,7 @@
 // fields of an evaluation (contract 2.3).
 import { isObject } from "../../lib/values.js";
 import { REFLECTION_OUTCOMES, REFLECTION_SKILLS } from "../../lib/vocabulary.js";
+import { parseJsonText } from "../../store.js";
 
 export const REFLECTION_PATH = { name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl", path: "read" } as const;
 
@@ -34,7 +35,7 @@ export function evaluationProblems(evaluation: Record<string, unknown>): Evaluat
 export function parseEvaluation(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: "json"; detail: string } | { ok: false; reason: "type" } {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (err) {
     return { ok: false, reason: "json", detail: err instanceof Error ? err.message : String(err) };
   }

@@ -40,7 +40,10 @@ export default defineCommand({
     if (minRuns < 1) throw usage("reflect-metrics: --min-runs must be at least 1");
     const read = readJsonl(resolve(ctx.cwd, args.reflection_path as string));
     if (read.kind === "error") throw new HelperError("E_READ", `Error reading reflection file: ${read.detail}`);
-    const all = read.kind === "ok" ? read.entries.map((e) => e.value) : [];
+    // Reflect's own aborted runs (too few runs, a plan kept) record no evidence about any skill: counted, they would
+    // fill the minimum with reflect's own waiting.
+    const entries = read.kind === "ok" ? read.entries.map((e) => e.value) : [];
+    const all = entries.filter((e) => !(e.skill === "reflect" && e.outcome === "aborted"));
     const picked = pickSkill(all);
     const asked = (args.skill as string | undefined) ?? "";
     const skill = asked !== "" ? asked : picked.skill;
@@ -58,6 +61,7 @@ export default defineCommand({
       enoughRuns: mine.length >= minRuns,
       minRuns,
       skippedLines: read.kind === "ok" ? read.skipped : 0,
+      ownAbortedIgnored: entries.length - all.length,
       ...metrics,
       handoff: handoffItems(handoffRead.kind === "ok" ? handoffRead.text : null),
       rules: {

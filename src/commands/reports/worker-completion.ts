@@ -1,8 +1,10 @@
-// worker-completion-validate: checks the completion report a worker sends on stdin (contract 2.7, 4.28).
+// worker-completion-validate: checks the completion report a worker sends on stdin (contract 2.7, 4.28), or the
+// report file it wrote (`report_path`, as its sibling expert-validate takes one): given a path, stdin is not read.
+import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { isObject } from "../../lib/values.js";
-import { parseJson } from "../../store.js";
+import { parseJson, readText } from "../../store.js";
 import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";
 
 export const WORKER_FIELDS: ReadonlyArray<readonly [string, PyTypeName]> = [
@@ -33,11 +35,22 @@ export function workerCompletionErrors(report: unknown): string[] {
 }
 
 export default defineCommand({
-  positionals: [],
+  positionals: [
+    { name: "report_path", help: "the worker's report file, e.g. .design/worker-api.json; omit to read it from stdin", optional: true, path: "read", insteadOfStdin: true },
+  ],
   flags: {},
   stdin: "report.json",
-  async run(ctx) {
-    const parsed = parseJson(await ctx.stdin());
+  async run(ctx, args) {
+    const path = args.report_path as string | undefined;
+    let text: string;
+    if (path === undefined || path === "") text = await ctx.stdin();
+    else {
+      const r = readText(resolve(ctx.cwd, path));
+      if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Report file not found: ${path}`);
+      if (r.kind === "error") throw new HelperError("E_READ", `Error reading report: ${r.detail}`);
+      text = r.text;
+    }
+    const parsed = parseJson(text);
     if (!parsed.ok) throw new HelperError("E_JSON", `Invalid JSON in worker completion: ${parsed.detail}`);
     const errors = workerCompletionErrors(parsed.value);
     if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));

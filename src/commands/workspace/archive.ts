@@ -7,7 +7,8 @@
 // A plan someone may still want (ready, in progress or broken, as preflight's digest classifies it) is never moved
 // unless the call says so (--include-plan): without it the command answers E_INVALID with `planState` and moves
 // nothing. --keep-plan moves a stopped run's artifacts but leaves the plan and the files of its execution;
-// --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new.
+// --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new, but keeps
+// (`kept`) those a ready or in-progress plan names: its workers read them.
 import { join } from "node:path";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
@@ -46,6 +47,27 @@ function candidates(dir: string, shown: string): string[] {
 function selected(names: string[], only: string | undefined, keepPlan: boolean): string[] {
   if (only === "experts") return names.filter((n) => EXPERT_FILE.test(n));
   if (keepPlan) return names.filter((n) => !PLAN_FILES.has(n) && !EXECUTION_FILE.test(n));
+  return names;
+}
+
+/**
+ * The expert artifacts (`expert-*.json` names) that a plan someone may still execute names: its expertArtifacts and
+ * its roles' expertContext. Workers read them, so `--only experts` leaves them in place.
+ */
+function namedByPlan(doc: unknown): Set<string> {
+  const names = new Set<string>();
+  const add = (p: unknown) => {
+    if (typeof p !== "string") return;
+    const m = /^(?:\.\/)?\.design\/(expert-[^/]+\.json)$/.exec(p.trim());
+    if (m && EXPERT_FILE.test(m[1])) names.add(m[1]);
+  };
+  if (doc === null || typeof doc !== "object") return names;
+  const plan = doc as Record<string, unknown>;
+  for (const a of Array.isArray(plan.expertArtifacts) ? plan.expertArtifacts : []) add((a as Record<string, unknown> | null)?.path);
+  for (const r of Array.isArray(plan.roles) ? plan.roles : []) {
+    const ctx = (r as Record<string, unknown> | null)?.expertContext;
+    for (const c of Array.isArray(ctx) ? ctx : []) add((c as Record<string, unknown> | null)?.artifact);
+  }
   return names;
 }
 
@@ -103,8 +125,17 @@ export default defineCommand({
 
     return withLock(join(dir, "plan.json"), () => {
       // Listed again under the lock: the entries to move are the ones present now.
-      const names = selected(candidates(dir, shown), only, keepPlan);
-      if (names.length === 0) return NOTHING;
+      let names = selected(candidates(dir, shown), only, keepPlan);
+      let kept: string[] = [];
+      if (only === "experts") {
+        const read = readConfined(ctx.cwd, join(dir, "plan.json"), readJson);
+        if (read.kind === "ok" && (digestPlan(read).state === "ready" || digestPlan(read).state === "in_progress")) {
+          const named = namedByPlan(read.value);
+          kept = names.filter((n) => named.has(n));
+          names = names.filter((n) => !named.has(n));
+        }
+      }
+      if (names.length === 0) return kept.length ? { ...NOTHING, kept } : NOTHING;
       const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
       if (names.includes("plan.json") && !includePlan) {
         const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
@@ -123,7 +154,7 @@ export default defineCommand({
       } catch (err) {
         throw new HelperError("E_WRITE", `Error archiving files: ${detail(err)}`);
       }
-      return { archivedTo: `${shown}/history/${folder}`, archived: names };
+      return { archivedTo: `${shown}/history/${folder}`, archived: names, ...(kept.length ? { kept } : {}) };
     });
   },
 });

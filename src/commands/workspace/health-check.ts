@@ -16,7 +16,12 @@ interface Findings {
 
 function checkPlan(cwd: string, dir: string, out: Findings): void {
   const r = readConfined(cwd, join(dir, "plan.json"), readText);
-  if (r.kind === "missing") return void out.issues.push("plan.json not found");
+  if (r.kind === "missing") {
+    const archived = pathKind(join(dir, "history")) === "directory";
+    return void out.issues.push(
+      `plan.json not found: ${archived ? "earlier plans are archived in .design/history/; " : ""}run /do:design <goal> to plan (a skill that only plans or researches may go on without one)`,
+    );
+  }
   if (r.kind === "error") return void out.issues.push(`Cannot read plan.json: ${r.detail}`);
   const p = parseJson(r.text);
   if (!p.ok) return void out.issues.push(`plan.json is not valid JSON: ${p.detail}`);

@@ -258,6 +258,7 @@ const CASES: Case[] = [
   },
   { name: "validate-auxiliary-report (invalid)", command: "validate-auxiliary-report", args: ["bad.json", "--type", "challenger"], files: () => ({ "bad.json": { bad: "data" } }), expect: (r) => has(failed(r), "a report without issues/summary is refused") },
   { name: "worker-completion-validate", command: "worker-completion-validate", args: [], stdin: JSON.stringify(workerReport), files: () => ({}), expect: (r) => has(isOk(r) && r.out.valid === true, "a full report is valid") },
+  { name: "worker-completion-validate (file)", command: "worker-completion-validate", args: [".design/worker-api.json"], files: () => ({ ".design/worker-api.json": workerReport }), expect: (r) => has(isOk(r) && r.out.valid === true, "a report file given as the argument is valid") },
   { name: "worker-completion-validate (invalid)", command: "worker-completion-validate", args: [], stdin: JSON.stringify({ role: "test" }), files: () => ({}), expect: (r) => has(failed(r), "a partial report is refused") },
   {
     name: "recon-validate", command: "recon-validate", args: [], files: () => ({ ".design/recon.json": recon }),
@@ -316,6 +317,23 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && r.out.updated.includes(0) && r.json(".design/plan.json").roles[0].status === "in_progress", "role 0 should be persisted in_progress"),
   },
   {
+    // No grant (a self-test makes no grant key): run-checks runs nothing, says why, and records nothing.
+    name: "run-checks", command: "run-checks", args: ["--role", "0"],
+    files: (now) => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && /no grant/.test(r.out.error) && r.json(".design/plan.json").roles[0].attemptLog[0].evidence === undefined, "without a grant run-checks must refuse and record no evidence"),
+  },
+  {
+    // No transcript to read here: the task notification's numbers, as the lead passes them when none is found.
+    name: "record-usage", command: "record-usage", args: ["--agent", "backend-developer", "--tokens", "4378", "--tool-uses", "3", "--duration-ms", "1900"],
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }) }),
+    expect: (r) => has(isOk(r) && r.out.recordedFor === "attempt" && typeof r.json(".design/plan.json").roles[0].attemptLog[0].usage?.tokens === "number", "the attempt should carry its usage"),
+  },
+  {
+    name: "budget", command: "budget", args: ["--tokens", "5000"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => has(isOk(r) && r.out.set === true && r.json(".design/plan.json").progress.budget?.tokens === 5000 && r.out.budget?.source === "run", "the run's budget should be 5000 tokens"),
+  },
+  {
     name: "resume-reset", command: "resume-reset", args: [], files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; }) }),
     expect: (r) => {
       const role = r.json(".design/plan.json").roles[0];
@@ -351,6 +369,16 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && r.out.update[0]?.taskId === "7" && r.out.update[0]?.status === "in_progress" && r.out.create[0]?.subject === "test-writer", "backend-developer's task goes in_progress, test-writer's is created"),
   },
   { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
+  {
+    name: "design-tier", command: "design-tier", args: ["--goal", "add due dates to the api"],
+    files: () => ({ "src/api/todos.js": "x\n", "src/db/store.js": "x\n", "package.json": JSON.stringify({ scripts: { test: "node --test" } }) }),
+    expect: (r) => has(isOk(r) && r.out.path === "quick" && r.out.experts === 0 && r.out.goalAreas.join() === "src/api" && r.out.commands.test === "npm test", "a one-area goal should take the quick path"),
+  },
+  {
+    name: "design-tier (a quick draft too big)", command: "design-tier", args: ["--draft", ".design/draft/plan.json"],
+    files: () => ({ ".design/draft/plan.json": { ...plan((roles) => { roles[1].scope.directories = ["src/db/"]; }), complexity: "low" } }),
+    expect: (r) => has(isOk(r) && r.out.fits === false && r.out.areas.join() === "src/api,src/db", "two areas should not fit the quick path"),
+  },
   {
     name: "plan-diff", command: "plan-diff", args: ["a.json", "b.json"],
     files: () => ({ "a.json": plan(), "b.json": plan((roles) => { roles[0].goal = "Build a faster API"; }) }),

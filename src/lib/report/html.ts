@@ -164,6 +164,23 @@ function history(model: ReportModel): string {
   return `<table><caption class="muted">The last runs, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Skill</th><th scope="col">Outcome</th><th scope="col">Goal</th><th scope="col">Tokens</th><th scope="col">What</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
+/** Tokens per model tier, per execute run and per auxiliary agent. */
+function costTables(model: ReportModel): string {
+  const c = model.cost;
+  if (c.tokens === 0) return `<p class="muted">No agent's usage recorded yet${c.unrecorded ? ` (${c.unrecorded} finished attempt${c.unrecorded === 1 ? "" : "s"} without a record)` : ""}.</p>`;
+  const n = (x: number) => x.toLocaleString("en-US");
+  const table = (caption: string, head: string, rows: Array<[string, number]>) =>
+    rows.length
+      ? `<table><caption class="muted">${esc(caption)}</caption><thead><tr><th scope="col">${esc(head)}</th><th scope="col">Tokens</th></tr></thead><tbody>${rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${n(v)}</td></tr>`).join("")}</tbody></table>`
+      : "";
+  return [
+    table("Workers by model tier", "Tier", Object.entries(c.byTier)),
+    table("By execute run", "Run", c.byRun.map((r) => [r.runId, r.tokens])),
+    table("Auxiliary agents", "Agent", c.auxiliaries.map((a) => [a.agent, a.tokens])),
+    c.unrecorded ? `<p class="muted">${c.unrecorded} finished attempt${c.unrecorded === 1 ? "" : "s"} without a usage record.</p>` : "",
+  ].join("");
+}
+
 /** The whole report as HTML text. */
 export function reportHtml(model: ReportModel): string {
   const layout = layoutGraph(model.roles.length, model.deps, model.overlaps);
@@ -171,8 +188,7 @@ export function reportHtml(model: ReportModel): string {
   const run = model.run
     ? `<p>Run <code>${esc(model.run.runId)}</code> started ${esc(model.run.startedAt)}${model.run.completedAt ? `, ended ${esc(model.run.completedAt)} (${esc(model.run.outcome)})` : ", still open"}.</p>`
     : `<p class="muted">No execute run recorded.</p>`;
-  const total = model.roles.reduce((s, r) => s + (r.tokens ?? 0), 0);
-  const anyTokens = model.roles.some((r) => r.tokens !== null);
+  const anyTokens = model.cost.tokens > 0;
   const verdicts = [
     model.verifier ? `<li>Integration verifier: <strong>${esc(model.verifier.verdict)}</strong>${model.verifier.summary ? ` — ${esc(model.verifier.summary)}` : ""}</li>` : `<li class="muted">Integration verifier: no report.</li>`,
     model.goalReview ? `<li>Goal review: <strong>${model.goalReview.goalAchieved ? "goal met" : "goal not met"}</strong>${model.goalReview.summary ? ` — ${esc(model.goalReview.summary)}` : ""}</li>` : `<li class="muted">Goal review: none recorded.</li>`,
@@ -197,7 +213,7 @@ export function reportHtml(model: ReportModel): string {
 <p class="muted">Report of the plan in <code>.design/plan.json</code>, made ${esc(model.generatedAt)}. State: ${esc(model.state)}.</p>
 <ul class="counts" aria-label="Roles by status">${counts}</ul>
 ${run}
-${anyTokens ? `<p>Tokens recorded across the roles' attempts: <strong>${total.toLocaleString("en-US")}</strong>.</p>` : ""}
+${anyTokens ? `<p>Tokens recorded for the plan's agents: <strong>${model.cost.tokens.toLocaleString("en-US")}</strong>.</p>` : ""}
 </header>
 ${problems}
 <section aria-labelledby="graph-h">
@@ -217,6 +233,10 @@ ${graphTable(model)}
 <section aria-labelledby="roles-h">
 <h2 id="roles-h">Roles</h2>
 ${model.roles.map(roleSection).join("\n")}
+</section>
+<section aria-labelledby="cost-h">
+<h2 id="cost-h">Cost</h2>
+${costTables(model)}
 </section>
 <section aria-labelledby="memories-h">
 <h2 id="memories-h">Memories stored</h2>

@@ -48,6 +48,16 @@ export interface HistoryView {
   tokens: number | null;
 }
 
+/** What the plan's agents cost: record-usage's records summed (lib/cost.ts). */
+export interface CostView {
+  tokens: number;
+  byTier: Record<string, number>;
+  byRun: Array<{ runId: string; tokens: number }>;
+  auxiliaries: Array<{ agent: string; tokens: number }>;
+  /** Attempts that ended without a usage record. */
+  unrecorded: number;
+}
+
 export interface ReportModel {
   goal: string;
   generatedAt: string;
@@ -61,6 +71,7 @@ export interface ReportModel {
   goalReview: { goalAchieved: boolean; summary: string } | null;
   memories: Array<{ category: string; content: string; keywords: string[] }>;
   history: HistoryView[];
+  cost: CostView;
   problems: string[];
 }
 

@@ -27,11 +27,20 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
     const tries = r.attempts.length === 1 ? "1 attempt" : `${r.attempts.length} attempts`;
     const tier = r.attempts.length ? r.attempts[r.attempts.length - 1].model : r.model;
     const waits = r.dependencies.length ? `  ← ${r.dependencies.map(oneLine).join(", ")}` : "";
-    lines.push(`  ${glyphOf(r.status)} ${pad(oneLine(r.name), width)}  ${pad(tier, 6)}  ${pad(tries, 10)}${waits}`.trimEnd());
+    const spent = r.tokens === null ? "" : `  ${r.tokens.toLocaleString("en-US")} tok`;
+    lines.push(`  ${glyphOf(r.status)} ${pad(oneLine(r.name), width)}  ${pad(tier, 6)}  ${pad(tries, 10)}${spent}${waits}`.trimEnd());
   }
   if (model.overlaps.length) {
     const names = model.overlaps.slice(0, 5).map(([a, b]) => `${oneLine(model.roles[a].name)} ⇄ ${oneLine(model.roles[b].name)}`);
     lines.push(`Never together (same files): ${names.join(", ")}${model.overlaps.length > 5 ? ` and ${model.overlaps.length - 5} more` : ""}`);
+  }
+  const c = model.cost;
+  if (c.tokens > 0) {
+    const n = (x: number) => x.toLocaleString("en-US");
+    const tiers = Object.entries(c.byTier).map(([t, v]) => `${oneLine(t)} ${n(v)}`);
+    const aux = c.auxiliaries.reduce((s, a) => s + a.tokens, 0);
+    const parts = [...tiers, ...(aux ? [`auxiliaries ${n(aux)}`] : [])];
+    lines.push(`Cost: ${n(c.tokens)} tokens (${parts.join(", ")}) over ${c.byRun.length} run${c.byRun.length === 1 ? "" : "s"}`);
   }
   if (url) lines.push(`Report: ${url}`);
   return lines.join("\n");

@@ -66,6 +66,22 @@ function sleep(ms: number): void {
 
 let cached: Cli | null = null;
 
+/**
+ * The CLI under test as its native binary, run without node: what a user of the native installer has. The package's
+ * bin is that binary once its install script ran; with scripts off it is in the platform package beside it.
+ */
+export function nativeClaude(): Cli {
+  const cli = ensureClaude();
+  if (cli.command !== process.execPath) return cli;
+  const pkgs = join(CACHE_DIR, "node_modules", "@anthropic-ai");
+  for (const bin of [join(pkgs, "claude-code", "bin", "claude.exe"), join(pkgs, `claude-code-${process.platform}-${process.arch}`, "claude")]) {
+    if (!existsSync(bin)) continue;
+    const v = probe(bin, []);
+    if (v?.split(" ")[0] === CLAUDE_CODE_VERSION) return { command: bin, prefix: [], version: v };
+  }
+  throw new Error(`no native Claude Code ${CLAUDE_CODE_VERSION} binary under ${pkgs}`);
+}
+
 /** Say once per test process which CLI runs (on stderr, so the suite's log shows it next to the results). */
 function announce(cli: Cli): Cli {
   process.stderr.write(`# e2e: Claude Code ${cli.version.split(" ")[0]} (${cli.command === process.execPath ? cli.prefix[0] : cli.command})\n`);
@@ -187,11 +203,13 @@ export interface RunOptions {
   input?: string;
   /** Called once the CLI started, with a function that kills it (its process group) at once. */
   onStart?: (kill: () => void) => void;
+  /** The CLI to run (default: ensureClaude()), e.g. nativeClaude() for a run without node on PATH. */
+  cli?: Cli;
 }
 
 /** Run the CLI once; never throws on a non-zero exit, and kills it (its process group) at the timeout. */
 export function runClaude(args: string[], opts: RunOptions): Promise<RunResult> {
-  const cli = ensureClaude();
+  const cli = opts.cli ?? ensureClaude();
   const started = Date.now();
   return new Promise((done, fail) => {
     const child = spawn(cli.command, [...cli.prefix, ...args], {

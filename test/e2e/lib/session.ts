@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { PLUGIN_DIR, runClaude, scratchHome, type RunResult } from "./claude.ts";
+import { PLUGIN_DIR, runClaude, scratchHome, type Cli, type RunResult } from "./claude.ts";
 import { startStub, userText, type Recorded, type Script, type StubOptions } from "./stub.ts";
 
 export interface SessionOptions {
@@ -21,6 +21,8 @@ export interface SessionOptions {
   env?: Record<string, string>;
   /** Gets a function that kills the CLI at once (an interruption), e.g. from inside the lead's script. */
   onStart?: (kill: () => void) => void;
+  /** The CLI to run (default: the one the suite installed). */
+  cli?: Cli;
 }
 
 export interface Session {
@@ -44,7 +46,7 @@ export async function session(o: SessionOptions): Promise<Session> {
     const args = ["-p", o.prompt, "--output-format", "json", "--max-turns", String(o.maxTurns ?? 60)];
     if (pluginDir) args.push("--plugin-dir", pluginDir);
     args.push(...(o.args ?? []));
-    const run = await runClaude(args, { cwd: o.cwd, home, stubUrl: stub.url, timeoutMs: o.timeoutMs ?? 90_000, env: o.env, onStart: o.onStart });
+    const run = await runClaude(args, { cwd: o.cwd, home, stubUrl: stub.url, timeoutMs: o.timeoutMs ?? 90_000, env: o.env, onStart: o.onStart, cli: o.cli });
     const main = stub.main();
     if (process.env.DO_E2E_TRACE) trace(process.env.DO_E2E_TRACE, o.prompt, stub.requests, run);
     return {

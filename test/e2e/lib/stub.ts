@@ -24,6 +24,16 @@ export interface Turn {
   tools?: ToolCall[];
   /** Hold the answer this long (a model still thinking: a worker that stalls); dropped if the CLI gives up first. */
   delayMs?: number;
+  /** The usage the answer reports (default 10 input and 10 output tokens, nothing cached). */
+  usage?: Usage;
+}
+
+/** A Messages API answer's `usage`: what a real model reports per request. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
 }
 
 export interface ToolResult {
@@ -140,9 +150,9 @@ function contentOf(turn: Turn, index: number | string): any[] {
   return out;
 }
 
-function sendMessage(res: http.ServerResponse, body: any, content: any[], id: string): void {
+function sendMessage(res: http.ServerResponse, body: any, content: any[], id: string, reported?: Usage): void {
   const stop = content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
-  const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...reported };
   const model = body?.model ?? "claude-stub";
   if (!body?.stream) {
     res.writeHead(200, { "content-type": "application/json", "request-id": `req_${id}` });
@@ -162,7 +172,7 @@ function sendMessage(res: http.ServerResponse, body: any, content: any[], id: st
     }
     ev("content_block_stop", { index });
   });
-  ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } });
+  ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
   ev("message_stop", {});
   res.end();
 }
@@ -309,7 +319,7 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
         const turn = answer(c, body, index);
         rec.answer = turn;
         const send = () => {
-          if (!res.destroyed) sendMessage(res, body, contentOf(turn, `${c.label}_${index}`), `msg_${c.label}_${index}_${rec.n}`);
+          if (!res.destroyed) sendMessage(res, body, contentOf(turn, `${c.label}_${index}`), `msg_${c.label}_${index}_${rec.n}`, turn.usage);
         };
         if (turn.delayMs) setTimeout(send, turn.delayMs).unref();
         else send();

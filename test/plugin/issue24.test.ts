@@ -1,0 +1,109 @@
+// Issue 24's defects outside execute's worker flow, as the skills' text and the helper must hold them:
+// design clarifies a goal only once it has read recon and the memories, records the goal as given (so the same
+// /do:design again stays resumable) and the clarified one at its checkpoint; a design split into phases leaves the
+// later ones in the handoff, which execute keeps; every flag a skill advertises is read; every skill that asks
+// with AskUserQuestion says what to do without it; execute shows restored roles.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cliSync } from "../helpers/cli.ts";
+import { flagValue, invocations, phaseSections, readRef, skillFiles, type PromptFile } from "./plugin-files.ts";
+
+const skill = (name: string): PromptFile => skillFiles().find((f) => f.name === name)!;
+const lineOf = (f: PromptFile, re: RegExp) => f.raw.split("\n").findIndex((l) => re.test(l)) + 1;
+
+describe("design's pre-flight: read first, clarify after, record the goal as given", () => {
+  const f = skill("design");
+  const calls = invocations(f);
+  const first = (cmd: string) => calls.find((c) => c.command === cmd)!;
+
+  it("clarifies the goal only after recon-summary and memory-search, and before design-tier", () => {
+    const clarify = lineOf(f, /^\d+\. Clarify the goal, with recon, memories and the handoff now in hand/);
+    const contradicts = lineOf(f, /contradicts a recon constraint, a memory or the handoff's open issues/);
+    assert.ok(clarify > 0 && contradicts > clarify, "the clarify step and its contradiction row");
+    assert.ok(first("recon-summary").line < clarify, "recon is read before the goal is judged against it");
+    assert.ok(first("memory-search").line < clarify, "memories are read before the goal is judged against them");
+    const tier = calls.find((c) => c.command === "design-tier" && c.argv.includes("--goal"))!;
+    assert.ok(tier.line > contradicts, "design-tier gets the clarified goal");
+    assert.equal(flagValue(tier, "--goal"), "{clarified goal}");
+  });
+
+  it("starts and compares the run with the goal as given; the clarified goal goes to the pre-flight checkpoint", () => {
+    assert.equal(flagValue(first("run-status"), "--goal"), "{goal}");
+    assert.equal(flagValue(first("run-start"), "--goal"), "{goal}");
+    assert.ok(first("run-start").line < lineOf(f, /^\d+\. Clarify the goal/), "the run starts before the goal is clarified");
+    assert.match(f.body, /`\{goal\}` is the goal as given \(the line above\) in steps 1, 3 and 7; the clarified goal goes only to the checkpoint/);
+    const pre = calls.find((c) => c.command === "run-checkpoint" && flagValue(c, "--phase") === "pre-flight")!;
+    assert.match(flagValue(pre, "--decisions")!, /^goal: \{clarified goal\}; /);
+    assert.match(f.body, /take `decisions` \(clarified goal, /);
+  });
+
+  it("so the same /do:design again is resumable, where recording the clarified goal made it 'changed'", (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "do-issue24-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const plan = (...args: string[]) => cliSync(args, { cwd: dir }).json as any;
+    const given = "add due dates";
+    const clarified = "add an optional ISO due date to each todo in src/api, validated on create and update";
+    const phases = flagValue(first("run-start"), "--phases")!;
+    assert.equal(plan("run-start", "design", "--phases", phases, "--goal", given).ok, true);
+    assert.equal(plan("run-checkpoint", "design", "--phase", "pre-flight", "--decisions", `goal: ${clarified}; implementation, low, 0 memories`).ok, true);
+    const again = plan("run-status", "design", "--goal", given);
+    assert.equal(again.resumable, true, JSON.stringify(again));
+    assert.deepEqual(again.changed, []);
+    assert.match(again.decisions?.[0]?.decisions ?? JSON.stringify(again), new RegExp(`goal: ${clarified}`));
+    // What the old text did: the clarified goal in run-start, the user's words again in run-status.
+    const old = mkdtempSync(join(tmpdir(), "do-issue24-old-"));
+    t.after(() => rmSync(old, { recursive: true, force: true }));
+    const oldPlan = (...args: string[]) => cliSync(args, { cwd: old }).json as any;
+    oldPlan("run-start", "design", "--phases", phases, "--goal", clarified);
+    assert.deepEqual(oldPlan("run-status", "design", "--goal", given).changed, ["goal"]);
+  });
+});
+
+describe("a design split into phases leaves the later ones where the next sessions read them", () => {
+  it("plan-template writes them to the handoff; design may write it; execute's handoff keeps them", () => {
+    const template = readRef("design", "plan-template.md");
+    assert.match(template, /The next design archives plan\.json, so also write the later\s+phases where the next sessions read them, `\.design\/handoff\.md`/);
+    assert.match(template, /## Later phases/);
+    assert.match(String(skill("design").data["allowed-tools"]), /Edit\(\.design\/handoff\.md\)/);
+    assert.match(readRef("execute", "closing.md"), /keep its `## Later phases` section/);
+  });
+});
+
+describe("what the skills advertise and ask", () => {
+  it("every flag in a skill's argument-hint is read by its body", () => {
+    for (const f of skillFiles()) {
+      for (const flag of String(f.data["argument-hint"] ?? "").match(/--[a-z][a-z-]*/g) ?? []) {
+        assert.ok(f.body.includes(flag), `${f.rel}: argument-hint offers ${flag}, which the body never reads`);
+      }
+    }
+  });
+
+  it("every skill that asks with AskUserQuestion says what to do in a session without it", () => {
+    for (const f of skillFiles()) {
+      if (!f.body.includes("AskUserQuestion")) continue;
+      assert.match(f.body, /(No AskUserQuestion in this session → ask each of its questions in plain words|without AskUserQuestion: ask in plain words|AskUserQuestion \(without it, in plain words|AskUserQuestion [^\n]*else ask in plain\s+words)/, f.rel);
+    }
+  });
+
+  it("execute shows the roles update-status restored to pending, next to the cascaded ones", () => {
+    assert.match(skill("execute").body, /Show each `cascaded` and `restored` entry to the user/);
+  });
+
+  it("recon's archive of earlier artifacts keeps those an unfinished plan names (the helper does it)", () => {
+    const f = skill("recon");
+    const pre = phaseSections(f)[0];
+    assert.ok(invocations(f).some((c) => c.command === "archive" && c.argv.includes("experts") && c.line >= pre.line && c.line <= pre.endLine));
+    assert.match(f.body, /it keeps those an unfinished plan still names/);
+  });
+
+  it("execute starts no auxiliary the plan does not list (a quick plan lists no challenger or scout)", () => {
+    const body = skill("execute").body;
+    assert.match(body, /Skip this phase's work when `summary\.auxiliaryRoles` (?:has|lists) neither `challenger` nor `scout`/);
+    assert.match(body, /At least one role completed and `integration-verifier` is listed → spawn it/);
+    assert.match(body, /`regression-checker` listed → spawn it/);
+    assert.match(body, /`memory-curator` listed → read `refs\/memory-curator\.md` now, spawn it/);
+  });
+});
