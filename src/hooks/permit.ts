@@ -32,9 +32,9 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "budget", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
-  recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "health-check", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
+  improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
 };
 
@@ -68,6 +68,9 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   recon_path: "path",
   artifact_path: "path",
   outputs: "paths",
+  artifacts: "paths",
+  analysts: "paths",
+  snapshot: "path",
   inputs: "paths",
   skill: "skill",
   phase: "name",
@@ -96,6 +99,8 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   draft: "path",
   min: "name",
   "min-runs": "text",
+  search: "text",
+  top: "text",
   only: "name",
   report_path: "path",
   role: "text",

@@ -34,7 +34,7 @@ export const OWN = {
   reflection: one("a reflection file (.design/reflection*.jsonl)", (n) => /^reflection[A-Za-z0-9_-]*\.jsonl$/.test(n)),
   /** recon-rank --out (and the recon-<k>.json it picks when the name is taken). */
   recon: one("a recon file (.design/recon*.json)", (n) => /^recon[A-Za-z0-9_-]*\.json$/.test(n)),
-  /** update-status, resume-reset, add-constraints, run-checks, record-usage, budget; finalize's installed plan. */
+  /** update-status, resume-reset, add-constraints, challenge-resolve, run-checks, record-usage, budget; finalize's installed plan. */
   plan: named("plan.json"),
   /** finalize's plan_path: the installed plan (finalized in place) or the draft it installs. */
   planOrDraft: {
@@ -79,6 +79,7 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
   budget: { plan_path: OWN.plan },
   "resume-reset": { plan_path: OWN.plan },
   "add-constraints": { plan_path: OWN.plan },
+  "challenge-resolve": { plan_path: OWN.plan },
   finalize: { plan_path: OWN.planOrDraft },
   archive: { design_dir: OWN.designDir },
   "run-start": { "design-dir": OWN.designDir },

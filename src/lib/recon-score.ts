@@ -92,7 +92,8 @@ export const MAX_INTERVENTIONS = 5;
 
 /**
  * Steps 1 (structure) to 6 of contract 4.25 on a parsed recon document. Throws ReconInvalid. `limit` is the most
- * interventions accepted: recon-validate keeps the contract's 5, recon-rank takes a draft of any length.
+ * interventions accepted: recon-validate keeps the contract's 5, recon-rank takes a draft of any length. Beyond the
+ * contract (seed 001): no `suggestedRoles`, at the top or in an intervention, and every research finding complete.
  */
 export function validateRecon(doc: unknown, limit: number = MAX_INTERVENTIONS): ReconValidation {
   if (!isObject(doc)) throw new ReconInvalid("Invalid recon structure: top-level value must be an object", "structure");
@@ -109,6 +110,8 @@ export function validateRecon(doc: unknown, limit: number = MAX_INTERVENTIONS): 
   const list = doc.interventions;
   if (!Array.isArray(list)) throw new ReconInvalid("interventions must be an array");
   if (list.length > limit) throw new ReconInvalid(`Too many interventions: ${list.length} > ${limit}`);
+  if ("suggestedRoles" in doc) throw new ReconInvalid(NO_ROLES("suggestedRoles"));
+  checkFindings(doc.researchFindings);
 
   const warnings: string[] = [];
   const scored = list.map((item, i) => {
@@ -124,10 +127,57 @@ export function validateRecon(doc: unknown, limit: number = MAX_INTERVENTIONS): 
 
 const REQUIRED_INTERVENTION_FIELDS = ["title", "leverageLevel", "leverageGroup", "designGoal", "confidence", "effort"];
 
+/** The four places a research finding comes from (seed 001's finding fields). */
+export const FINDING_DOMAINS = ["codebase", "literature", "comparative", "theoretical"] as const;
+
+/** Seed 001: recon hands design a goal and constraints, never roles. */
+const NO_ROLES = (where: string) =>
+  `${where} is not allowed: recon hands /do:design a designGoal and constraints, never roles (put what a role would do in constraints)`;
+
+/**
+ * Each finding of `researchFindings` (when the document has them) with the fields seed 001 gives a finding: `id`,
+ * `domain` (codebase, literature, comparative or theoretical), `source`, `summary`, `implications` (non-empty
+ * text) and `relevantLeverageLevels` (a non-empty list of levels 1-7). Ids are unique: interventions cite them.
+ */
+export function findingProblems(findings: unknown): string[] {
+  if (findings === undefined) return [];
+  if (!Array.isArray(findings)) return ["researchFindings must be an array"];
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  findings.forEach((f, i) => {
+    const at = `researchFindings[${i}]`;
+    if (!isObject(f)) {
+      problems.push(`${at} must be an object`);
+      return;
+    }
+    const text = (k: string) => typeof f[k] === "string" && (f[k] as string).trim() !== "";
+    const absent = ["id", "source", "summary", "implications"].filter((k) => !text(k));
+    if (absent.length) problems.push(`${at}: ${absent.join(", ")} must be non-empty text`);
+    if (!(FINDING_DOMAINS as readonly unknown[]).includes(f.domain)) {
+      problems.push(`${at}: domain must be one of ${FINDING_DOMAINS.join(", ")}, got '${pyStr(f.domain)}'`);
+    }
+    const levels = f.relevantLeverageLevels;
+    if (!Array.isArray(levels) || levels.length === 0 || !levels.every(isLevel)) {
+      problems.push(`${at}: relevantLeverageLevels must be a non-empty list of leverage levels 1-7`);
+    }
+    if (text("id")) {
+      if (ids.has(f.id as string)) problems.push(`${at}: id '${f.id as string}' is used twice`);
+      ids.add(f.id as string);
+    }
+  });
+  return problems;
+}
+
+function checkFindings(findings: unknown): void {
+  const problems = findingProblems(findings);
+  if (problems.length) throw new ReconInvalid(problems.length === 1 ? problems[0] : `${problems[0]} (and ${problems.length - 1} more: ${problems.slice(1).join("; ")})`);
+}
+
 /** Steps 5a-5h and 6 for intervention i: its score, or a thrown ReconInvalid. Pushes warnings. */
 function checkIntervention(item: unknown, i: number, warnings: string[]): number {
   const label = `Intervention ${i}`;
   if (!isObject(item)) throw new ReconInvalid(`${label}: must be an object`);
+  if ("suggestedRoles" in item) throw new ReconInvalid(`${label}: ${NO_ROLES("suggestedRoles")}`);
   const absent = REQUIRED_INTERVENTION_FIELDS.filter((f) => !(f in item) && !(f === "title" && "name" in item));
   if (absent.length) throw new ReconInvalid(`${label}: missing fields ${absent.join(", ")}`);
   const level = item.leverageLevel;

@@ -36,6 +36,8 @@ export interface RunState {
   updatedAt: string;
   completedAt: string | null;
   outcome: string | null;
+  /** Set by run-complete on a run closed with phases never checkpointed (only outcomes other than completed). */
+  skippedPhases?: string[];
 }
 
 export const runFileName = (skill: string) => `run-${skill}.json`;

@@ -63,6 +63,8 @@ export interface StatusUpdate {
   model?: string;
   agent?: string;
   stalled?: boolean;
+  /** A retry's reflexion (update-status requires it: lib/reflexion.ts), kept on the attempt it starts. */
+  reflexion?: Record<string, string>;
 }
 
 export interface ApplyResult {
@@ -895,7 +897,8 @@ export function schedulerCore(): SchedulerCore {
             if (!Array.isArray(role.attemptLog)) role.attemptLog = [];
             const attempt = nextAttempt(role);
             const agent = typeof u.agent === "string" && u.agent !== "" ? u.agent : agentName(bases[i], attempt);
-            const entry = { attempt, model, agent, outcome: "running" };
+            const entry: any = { attempt, model, agent, outcome: "running" };
+            if (u.reflexion) entry.reflexion = u.reflexion;
             role.attemptLog.push(entry);
             if (hooks.onOpen) hooks.onOpen(entry, role, i);
           }

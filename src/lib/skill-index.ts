@@ -670,6 +670,43 @@ export function resolveSkill(query: string, skills: readonly SkillInfo[], ctx: R
   return { match: "none" };
 }
 
+export interface SkillHit {
+  name: string;
+  qualifiedName: string;
+  description: string;
+  score: number;
+  source: SkillSource;
+  path: string;
+}
+
+/** Lowercase words of two or more letters or digits (skill names are short: "qa", "db"). */
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 2);
+}
+
+/**
+ * Seed 002's skill search over names and descriptions, with a score and a limit: each query word scores 1 when
+ * the skill's name (or plugin-qualified name) holds it, else 0.5 when its description does; the score is the mean
+ * over the query's distinct words (1 for a name equal to the whole query). Skills scoring 0 are left out; the
+ * rest come best first, ties by qualified name. `count` is how many scored above 0.
+ */
+export function searchSkills(query: string, skills: readonly SkillInfo[], limit: number): { skills: SkillHit[]; count: number } {
+  const q = [...new Set(words(query))];
+  if (q.length === 0) return { skills: [], count: 0 };
+  const whole = query.trim().toLowerCase();
+  const hits: SkillHit[] = [];
+  for (const s of skills) {
+    const name = s.qualifiedName.toLowerCase();
+    const desc = new Set(words(s.description));
+    let sum = 0;
+    for (const w of q) sum += name.includes(w) ? 1 : desc.has(w) ? 0.5 : 0;
+    const score = s.name.toLowerCase() === whole || name === whole ? 1 : Math.round((sum / q.length) * 1000) / 1000;
+    if (score > 0) hits.push({ name: s.name, qualifiedName: s.qualifiedName, description: s.description, score, source: s.source, path: s.path });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
+  return { skills: hits.slice(0, limit), count: hits.length };
+}
+
 /** The frontmatter name without its plugin prefix ("" when there is none). */
 function bareDisplay(s: SkillInfo): string {
   if (!s.displayName) return "";

@@ -4,6 +4,7 @@
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
 import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 type Json = Record<string, unknown>;
 
@@ -34,8 +35,11 @@ const expertContext = (v: unknown) => isObj(v) && nonEmpty(v.expert) && nonEmpty
 
 const criterion = (v: unknown) => isObj(v) && nonEmpty(v.criterion) && nonEmpty(v.check);
 
+const reflexion = (v: unknown) => isObj(v) && str(v.rootCause) && str(v.wrongAssumptions) && str(v.alternative);
+
 const attemptEntry = (v: unknown) =>
-  isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o));
+  isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o)) &&
+  opt(v, "reflexion", reflexion);
 
 const assumption = (v: unknown) =>
   isObj(v) && nonEmpty(v.text) && opt(v, "severity", (s) => s === "blocking" || s === "non-blocking");
@@ -88,6 +92,9 @@ export function matchesPlanSchema(doc: unknown): boolean {
     isObj(doc) &&
     doc.schemaVersion === 4 &&
     opt(doc, "goal", str) &&
+    opt(doc, "tier", (t) => (TIERS as readonly unknown[]).includes(t)) &&
+    opt(doc, "goalType", (t) => (GOAL_TYPES as readonly unknown[]).includes(t)) &&
+    opt(doc, "specsWaiver", (w) => isObj(w) && (SPEC_WAIVERS as readonly unknown[]).includes(w.reason) && nonEmpty(w.detail)) &&
     opt(doc, "complexity", (c) => (COMPLEXITIES as readonly unknown[]).includes(c)) &&
     opt(doc, "context", context) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&

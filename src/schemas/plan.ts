@@ -3,6 +3,7 @@
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
 import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 
@@ -102,6 +103,14 @@ export const RoleSchema = z
                 "running (started, not yet recorded), completed, failed, stalled (the worker went silent; a role " +
                   "that stalled twice is not retried) or interrupted (closed by resume-reset; uses budget, no escalation).",
               ),
+            reflexion: z
+              .looseObject({
+                rootCause: z.string().describe("What actually went wrong in the attempt before."),
+                wrongAssumptions: z.string().describe("Which belief of the brief or the approach turned out false."),
+                alternative: z.string().describe("The different approach this attempt takes."),
+              })
+              .optional()
+              .describe("A retry's reflexion, given with its in_progress update (update-status refuses a retry without one)."),
           })
           .describe(
             "One attempt of the role. The helper also records startedAt, endedAt and runId (update-status), " +
@@ -200,6 +209,21 @@ export const PlanSchema = z
   .looseObject({
     schemaVersion: z.literal(4).describe("Plan format version; must be 4."),
     goal: z.string().optional().describe("The overall goal."),
+    tier: z
+      .enum(TIERS)
+      .optional()
+      .describe("design's complexity tier. complex and high-stakes (like 4+ roles) make verificationSpecs mandatory unless specsWaiver says why none apply."),
+    goalType: z
+      .enum(GOAL_TYPES)
+      .optional()
+      .describe("implementation (changes code: a scout is required), meta (prompts, skills, process) or research. Absent counts as implementation."),
+    specsWaiver: z
+      .looseObject({
+        reason: z.enum(SPEC_WAIVERS).describe("no-test-command: context has no testCommand or buildCommand; docs-config-only: not for an implementation goal."),
+        detail: nonEmpty("Why no spec applies to this plan."),
+      })
+      .optional()
+      .describe("Why a complex plan has no verificationSpecs."),
     complexity: z
       .enum(COMPLEXITIES)
       .optional()
@@ -214,7 +238,11 @@ export const PlanSchema = z
       .optional()
       .describe("Executable specs per role; finalize records their SHA-256."),
     roles: z.array(RoleSchema).min(1).max(8).describe("The roles, 1 to 8, one worker each."),
-    auxiliaryRoles: z.array(AuxiliaryRoleSchema).nullable().optional().describe("Checking agents."),
+    auxiliaryRoles: z
+      .array(AuxiliaryRoleSchema)
+      .nullable()
+      .optional()
+      .describe("Checking agents. finalize requires challenger and integration-verifier, and a scout unless goalType is meta or research."),
     progress: ProgressSchema.optional(),
   })
   .describe(

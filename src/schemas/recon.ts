@@ -7,15 +7,14 @@ const levelTable = LEVELS.map((l) => `${l.level} ${l.name} (${l.group}, weight $
 
 export const FindingSchema = z
   .looseObject({
-    id: z.string().describe("Finding id, referenced from interventions' supportingFindings"),
+    id: z.string().min(1).describe("Finding id, referenced from interventions' supportingFindings"),
     domain: z.enum(["codebase", "literature", "comparative", "theoretical"]).describe("Where the finding comes from"),
-    source: z.string().describe("Researcher or document the finding comes from"),
-    summary: z.string().describe("What was found, in one or two sentences"),
-    implications: z.string().describe("What it means for the goal"),
-    relevantLeverageLevels: z.array(z.int().min(1).max(7)).describe("Leverage levels (1-7) the finding bears on"),
+    source: z.string().min(1).describe("Researcher or document the finding comes from"),
+    summary: z.string().min(1).describe("What was found, in one or two sentences"),
+    implications: z.string().min(1).describe("What it means for the goal"),
+    relevantLeverageLevels: z.array(z.int().min(1).max(7)).min(1).describe("Leverage levels (1-7) the finding bears on"),
   })
-  .partial()
-  .describe("[Seed] one research finding (not validated by the helper)");
+  .describe("One research finding; recon-validate and recon-rank refuse one without these fields");
 
 const PositionSchema = z.looseObject({
   researcher: z.string().describe("Who holds this position"),
@@ -73,7 +72,7 @@ export const InterventionSchema = z
       ctx.addIssue({ code: "custom", path: ["wrongDirection"], message: `required for leverageLevel ${iv.leverageLevel}` });
     }
   })
-  .describe("One ranked intervention: where to push, how hard, and the direction to avoid");
+  .describe("One ranked intervention: where to push, how hard, and the direction to avoid (no suggestedRoles: recon plans no roles)");
 
 export const ReconSchema = z
   .looseObject({
@@ -102,4 +101,4 @@ export const ReconSchema = z
     message: "scope (or [Seed] context) is required",
     path: ["scope"],
   })
-  .describe(".design/recon.json (schemaVersion 1): the recon lead's ranked interventions; persistent across archive");
+  .describe(".design/recon.json (schemaVersion 1): the recon lead's ranked interventions; persistent across archive. No suggestedRoles: design plans the roles");

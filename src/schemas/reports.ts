@@ -17,6 +17,16 @@ export const ExpertArtifactSchema = z
         }).partial(),
       )
       .describe("Testable properties that the plan's acceptance criteria and specs are built from ([] when none)"),
+    qualityScores: z
+      .record(
+        z.enum(["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"]),
+        z.looseObject({
+          score: z.int().min(1).max(5).describe("1, 3 and 5 have anchors in the rubric; 2 and 4 sit between"),
+          evidence: z.string().min(1).describe("A quote or line range and what it makes the model do"),
+        }),
+      )
+      .optional()
+      .describe("improve's analysts: all seven dimensions scored 1-5 with evidence (expert-validate --scores requires them)"),
     featureScores: z
       .array(
         z.looseObject({

@@ -99,4 +99,53 @@ describe("expert-validate", () => {
       assert.equal(out.code, "E_PATH");
     });
   });
+
+  const DIMS = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
+  const scored = (over: Record<string, unknown> = {}) => ({
+    summary: "s",
+    verificationProperties: [],
+    qualityScores: { ...Object.fromEntries(DIMS.map((d, i) => [d, { score: (i % 5) + 1, evidence: `lines ${i}0-${i}9` }])), ...over },
+  });
+
+  it("with --scores requires all seven quality dimensions scored 1-5 with evidence [feature:improve/seven-scores-checked]", async (t) => {
+    const { errorHandling: _e, ...six } = scored().qualityScores;
+    const p = project(t, {
+      "ok.json": scored(),
+      "none.json": { summary: "s", verificationProperties: [] },
+      "six.json": { ...scored(), qualityScores: six },
+      "range.json": scored({ verifiability: { score: 6, evidence: "x" }, promptEconomy: { score: 0, evidence: "x" }, errorHandling: { score: 2.5, evidence: "x" } }),
+      "evidence.json": scored({ agentCoordination: { score: 3, evidence: " " }, informationFlow: 4 }),
+      "extra.json": scored({ clarity: { score: 3, evidence: "x" } }),
+    });
+    assert.deepEqual(await p.run("expert-validate", ["ok.json", "--scores"]), { ok: true, valid: true, exitCode: 0 });
+    const none = await p.run("expert-validate", ["none.json", "--scores"]);
+    assert.equal(none.code, "E_INVALID");
+    assert.equal(none.error, `qualityScores is missing: score ${DIMS.join(", ")} (1-5, with evidence)`);
+    assert.equal((await p.run("expert-validate", ["six.json", "--scores"])).error, "qualityScores misses errorHandling");
+    assert.deepEqual((await p.run("expert-validate", ["range.json", "--scores"])).problems, [
+      "qualityScores.errorHandling.score must be an integer from 1 to 5",
+      "qualityScores.promptEconomy.score must be an integer from 1 to 5",
+      "qualityScores.verifiability.score must be an integer from 1 to 5",
+    ]);
+    assert.deepEqual((await p.run("expert-validate", ["evidence.json", "--scores"])).problems, [
+      "qualityScores.agentCoordination.evidence must be a non-empty string",
+      "qualityScores.informationFlow must be {score, evidence}",
+    ]);
+    assert.match((await p.run("expert-validate", ["extra.json", "--scores"])).error as string, /unknown dimensions: clarity/);
+    // Without the flag an artifact that has no scores passes (design's and recon's experts); one that has them is held to them.
+    assert.equal((await p.run("expert-validate", ["none.json"])).ok, true);
+    assert.equal((await p.run("expert-validate", ["range.json"])).code, "E_INVALID");
+  });
+
+  it("checks the seven scores and the declared features together [feature:improve/seven-scores-checked] [feature:improve/declared-features]", async (t) => {
+    const p = project(t, {
+      ".design/skill-features.json": { features: [{ name: "retry" }] },
+      "a.json": { ...scored({ verifiability: { score: 9, evidence: "x" } }), featureScores: [] },
+      "b.json": { ...scored(), featureScores: [{ feature: "retry", score: 4, evidence: "lines 3-5" }] },
+    });
+    const a = await p.run("expert-validate", ["a.json", "--scores", "--features", ".design/skill-features.json"]);
+    assert.deepEqual(a.problems, ["qualityScores.verifiability.score must be an integer from 1 to 5", "featureScores misses declared features: retry"]);
+    const b = await p.run("expert-validate", ["b.json", "--scores", "--features", ".design/skill-features.json"]);
+    assert.deepEqual([b.ok, b.featuresScored], [true, 1]);
+  });
 });

@@ -2,13 +2,20 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { planWith, project, writeFiles, type RoleInit } from "../helpers/design-dir.ts";
+import { planWith, project, REQUIRED_AUXILIARIES, writeFiles, type RoleInit } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
 type T = Parameters<typeof project>[0];
 
-/** The issues finalize reports for a plan (asserting the failure shape, exit 1, and an untouched file). */
-async function issuesOf(t: T, plan: unknown, argv: string[] = []): Promise<string[]> {
+/** Issues of the seed's planning rules (src/lib/plan-rules.ts) start with the rule's name. */
+const SEED_RULE = /^Rule '/;
+
+/**
+ * The issues finalize reports for a plan (asserting the failure shape, exit 1, and an untouched file). The
+ * contract's messages are tested apart from the seed's rules: those issues are left out unless `rules` is set
+ * (the suite "finalize: the seed's planning rules" tests them).
+ */
+async function issuesOf(t: T, plan: unknown, argv: string[] = [], rules = false): Promise<string[]> {
   const p = project(t, { [P]: plan });
   const before = p.read(P);
   const out = await p.run("finalize", argv);
@@ -18,7 +25,8 @@ async function issuesOf(t: T, plan: unknown, argv: string[] = []): Promise<strin
   assert.equal(out.exitCode, 1);
   assert.equal(p.read(P), before, "a plan that fails validation is not written");
   assert.deepEqual(p.list(".design"), ["plan.json"]);
-  return out.issues as string[];
+  const issues = out.issues as string[];
+  return rules ? issues : issues.filter((i) => !SEED_RULE.test(i));
 }
 
 async function finalized(t: T, plan: unknown, files: Record<string, unknown> = {}) {
@@ -29,6 +37,8 @@ async function finalized(t: T, plan: unknown, files: Record<string, unknown> = {
 }
 
 const role = (name: string, extra: Partial<RoleInit> = {}): RoleInit => ({ name, ...extra });
+/** For the tests of large plans that are about something else than specs: why this plan has none. */
+const NO_SPECS = { specsWaiver: { reason: "no-test-command", detail: "the test's project has no test command" } };
 
 describe("finalize: validation messages", () => {
   it("requires schemaVersion 4 (D19) and at least one role", async (t) => {
@@ -40,7 +50,7 @@ describe("finalize: validation messages", () => {
   it("allows at most 8 roles", async (t) => {
     const nine = planWith(Array.from({ length: 9 }, (_, i) => `r${i}`));
     assert.deepEqual(await issuesOf(t, nine), ["Too many roles: 9 (max 8)"]);
-    const { out } = await finalized(t, planWith(Array.from({ length: 8 }, (_, i) => `r${i}`)));
+    const { out } = await finalized(t, planWith(Array.from({ length: 8 }, (_, i) => `r${i}`), NO_SPECS));
     assert.equal(out.roleCount, 8);
   });
 
@@ -134,7 +144,7 @@ describe("finalize: validation messages", () => {
   it("rejects unknown statuses but accepts the six and null", async (t) => {
     assert.deepEqual(await issuesOf(t, planWith([role("a", { status: 5 as unknown as string })])), ["Role 0 (a): invalid status '5'"]);
     const six = ["pending", "in_progress", "completed", "failed", "skipped", "blocked"].map((s, i) => role(`r${i}`, { status: s }));
-    await finalized(t, planWith([...six, role("n", { status: null })]));
+    await finalized(t, planWith([...six, role("n", { status: null })], NO_SPECS));
   });
 
   it("reports unknown dependencies, cycles and a too-deep critical path [feature:design/refused-draft-explained]", async (t) => {
@@ -145,7 +155,7 @@ describe("finalize: validation messages", () => {
       "Cycle detected in role dependencies",
     ]);
     assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["a"] })])), ["Cycle detected in role dependencies"]);
-    const chain = (n: number) => planWith(Array.from({ length: n }, (_, i) => role(`r${i}`, { deps: i ? [`r${i - 1}`] : [] })));
+    const chain = (n: number) => planWith(Array.from({ length: n }, (_, i) => role(`r${i}`, { deps: i ? [`r${i - 1}`] : [] })), NO_SPECS);
     assert.deepEqual(await issuesOf(t, chain(6)), ["Critical path depth too high: 6 (max 5)"]);
     await finalized(t, chain(5));
   });
@@ -268,7 +278,7 @@ describe("finalize: enrichment", () => {
       validated: true,
       computedOverlaps: 2,
       roleCount: 2,
-      auxiliaryCount: 0,
+      auxiliaryCount: 3,
       overlapPairs: 0,
       exitCode: 0,
     });
@@ -296,7 +306,7 @@ describe("finalize: enrichment", () => {
   });
 
   it("records overlaps on the earlier role only (j > i) [feature:execute/overlaps-serialised]", async (t) => {
-    const plan = planWith([role("a", { dirs: ["src/"] }), role("b", { dirs: ["src/api/"] }), role("c", { dirs: ["docs/"] }), role("d", { dirs: ["src/ab"] })]);
+    const plan = planWith([role("a", { dirs: ["src/"] }), role("b", { dirs: ["src/api/"] }), role("c", { dirs: ["docs/"] }), role("d", { dirs: ["src/ab"] })], NO_SPECS);
     const { out, plan: after } = await finalized(t, plan);
     assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 3], [], [], []]);
     assert.equal(out.overlapPairs, 2);
@@ -310,7 +320,7 @@ describe("finalize: enrichment", () => {
       role("c", { dirs: ["src/x/"], deps: ["b"] }),
       role("d", { dirs: ["src/a/"], deps: ["a"] }),
       role("e", { dirs: ["src/a/b"] }),
-    ]);
+    ], NO_SPECS);
     const { out, plan: after } = await finalized(t, plan);
     // a is an ancestor of c and d; d and e are not ordered; a and e are not ordered.
     assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[4], [], [], [4], []]);
@@ -324,7 +334,7 @@ describe("finalize: enrichment", () => {
       role("c", { scope: { patterns: ["**/*.md"] } }), // apart from a (no file ends in both); src/api/x/y.md is b's
       role("d", { dirs: ["./docs/"] }), // docs/x.md is c's too
       role("e", { dirs: ["src/api-v2"] }), // apart from b (not under src/api); a's .ts and c's .md files may lie in it
-    ]);
+    ], NO_SPECS);
     const { plan: after } = await finalized(t, plan);
     assert.deepEqual(after.roles.map((r: any) => r.directoryOverlaps), [[1, 4], [2], [3, 4], [], []]);
   });
@@ -368,9 +378,10 @@ describe("finalize: enrichment", () => {
     const aux = [
       { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution" },
       { name: "integration-verifier", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
+      { name: "memory-curator", type: "post-execution", goal: "g", trigger: "after-all-roles-complete" },
     ];
-    const { out } = await finalized(t, planWith(["a"], { auxiliaryRoles: aux }));
-    assert.equal(out.auxiliaryCount, 2);
+    const { out } = await finalized(t, planWith(["a"], { auxiliaryRoles: aux, goalType: "meta" }));
+    assert.equal(out.auxiliaryCount, 3);
   });
 
   it("keeps unknown fields and writes once, leaving no lock or temp file", async (t) => {
@@ -472,5 +483,105 @@ describe("finalize --validate-only", () => {
     assert.deepEqual(await issuesOf(t, planWith([role("a", { deps: ["ghost"] })]), ["--validate-only"]), [
       "Role 0 (a): dependency 'ghost' not found in roles",
     ]);
+  });
+});
+
+describe("finalize: the seed's planning rules", () => {
+  const SPECS_RULE = `Rule 'specs for complex plans'`;
+  const four = (extra: Record<string, unknown> = {}) => planWith(["a", "b", "c", "d"], extra);
+  const spec = { role: "a", path: ".design/specs/spec-a.sh", runCommand: "sh .design/specs/spec-a.sh", properties: ["a works"] };
+
+  it("refuses a complex plan without specs (an issue, not a warning), naming the rule and what satisfies it [feature:design/complex-plans-need-specs]", async (t) => {
+    const issues = await issuesOf(t, four(), [], true);
+    assert.deepEqual(issues, [
+      `${SPECS_RULE}: the plan is complex (4 roles) and has no verificationSpecs; write a spec for the roles (design's refs/verification-specs.md), ` +
+        `or record why none applies as specsWaiver {"reason": no-test-command | docs-config-only, "detail": "…"}`,
+    ]);
+    // Design's tier makes a smaller plan complex too; the role count and the tier are both named.
+    const tiered = await issuesOf(t, planWith(["a"], { tier: "high-stakes" }), [], true);
+    assert.match(tiered[0], /^Rule 'specs for complex plans': the plan is complex \(tier high-stakes\)/);
+    assert.match((await issuesOf(t, four({ tier: "complex" }), [], true))[0], /complex \(4 roles, tier complex\)/);
+    // With a spec, or a simple tier and 3 roles, it installs.
+    const { plan } = await finalized(t, four({ verificationSpecs: [spec] }), { ".design/specs/spec-a.sh": "exit 0\n" });
+    assert.equal(plan.verificationSpecs[0].sha256.length, 64);
+    await finalized(t, planWith(["a", "b", "c"], { tier: "simple" }));
+  });
+
+  it("accepts a complex plan without specs only with a waiver the plan can back [feature:design/complex-plans-need-specs]", async (t) => {
+    const noTest = { reason: "no-test-command", detail: "a shell-script repository with no test runner" };
+    await finalized(t, four({ specsWaiver: noTest, context: { stack: "sh", testCommand: null, buildCommand: null } }));
+    const withTest = await issuesOf(t, four({ specsWaiver: noTest, context: { testCommand: "npm test" } }), [], true);
+    assert.deepEqual(withTest, [`${SPECS_RULE}: specsWaiver says no-test-command, but context has testCommand 'npm test': specs can run, so write them`]);
+    const build = await issuesOf(t, four({ specsWaiver: noTest, context: { buildCommand: "make" } }), [], true);
+    assert.match(build[0], /but context has buildCommand 'make'/);
+    const docs = { reason: "docs-config-only", detail: "only README and CI config change" };
+    await finalized(t, four({ specsWaiver: docs, goalType: "meta", auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name !== "scout") }));
+    const code = await issuesOf(t, four({ specsWaiver: docs, goalType: "implementation" }), [], true);
+    assert.deepEqual(code, [`${SPECS_RULE}: specsWaiver says docs-config-only, but goalType is implementation (it changes code): write specs, or record goalType meta or research`]);
+    const untyped = await issuesOf(t, four({ specsWaiver: docs }), [], true);
+    assert.deepEqual(untyped, [`${SPECS_RULE}: specsWaiver says docs-config-only, but the plan records no goalType (taken to change code): write specs, or record goalType meta or research`]);
+    for (const bad of [{ reason: "too-hard", detail: "x" }, { reason: "docs-config-only" }, { reason: "docs-config-only", detail: " " }, "docs"]) {
+      const issues = await issuesOf(t, four({ specsWaiver: bad }), [], true);
+      assert.deepEqual(issues, [`${SPECS_RULE}: specsWaiver must be {"reason": no-test-command | docs-config-only, "detail": why no spec applies}`], JSON.stringify(bad));
+    }
+  });
+
+  it("requires challenger and integration-verifier in every plan, and a scout when the goal touches code [feature:design/required-auxiliaries]", async (t) => {
+    const none = await issuesOf(t, planWith(["a"], { auxiliaryRoles: [] }), [], true);
+    assert.deepEqual(none, [
+      "Rule 'auxiliaries always run': auxiliaryRoles must list challenger (type pre-execution); every plan but a quick one (complexity low, at most 3 roles) runs it",
+      "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
+      "Rule 'scout when the goal touches code': a plan with no goalType recorded is taken to touch code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research (a quick plan, complexity low with at most 3 roles, may leave it out)",
+    ]);
+    const noScout = REQUIRED_AUXILIARIES.filter((a) => a.name !== "scout");
+    const impl = await issuesOf(t, planWith(["a"], { auxiliaryRoles: noScout, goalType: "implementation" }), [], true);
+    assert.deepEqual(impl, ["Rule 'scout when the goal touches code': goalType implementation touches code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research (a quick plan, complexity low with at most 3 roles, may leave it out)"]);
+    for (const goalType of ["meta", "research"]) await finalized(t, planWith(["a"], { auxiliaryRoles: noScout, goalType }));
+    const wrongType = REQUIRED_AUXILIARIES.map((a) => (a.name === "challenger" ? { ...a, type: "post-execution" } : a));
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { auxiliaryRoles: wrongType }), [], true), [
+      "Rule 'auxiliaries always run': challenger must have type pre-execution (got 'post-execution')",
+    ]);
+  });
+
+  it("exempts design-tier's quick path (complexity low, at most 3 roles) from challenger and scout, never from integration-verifier [feature:design/quick-path]", async (t) => {
+    // What design-tier's quick path lists: integration-verifier and memory-curator only.
+    const quickAux = REQUIRED_AUXILIARIES.filter((a) => a.name !== "challenger" && a.name !== "scout");
+    const { plan } = await finalized(t, planWith(["a", "b"], { complexity: "low", goalType: "implementation", auxiliaryRoles: quickAux }));
+    assert.deepEqual(plan.auxiliaryRoles.map((a: { name: string }) => a.name), quickAux.map((a) => a.name));
+    // Without integration-verifier even a quick plan is refused.
+    const noVerifier = quickAux.filter((a) => a.name !== "integration-verifier");
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: noVerifier }), [], true), [
+      "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
+    ]);
+    // A listed challenger still needs its type; a low plan past the quick path's size, or a medium one, gets no exemption.
+    const wrong = [...quickAux, { ...REQUIRED_AUXILIARIES.find((a) => a.name === "challenger")!, type: "post-execution" }];
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", goalType: "meta", auxiliaryRoles: wrong }), [], true), [
+      "Rule 'auxiliaries always run': challenger must have type pre-execution (got 'post-execution')",
+    ]);
+    const big = await issuesOf(t, four({ complexity: "low", goalType: "meta", auxiliaryRoles: quickAux }), [], true);
+    assert.ok(big.some((i) => i.startsWith("Rule 'auxiliaries always run': auxiliaryRoles must list challenger")), big.join("\n"));
+    const medium = await issuesOf(t, planWith(["a"], { complexity: "medium", goalType: "meta", auxiliaryRoles: quickAux }), [], true);
+    assert.ok(medium.some((i) => i.startsWith("Rule 'auxiliaries always run': auxiliaryRoles must list challenger")), medium.join("\n"));
+  });
+
+  it("takes design-tier's complexity medium or high as complex: specs mandatory [feature:design/complex-plans-need-specs]", async (t) => {
+    for (const complexity of ["medium", "high"]) {
+      const issues = await issuesOf(t, planWith(["a"], { complexity }), [], true);
+      assert.match(issues[0], new RegExp(`^Rule 'specs for complex plans': the plan is complex \\(complexity ${complexity}\\) and has no verificationSpecs`));
+    }
+    await finalized(t, planWith(["a", "b", "c"], { complexity: "low" }));
+  });
+
+  it("checks the classification design records: tier and goalType", async (t) => {
+    const issues = await issuesOf(t, planWith(["a"], { tier: "medium", goalType: "code" }), [], true);
+    assert.deepEqual(issues, [
+      "Rule 'plan classification': tier must be one of simple, complex, high-stakes (got 'medium')",
+      "Rule 'plan classification': goalType must be one of implementation, meta, research (got 'code')",
+    ]);
+    // --validate-only applies the same rules and writes nothing.
+    const p = project(t, { [P]: four() });
+    const out = await p.run("finalize", ["--validate-only"]);
+    assert.equal(out.code, "E_INVALID");
+    assert.ok((out.issues as string[]).some((i) => i.startsWith(SPECS_RULE)));
   });
 });

@@ -108,4 +108,32 @@ describe("memory-review", () => {
     assert.equal(out.exitCode, 1);
     assert.match(out.error as string, /^Error reading memory file: /);
   });
+
+  it("with --top shows the best memories by score (recency × importance) and counts the rest", async (t) => {
+    const now = Date.UTC(2026, 1, 20, 12);
+    const day = 86_400_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const many = [
+      { id: "old-important", timestamp: iso(now - 300 * day), keywords: ["x"], content: "o", importance: 10 },
+      { id: "new-minor", timestamp: iso(now - day), keywords: ["x"], content: "n", importance: 3 },
+      { id: "fresh-important", timestamp: iso(now), keywords: ["x"], content: "f", importance: 9 },
+      { id: "mid", timestamp: iso(now - 60 * day), keywords: ["x"], content: "m", importance: 6 },
+    ];
+    const p = project(t, { [MEM]: many });
+    const out: any = await inZone("UTC", () => p.run("memory-review", ["--top", "2"], { now }));
+    assert.equal(out.ok, true, JSON.stringify(out));
+    // fresh-important 0.9, mid 0.9^2 × 0.6 = 0.486, old-important 0.9^10 × 1.0 = 0.349, new-minor ~0.299.
+    assert.deepEqual(out.memories.map((m: any) => [m.id, m.score]), [["fresh-important", 0.9], ["mid", 0.486]]);
+    assert.deepEqual([out.count, out.total, out.rest], [2, 4, 2]);
+    assert.equal(out.summary, "Showing 2 of 4 memories, the top 2 by relevance (recency × importance); 2 more not shown");
+    const all: any = await p.run("memory-review", ["--top", "10"], { now });
+    assert.deepEqual(all.memories.map((m: any) => m.id), ["fresh-important", "mid", "old-important", "new-minor"]);
+    assert.equal(all.rest, 0);
+    const filtered: any = await p.run("memory-review", ["--top", "1", "--keyword", "x"], { now });
+    assert.deepEqual([filtered.memories[0].id, filtered.rest], ["fresh-important", 3]);
+    assert.equal((await p.run("memory-review", ["--top", "0"])).code, "E_USAGE");
+    const plain: any = await p.run("memory-review", [], { now });
+    assert.equal("rest" in plain, false, "without --top the answer is the contract's");
+    assert.equal("score" in plain.memories[0], false);
+  });
 });

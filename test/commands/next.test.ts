@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
+/** A retry's reflexion, the three parts update-status requires on its in_progress update. */
+const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
 
 describe("next", () => {
   it("answers the roles to start with tier, agent, report path and the dependencies' reports [feature:execute/helper-schedules]", async (t) => {
@@ -22,6 +24,7 @@ describe("next", () => {
         roleIndex: 1, name: "ui", agent: "ui--2", model: "sonnet", attempt: 2, retry: true, from: "failed", previousModel: null, replaces: null,
         reportPath: ".design/worker-ui--2.json",
         dependencies: [{ roleIndex: 0, name: "api", agent: "api", reportPath: ".design/worker-api.json", reportExists: true }],
+        failure: { attempt: 1, outcome: "failed", result: null, report: null, reportExists: false, reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update" },
       },
     ]);
     assert.deepEqual(out.waiting, [{ roleIndex: 2, name: "docs", on: [{ roleIndex: 1, name: "ui", kind: "dependency" }] }]);
@@ -66,12 +69,12 @@ describe("update-status: attempts, tiers and retries", () => {
     await run([{ roleIndex: 0, status: "in_progress" }]);
     const failed: any = await run([{ roleIndex: 0, status: "failed", stalled: true, result: "stalled" }]);
     assert.deepEqual(failed.cascaded, [{ roleIndex: 1, name: "b", status: "skipped", reason: "dependency on failed/blocked role 0 (a)" }]);
-    const retried: any = await run([{ roleIndex: 0, status: "in_progress" }]);
+    const retried: any = await run([{ roleIndex: 0, status: "in_progress", reflexion: REFLEXION }]);
     assert.deepEqual(retried.restored, [{ roleIndex: 1, name: "b", status: "pending" }]);
     const role = p.json(P).roles[0];
     assert.deepEqual(role.attemptLog, [
       { attempt: 1, model: "haiku", agent: "a", outcome: "stalled", startedAt: "2026-01-02T03:04:05Z", endedAt: "2026-01-02T03:04:05Z" },
-      { attempt: 2, model: "sonnet", agent: "a--2", outcome: "running", startedAt: "2026-01-02T03:04:05Z" },
+      { attempt: 2, model: "sonnet", agent: "a--2", outcome: "running", reflexion: REFLEXION, startedAt: "2026-01-02T03:04:05Z" },
     ]);
     assert.equal(role.attempts, 1);
   });
@@ -103,5 +106,59 @@ describe("update-status: attempts, tiers and retries", () => {
     const out = await p.run("update-status", [], { stdin: '[{"roleIndex":0,"status":"in_progress"}]' });
     assert.equal(out.code, "E_TRANSITION");
     assert.equal(out.error, "Role 0 (a): Invalid transition: failed -> in_progress (no retry left: 3 attempts used). Allowed: pending");
+  });
+});
+
+describe("reflexion before a retry", () => {
+  const failedOnce = () =>
+    planWith([
+      {
+        name: "api", model: "haiku", status: "failed", attempts: 1, result: "failed: the orders test timed out",
+        attemptLog: [{ attempt: 1, model: "haiku", agent: "api", outcome: "failed" }],
+      },
+      { name: "ui", deps: ["api"], status: "skipped" },
+    ]);
+
+  it("next gives the previous attempt's failure to reflect on [feature:execute/reflexion-before-retry]", async (t) => {
+    const p = project(t, { [P]: failedOnce(), ".design/worker-api.json": { role: "api", achieved: false } });
+    const out: any = await p.run("next");
+    assert.deepEqual(out.start[0].failure, {
+      attempt: 1, outcome: "failed", result: "failed: the orders test timed out", report: ".design/worker-api.json", reportExists: true,
+      reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update",
+    });
+  });
+
+  it("refuses a retry without a reflexion of the three parts, and writes nothing [feature:execute/reflexion-before-retry]", async (t) => {
+    const p = project(t, { [P]: failedOnce() });
+    const before = p.read(P);
+    const start = { roleIndex: 0, status: "in_progress", model: "sonnet", agent: "api--2" };
+    const none = await p.run("update-status", [], { stdin: JSON.stringify([start]) });
+    assert.equal(none.code, "E_INVALID");
+    assert.equal(none.error, 'Update 0: Role 0 (api): a retry needs a reflexion before it starts: {"rootCause", "wrongAssumptions", "alternative"} on this in_progress update (the previous attempt 1 ended failed: failed: the orders test timed out)');
+    const thin = await p.run("update-status", [], { stdin: JSON.stringify([{ ...start, reflexion: { rootCause: "timeout", wrongAssumptions: "The brief assumed a fast database", alternative: "The brief assumed a fast database" } }]) });
+    assert.equal(thin.code, "E_SCHEMA");
+    assert.equal(thin.error, "Update 0: reflexion.rootCause must say it in at least 10 characters; reflexion.alternative repeats reflexion.wrongAssumptions");
+    assert.equal((await p.run("update-status", [], { stdin: JSON.stringify([{ ...start, reflexion: "think harder" }]) })).code, "E_SCHEMA");
+    // failed -> pending -> in_progress is a retry too: it cannot get around the reflexion.
+    const around = await p.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "pending" }, start]) });
+    assert.equal(around.code, "E_INVALID");
+    assert.equal(p.read(P), before);
+  });
+
+  it("keeps the reflexion on the attempt it starts, and refuses one on a first start [feature:execute/reflexion-before-retry]", async (t) => {
+    const p = project(t, { [P]: failedOnce() });
+    const out = await p.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", model: "sonnet", agent: "api--2", reflexion: { ...REFLEXION, rootCause: `  ${REFLEXION.rootCause}  ` } }]) });
+    assert.equal(out.ok, true, JSON.stringify(out));
+    const role = p.json(P).roles[0];
+    const { startedAt, ...entry } = role.attemptLog[1];
+    assert.match(startedAt, /^\d{4}-\d\d-\d\dT/, "update-status stamps the start");
+    assert.deepEqual(entry, { attempt: 2, model: "sonnet", agent: "api--2", outcome: "running", reflexion: REFLEXION });
+    assert.equal(role.result, "failed: the orders test timed out", "the failure stays the result");
+    const fresh = project(t, { [P]: planWith(["a"]) });
+    const first = await fresh.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", reflexion: REFLEXION }]) });
+    assert.deepEqual([first.code, first.error], ["E_SCHEMA", "Update 0: Role 0 (a): a reflexion goes only with the start of a retry"]);
+    // A role with no retry left is refused by the state machine, not asked for a reflexion.
+    const spent = project(t, { [P]: planWith([{ name: "a", status: "failed", attempts: 3 }]) });
+    assert.equal((await spent.run("update-status", [], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress" }]) })).code, "E_TRANSITION");
   });
 });

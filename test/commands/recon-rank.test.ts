@@ -22,7 +22,8 @@ const SEVEN = [
   iv("goals", 2, "medium", "large", ["F5"]), //          4 × 0.7 / 4   = 0.7
   iv("info", 4, "high", "small"), //                     5 × 1.0 / 1   = 5
 ];
-const FINDINGS = ["F1", "F2", "F3", "F4", "F5", "F6"].map((id) => ({ id, summary: id })).concat([{ summary: "no id" } as any]);
+const finding = (id: string) => ({ id, domain: "codebase", source: `src/${id}.ts`, summary: id, implications: `acting on ${id}`, relevantLeverageLevels: [5] });
+const FINDINGS = ["F1", "F2", "F3", "F4", "F5", "F6", "F7"].map(finding);
 
 describe("recon-rank", () => {
   it("scores, ranks, keeps the best five and counts the findings no kept intervention cites [feature:recon/helper-ranks-and-cuts]", async (t) => {
@@ -36,7 +37,7 @@ describe("recon-rank", () => {
       [1, "structure", 7], [2, "info", 5], [3, "rules", 4.2], [4, "loops", 3], [5, "params", 2],
     ]);
     assert.deepEqual(out.deferred, [{ title: "goals", compositeScore: 0.7 }, { title: "paradigm", compositeScore: 0.25 }]);
-    // F5 backs a cut intervention, F6 and the finding without an id back none: three left over.
+    // F5 backs a cut intervention, F6 and F7 back none: three left over.
     assert.equal(out.additionalFindings, 3);
     const stored = p.json(".design/recon.json");
     assert.deepEqual(stored.interventions.map((i: any) => [i.rank, i.title, i.compositeScore, i.score]), [
@@ -111,6 +112,19 @@ describe("recon-rank", () => {
     assert.deepEqual([missing.code, missing.error], ["E_NOT_FOUND", "Recon draft not found: .design/tmp/none.json"]);
     p.json; // the draft itself is untouched
     assert.equal(p.json(".design/tmp/d.json").interventions.length, 7);
+  });
+
+  it("refuses a draft with an incomplete finding or with suggestedRoles and writes nothing [feature:recon/findings-and-no-roles]", async (t) => {
+    const p = project(t, {
+      ".design/tmp/f.json": draft(SEVEN, { researchFindings: [finding("F1"), { ...finding("F2"), relevantLeverageLevels: [] }] }),
+      ".design/tmp/r.json": draft(SEVEN.map((x, i) => (i === 1 ? { ...x, suggestedRoles: ["schema-owner"] } : x)), { researchFindings: FINDINGS }),
+    });
+    const f = await p.run("recon-rank", [".design/tmp/f.json"]);
+    assert.deepEqual([f.code, f.error], ["E_INVALID", "researchFindings[1]: relevantLeverageLevels must be a non-empty list of leverage levels 1-7"]);
+    const r = await p.run("recon-rank", [".design/tmp/r.json"]);
+    assert.equal(r.code, "E_INVALID");
+    assert.match(r.error as string, /^Intervention 1: suggestedRoles is not allowed/);
+    assert.equal(p.exists(".design/recon.json"), false);
   });
 
   it("refuses to rank a file onto itself and takes no stdin", async (t) => {

@@ -172,4 +172,32 @@ describe("recon-validate", () => {
     const out = await project(t, { ".design/recon.json": recon([iv({ compositeScore: 99 })]) }).run("recon-validate");
     assert.equal((out.interventions as any[])[0].compositeScore, 6);
   });
+
+  const finding = (over: Record<string, unknown> = {}) => ({
+    id: "CA-1", domain: "codebase", source: "ci/test.yml", summary: "CI takes 19 minutes", implications: "Merges wait", relevantLeverageLevels: [5], ...over,
+  });
+
+  it("checks each research finding's fields: id, domain, source, summary, implications, relevantLeverageLevels [feature:recon/findings-and-no-roles]", async (t) => {
+    const ok = await project(t, { ".design/recon.json": recon([iv()], { researchFindings: [finding(), finding({ id: "ER-1", domain: "literature" })] }) }).run("recon-validate");
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    assert.equal(await errorOf(t, recon([iv()], { researchFindings: [finding({ domain: "external" })] })),
+      "researchFindings[0]: domain must be one of codebase, literature, comparative, theoretical, got 'external'");
+    assert.equal(await errorOf(t, recon([iv()], { researchFindings: [finding({ implications: " ", source: undefined })] })),
+      "researchFindings[0]: source, implications must be non-empty text");
+    for (const levels of [[], [0], [8], ["5"], [true], 5, null]) {
+      assert.equal(await errorOf(t, recon([iv()], { researchFindings: [finding({ relevantLeverageLevels: levels })] })),
+        "researchFindings[0]: relevantLeverageLevels must be a non-empty list of leverage levels 1-7", JSON.stringify(levels));
+    }
+    assert.equal(await errorOf(t, recon([iv()], { researchFindings: [finding(), finding()] })), "researchFindings[1]: id 'CA-1' is used twice");
+    assert.equal(await errorOf(t, recon([iv()], { researchFindings: {} })), "researchFindings must be an array");
+    const two = await errorOf(t, recon([iv()], { researchFindings: ["x", finding({ summary: "" })] }));
+    assert.equal(two, "researchFindings[0] must be an object (and 1 more: researchFindings[1]: summary must be non-empty text)");
+  });
+
+  it("refuses suggestedRoles at the top or in an intervention: recon hands design goals, not roles [feature:recon/findings-and-no-roles]", async (t) => {
+    const top = await errorOf(t, recon([iv()], { suggestedRoles: ["api-developer"] }));
+    assert.match(top, /^suggestedRoles is not allowed: recon hands \/do:design a designGoal and constraints, never roles/);
+    const inner = await errorOf(t, recon([iv(), iv({ suggestedRoles: [] })]));
+    assert.match(inner, /^Intervention 1: suggestedRoles is not allowed/);
+  });
 });

@@ -8,6 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planWith, project, withEvidence, type Project } from "../helpers/design-dir.ts";
 
+/** A retry's start carries a reflexion (update-status requires it: lib/reflexion.ts). */
+const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
+
 const P = ".design/plan.json";
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const runState = { schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null };
@@ -184,7 +187,7 @@ describe("update-status: no completion without passing evidence from the same at
     const p = project(t, { [P]: withEvidence(plan(), 0) });
     const run = (u: unknown) => p.run("update-status", [], { stdin: JSON.stringify(u) });
     assert.equal(((await run([{ roleIndex: 0, status: "failed" }])) as any).ok, true);
-    assert.equal(((await run([{ roleIndex: 0, status: "in_progress" }])) as any).ok, true);
+    assert.equal(((await run([{ roleIndex: 0, status: "in_progress", reflexion: REFLEXION }])) as any).ok, true);
     const out: any = await complete(p, 0);
     assert.match(out.error, /attempt 2 has no evidence/);
     put(p, withEvidence(p.json(P), 0));

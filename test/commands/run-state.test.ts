@@ -188,6 +188,45 @@ describe("run-status and run-complete", () => {
     assert.ok(typeof fresh.archivedTo === "string");
   });
 
+  it("refuses outcome completed while a declared phase was never checkpointed, and changes nothing [feature:design/completed-means-every-phase]", async (t) => {
+    const p = project(t);
+    await p.run("run-start", ["design", "--phases", "pre-flight,experts,plan,reflect-and-report"]);
+    await p.run("run-checkpoint", ["design", "--phase", "pre-flight"]);
+    const before = p.read(".design/run-design.json");
+    const out = await p.run("run-complete", ["design", "--outcome", "completed"]);
+    assert.equal(out.code, "E_INVALID");
+    assert.equal(out.error, "Cannot complete the design run: phases never checkpointed: experts, plan. Checkpoint them, or close the run with --outcome partial, failed or aborted");
+    assert.deepEqual(out.skippedPhases, ["experts", "plan"]);
+    assert.equal(p.read(".design/run-design.json"), before);
+    // The default outcome is completed: the same refusal.
+    assert.equal((await p.run("run-complete", ["design"])).code, "E_INVALID");
+    // Once every phase but the last is checkpointed, completed is accepted and records no skipped phase.
+    await p.run("run-checkpoint", ["design", "--phase", "experts"]);
+    await p.run("run-checkpoint", ["design", "--phase", "plan"]);
+    const done = await p.run("run-complete", ["design"]);
+    assert.equal(done.ok, true, JSON.stringify(done));
+    assert.deepEqual(done.skippedPhases, []);
+    const state = p.json(".design/run-design.json");
+    assert.equal(state.outcome, "completed");
+    assert.equal("skippedPhases" in state, false);
+  });
+
+  it("closes a run with another outcome and records the phases it skipped in the run state [feature:design/completed-means-every-phase]", async (t) => {
+    const p = project(t);
+    await p.run("run-start", ["recon", "--phases", "a,b,c,d"]);
+    await p.run("run-checkpoint", ["recon", "--phase", "a"]);
+    for (const outcome of ["partial"]) {
+      const out = await p.run("run-complete", ["recon", "--outcome", outcome]);
+      assert.equal(out.ok, true);
+      assert.deepEqual(out.skippedPhases, ["b", "c"]);
+    }
+    const state = p.json(".design/run-recon.json");
+    assert.deepEqual([state.outcome, state.skippedPhases], ["partial", ["b", "c"]]);
+    const again = await p.run("run-complete", ["recon", "--outcome", "completed"]);
+    assert.equal(again.alreadyComplete, true, "a closed run stays as it was closed");
+    assert.equal(p.json(".design/run-recon.json").outcome, "partial");
+  });
+
   it("reports a corrupt run file instead of replacing it", async (t) => {
     const p = project(t, { ".design/run-design.json": "{ torn" });
     const out = await p.run("run-start", ["design", "--phases", "a"]);

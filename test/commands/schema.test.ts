@@ -55,14 +55,15 @@ describe("schema", () => {
     assert.deepEqual(await req("expert"), ["summary", "verificationProperties"]);
   });
 
-  it("describes each role's attemptLog: one entry per attempt, with its tier, agent and outcome", async (t) => {
+  it("describes each role's attemptLog: one entry per attempt, with its tier, agent, outcome and a retry's reflexion", async (t) => {
     const schema = (await project(t).run("schema", ["plan"])).schema as any;
     const log = schema.properties.roles.items.properties.attemptLog;
     assert.equal(log.type, "array");
     assert.match(log.description, /update-status/);
     const entry = log.items;
     assert.equal(entry.type, "object");
-    assert.deepEqual(Object.keys(entry.properties), ["attempt", "model", "agent", "outcome"]);
+    assert.deepEqual(Object.keys(entry.properties), ["attempt", "model", "agent", "outcome", "reflexion"]);
+    assert.deepEqual(Object.keys(entry.properties.reflexion.properties), ["rootCause", "wrongAssumptions", "alternative"]);
     assert.equal(entry.properties.attempt.type, "integer");
     assert.equal(entry.properties.model.type, "string");
     assert.equal(entry.properties.agent.type, "string");

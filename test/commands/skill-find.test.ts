@@ -329,4 +329,35 @@ describe("plugin layouts, as Claude Code reads them", () => {
     assert.equal(by.get("number"), "42");
     assert.equal(by.get("long"), `${"x".repeat(97)}...`);
   });
+
+  it("searches names and descriptions with a score and a limit (seed 002's skill search) [feature:improve/resolve-target]", async (t) => {
+    const p = project(t, {
+      ".claude/skills/deploy/SKILL.md": skill("deploy", "Use when shipping a release: build, tag and push the image"),
+      ".claude/skills/release-notes/SKILL.md": skill("release-notes", "Use when writing the changelog for a release"),
+      ".claude/skills/tidy/SKILL.md": skill("tidy", "Use when the code needs formatting"),
+    });
+    const out: any = await p.run("skill-find", ["--search", "release image", "--source", "project"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    // deploy: "release" and "image" in its description (0.5 each); release-notes: "release" in its name (1).
+    assert.deepEqual(out.skills.map((s: any) => [s.name, s.score]), [["deploy", 0.5], ["release-notes", 0.5]]);
+    assert.equal(out.count, 2);
+    assert.deepEqual(Object.keys(out.skills[0]).sort(), ["description", "name", "path", "qualifiedName", "score", "source"]);
+    const named: any = await p.run("skill-find", ["--search", "release", "--source", "project"]);
+    assert.deepEqual(named.skills.map((s: any) => [s.name, s.score]), [["release-notes", 1], ["deploy", 0.5]], "a name match outranks a description match");
+    const exact: any = await p.run("skill-find", ["--search", "tidy", "--source", "project"]);
+    assert.deepEqual(exact.skills.map((s: any) => [s.name, s.score]), [["tidy", 1]]);
+    const capped: any = await p.run("skill-find", ["--search", "use when", "--source", "project", "--limit", "1"]);
+    assert.deepEqual([capped.skills.length, capped.count], [1, 3]);
+    assert.deepEqual((await p.run("skill-find", ["--search", "zzz", "--source", "project"])).skills, []);
+    assert.equal((await p.run("skill-find", ["deploy", "--search", "x"])).code, "E_USAGE");
+    assert.equal((await p.run("skill-find", ["--search", "x", "--limit", "0"])).code, "E_USAGE");
+  });
+
+  it("answers a name that matches none with suggestions ranked by name and description [feature:improve/resolve-target]", async (t) => {
+    const p = project(t, { ".claude/skills/deploy/SKILL.md": skill("deploy", "Use when shipping a release") });
+    const out: any = await p.run("skill-find", ["shipping", "--source", "project"]);
+    assert.equal(out.match, "none");
+    assert.deepEqual(out.suggestions.map((s: any) => [s.name, s.score]), [["deploy", 0.5]]);
+    assert.match(out.advice, /suggestions/);
+  });
 });

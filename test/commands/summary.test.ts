@@ -23,7 +23,7 @@ describe("summary", () => {
         "3": ["Role 3: d (haiku)"],
       },
       modelDistribution: "1 haiku, 1 opus, 2 sonnet, 1 unknown",
-      auxiliaryRoles: [],
+      auxiliaryRoles: ["challenger", "scout", "integration-verifier"],
       cost: { tokens: 0, byRole: [], byTier: {}, byRun: [], auxiliaries: [], unrecorded: 0 },
       exitCode: 0,
     });

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { planWith, project, withEvidence, type RoleInit } from "../helpers/design-dir.ts";
 
 const P = ".design/plan.json";
+/** A retry's reflexion, the three parts update-status requires on its in_progress update. */
+const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
 
 /** Run update-status with the given batch on a fresh plan; returns the project and the output. */
 async function run(t: Parameters<typeof project>[0], plan: unknown, batch: unknown, argv: string[] = [], now?: number) {
@@ -137,7 +139,7 @@ describe("update-status: attempts (D13)", () => {
   it("does not count other transitions", async (t) => {
     const p = project(t, { [P]: roles({ name: "a", status: "failed", attempts: 1 }, { name: "b", attempts: 0 }) });
     const step = (batch: unknown) => p.run("update-status", [], { stdin: JSON.stringify(batch) });
-    assert.equal((await step([{ roleIndex: 0, status: "pending" }, { roleIndex: 0, status: "in_progress" }])).ok, true);
+    assert.equal((await step([{ roleIndex: 0, status: "pending" }, { roleIndex: 0, status: "in_progress", reflexion: REFLEXION }])).ok, true);
     writeFileSync(join(p.dir, P), JSON.stringify(withEvidence(p.json(P), 0)));
     assert.equal((await step([{ roleIndex: 0, status: "completed" }, { roleIndex: 1, status: "in_progress" }])).ok, true);
     assert.deepEqual(p.json(P).roles.map((r: any) => r.attempts), [1, 0]);
@@ -147,7 +149,7 @@ describe("update-status: attempts (D13)", () => {
     const p = project(t, { [P]: roles({ name: "a", status: "pending", attempts: 0 }) });
     for (let k = 0; k < 3; k++) {
       const fail = [{ roleIndex: 0, status: "in_progress" }, { roleIndex: 0, status: "failed" }];
-      const batch = k === 0 ? fail : [{ roleIndex: 0, status: "pending" }, ...fail];
+      const batch = k === 0 ? fail : [{ roleIndex: 0, status: "pending" }, { ...fail[0], reflexion: REFLEXION }, fail[1]];
       assert.equal((await p.run("update-status", [], { stdin: JSON.stringify(batch) })).ok, true);
     }
     assert.equal(p.json(P).roles[0].attempts, 3);
@@ -303,7 +305,7 @@ describe("update-status: restoration after a retry (D14)", () => {
     assert.deepEqual((fail.cascaded as any[]).map((c) => c.roleIndex), [1]);
     assert.equal(p.json(P).roles[1].status, "skipped");
 
-    const retry = await step([{ roleIndex: 0, status: "pending" }, { roleIndex: 0, status: "in_progress" }]);
+    const retry = await step([{ roleIndex: 0, status: "pending" }, { roleIndex: 0, status: "in_progress", reflexion: REFLEXION }]);
     assert.deepEqual(retry.restored, [{ roleIndex: 1, name: "B", status: "pending" }]);
     assert.equal(p.json(P).roles[1].status, "pending");
 

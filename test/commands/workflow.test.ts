@@ -33,9 +33,20 @@ function report(name: string, b: Behaviour): unknown {
 
 interface Run {
   result: any;
+  /** The workers' agent() calls. */
   calls: Array<{ label: string; model: string | undefined; prompt: string; isolation: unknown }>;
+  /** The reflexion agents' calls, one before each retry. */
+  reflexions: Array<{ label: string; model: string | undefined; prompt: string }>;
   meta: any;
 }
+
+/** What a reflexion agent answers for the role; `REFLEXION_OFF` roles answer nothing usable. */
+const reflexionOf = (name: string) => ({
+  rootCause: `${name}: the check ran before the build`,
+  wrongAssumptions: `${name}: the brief assumed a built tree`,
+  alternative: `${name}: build first, then run the check`,
+});
+const REFLEXION_OFF = new Set<string>();
 
 /** Run the script the way the Workflow runtime would: async body, the documented globals, no clock, no random. */
 async function runScript(text: string, script: Script, names: string[]): Promise<Run> {
@@ -44,12 +55,20 @@ async function runScript(text: string, script: Script, names: string[]): Promise
   assert.ok(text.startsWith("// Generated") && text.indexOf("export const meta") < text.indexOf("\n", text.indexOf("\n") + 1), "meta comes first");
   const meta = JSON.parse(head[1]); // a pure literal
   const calls: Run["calls"] = [];
+  const reflexions: Run["reflexions"] = [];
   const attempts = new Map<string, number>();
   const ctx = vm.createContext({
     agent: async (prompt: string, opts: any) => {
       assert.equal(opts.schema.type, "object");
       // The Workflow tool refuses a schema naming the 2020-12 meta-schema (measured on 2.1.330).
       assert.equal("$schema" in opts.schema, false, "agent() schema carries $schema");
+      if (/-reflexion$/.test(opts.label)) {
+        reflexions.push({ label: opts.label, model: opts.model, prompt });
+        assert.equal(JSON.stringify(opts.schema.required), JSON.stringify(["rootCause", "wrongAssumptions", "alternative"]));
+        const name = names.find((n) => prompt.includes(`("${n}")`)) as string;
+        await null;
+        return REFLEXION_OFF.has(name) ? { rootCause: "x", wrongAssumptions: "x", alternative: "x" } : reflexionOf(name);
+      }
       calls.push({ label: opts.label, model: opts.model, prompt, isolation: opts.isolation });
       const name = names.find((n) => prompt.includes(`("${n}")`)) as string;
       const k = (attempts.get(name) ?? 0) + 1;
@@ -74,7 +93,7 @@ async function runScript(text: string, script: Script, names: string[]): Promise
   const body = text.replace(/^export const meta/m, "const meta");
   const value = await vm.runInContext(`(async () => {\n${body}\n})()`, ctx);
   // The runtime hands the lead JSON; the round trip also leaves the vm's realm.
-  return { result: JSON.parse(JSON.stringify(value)), calls, meta };
+  return { result: JSON.parse(JSON.stringify(value)), calls, reflexions, meta };
 }
 
 /** What run-checks records when a role's checks pass (the helper's own runs are tested in run-checks.test.ts). */
@@ -93,7 +112,7 @@ async function reference(p: Project, script: Script) {
   for (let n = 0; n < 100; n++) {
     const d: any = await p.run("next");
     for (const s of d.start) {
-      await upd({ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent });
+      await upd({ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent, ...(s.retry ? { reflexion: reflexionOf(s.name) } : {}) });
       starts.push([s.agent, s.model]);
       queue.push(s);
     }
@@ -183,6 +202,34 @@ describe("workflow: the compiled script decides like the helper", () => {
     const { run } = await compareWithHelper(t, plan, { a: ["fail"], e: ["fail"] });
     assert.match(run.result.reason, /^nothing can move|^Circuit breaker/);
     assert.ok(run.calls.every((c) => c.isolation === undefined));
+  });
+
+  it("reflects before each retry: the reflexion reaches plan.json and the retry's brief; without a usable one the lead retries [feature:execute/reflexion-before-retry]", async (t) => {
+    const plan = planWith([{ name: "flaky", model: "haiku" }, { name: "other" }]);
+    const { run, after } = await compareWithHelper(t, plan, { flaky: ["fail", "ok"] });
+    assert.deepEqual(run.reflexions.map((r) => [r.label, r.model]), [["flaky--2-reflexion", "sonnet"]]);
+    assert.match(run.reflexions[0].prompt, /reflecting on attempt 1 of role 0 \("flaky"\)/);
+    assert.match(run.reflexions[0].prompt, /How it ended: failed: flaky works/);
+    assert.match(run.reflexions[0].prompt, /Its worker's report: \{"role":"flaky","achieved":false/);
+    const retry = run.calls.find((c) => c.label === "flaky--2")!;
+    assert.match(retry.prompt, /--- Retry 2 Reflexion ---\nRoot cause: flaky: the check ran before the build/);
+    assert.deepEqual(after.roles[0].attemptLog.map((e: any) => [e.attempt, e.outcome, e.reflexion ?? null]), [
+      [1, "failed", null],
+      [2, "completed", reflexionOf("flaky")],
+    ]);
+
+    REFLEXION_OFF.add("flaky");
+    t.after(() => REFLEXION_OFF.delete("flaky"));
+    const p = project(t, { [P]: planWith([{ name: "flaky", model: "haiku" }, { name: "other" }]) });
+    assert.equal((await p.run("workflow")).ok, true);
+    const held = await runScript(p.read(".design/workflow.js"), { flaky: ["fail", "ok"] }, ["flaky", "other"]);
+    assert.deepEqual(held.calls.map((c) => c.label), ["flaky", "other"], "no retry without a usable reflexion");
+    assert.equal(held.result.done, false);
+    assert.equal(held.result.reason, "retries left to the lead (no usable reflexion): flaky");
+    const replay = await p.run("update-status", [], { stdin: JSON.stringify(held.result.updates) });
+    assert.equal(replay.ok, true, JSON.stringify(replay));
+    const next: any = await p.run("next");
+    assert.deepEqual(next.start.map((s: any) => [s.agent, s.retry, s.failure.result]), [["flaky--2", true, "failed: flaky works"]]);
   });
 
   it("resumes a plan whose finished roles hand on their report's context", async (t) => {

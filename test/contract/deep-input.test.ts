@@ -110,6 +110,10 @@ const CALLS: Array<{ args: string[]; stdin?: boolean }> = [
   { args: ["validate-auxiliary-report", ".design/challenger-report.json", "--type", "challenger"] },
   { args: ["worker-completion-validate"], stdin: true },
   { args: ["finalize"] }, { args: ["finalize", ".design/draft/plan.json"] }, { args: ["finalize", "--validate-only"] },
+  { args: ["task-sync"], stdin: true }, { args: ["challenge-resolve"], stdin: true },
+  { args: ["recon-findings", "--artifacts", ".design/expert-architect.json"] },
+  { args: ["improve-guards", ".design/draft/plan.json", "--analysts", ".design/expert-architect.json"] },
+  { args: ["expert-validate", ".design/expert-architect.json", "--scores"] },
 ];
 /** Commands that read no JSON input of the project's: nothing here to feed them. */
 const NO_JSON_INPUT = ["team-name", "sync-check", "schema", "self-test"];

@@ -72,7 +72,7 @@ const WRITERS: Writer[] = [
   { name: "archive", args: (v) => ["archive", v, "--include-plan"], own: [".design"], dir: true },
   { name: "run-start", args: (v) => ["run-start", "design", "--phases", "a,b", "--fresh", "--design-dir", v], own: [".design"], dir: true },
   { name: "run-checkpoint", args: (v) => ["run-checkpoint", "design", "--phase", "a", `--design-dir=${v}`], own: [".design"], dir: true },
-  { name: "run-complete", args: (v) => ["run-complete", "design", "--design-dir", v], own: [".design"], dir: true },
+  { name: "run-complete", args: (v) => ["run-complete", "design", "--outcome", "aborted", "--design-dir", v], own: [".design"], dir: true },
 ];
 
 /** Files of other commands (and of none) a write argument may be pointed at. */

@@ -34,7 +34,7 @@ describe("command arguments on the real CLI", { concurrency: 1 }, () => {
     const dir = pluginCopy(PLUGIN_DIR);
     copies.push(dir);
     mutate(dir, "commands/memories.md", /^allowed-tools: .*$/m, "allowed-tools: Bash(node:*)");
-    mutate(dir, "commands/memories.md", /memory-review \.design\/memory\.jsonl`/, 'memory-review .design/memory.jsonl --keyword "$ARGUMENTS"`');
+    mutate(dir, "commands/memories.md", /memory-review \.design\/memory\.jsonl --top 20`/, 'memory-review .design/memory.jsonl --keyword "$ARGUMENTS"`');
     const subst = project.path("old-subst");
     const chain = project.path("old-chain");
     const allowBash = ["--allowedTools", "Bash"];

@@ -59,6 +59,9 @@ describe("feature files through claude -p", { concurrency: 1 }, () => {
       const artifact = {
         summary: "The greet skill asks for a missing name but never says how to greet once it has one.",
         verificationProperties: [{ property: "A missing name is asked for", category: "invariant", testableVia: "grep -n ask SKILL.md" }],
+        qualityScores: Object.fromEntries(
+          ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"].map((d) => [d, { score: 3, evidence: "line 7: one rule, no fallback" }]),
+        ),
         featureScores: names.map((feature) => ({ feature, score: feature === "greet-by-name" ? 3 : 5, evidence: "line 7: 'Say hello to the user by name. If no name is given, ask for it.'" })),
       };
       done((yield turn("Writing my artifact.", write(project.path(".design/expert-skill-analyst.json"), JSON.stringify(artifact, null, 2) + "\n"))).results[0]);

@@ -25,6 +25,7 @@ import { assertClean, session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { offeredTools, type Script, type ToolCall, type ToolResult, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
+import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 240_000;
 /** Releases measured: whether the lead is offered the Workflow tool. Any other release is only reported. */
@@ -73,7 +74,7 @@ function planDoc(goal: string): object {
       rollbackTriggers: [],
       fallback: "",
     })),
-    auxiliaryRoles: [],
+    auxiliaryRoles: REQUIRED_AUXILIARIES,
   };
 }
 
@@ -192,6 +193,19 @@ interface WfSeen {
  */
 function workflowAgents(project: Sample, seen: WfSeen[], opts: { outside?: string; cross?: string; onStart?: (agent: string) => void } = {}): (brief: string) => Script | undefined {
   return (brief) => {
+    // Before a retry the workflow asks one more agent for the reflexion update-status requires.
+    const rx = /You are reflecting on attempt (\d+) of role (\d+) \("([^"]+)"\)/.exec(brief);
+    if (rx) {
+      const answer = {
+        rootCause: `${rx[3]}: its Edit and its check were denied (attempt ${rx[1]})`,
+        wrongAssumptions: "The brief assumed the workers may edit their scope",
+        alternative: "Ask the user for the grant before another attempt",
+      };
+      return flowScript(function* () {
+        yield turn("My reflexion.", { name: "StructuredOutput", input: answer });
+        yield turn("");
+      });
+    }
     const m = /You are (\S+), the worker for role (\d+)/.exec(brief);
     if (!m) return undefined;
     const [, agentName, idx] = m;
@@ -515,6 +529,12 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       [1, "haiku", "db", "failed"],
       [2, "sonnet", "db--2", "failed"],
       [3, "opus", "db--3", "failed"],
+    ]);
+    // Each retry started with the reflexion an agent of the workflow wrote (update-status refuses a retry without).
+    assert.deepEqual(plan.roles[0].attemptLog.map((a: any) => a.reflexion?.rootCause ?? null), [
+      null,
+      "db: its Edit and its check were denied (attempt 1)",
+      "db: its Edit and its check were denied (attempt 2)",
     ]);
     assert.match(plan.roles[0].result, /failed: The tests pass/);
     assert.match(result.value.reason, /nothing can move/);

@@ -63,11 +63,25 @@ export interface RoleInit {
   [key: string]: unknown;
 }
 
-/** A schemaVersion 4 plan whose roles pass finalize unless a test overrides a field. */
+/**
+ * The auxiliary roles finalize requires of every plan (src/lib/plan-rules.ts): challenger and integration-verifier
+ * always, a scout because a plan that records no goalType is taken to touch code.
+ */
+export const REQUIRED_AUXILIARIES = [
+  { name: "challenger", type: "pre-execution", trigger: "before-execution", goal: "Find the plan's gaps before any worker starts" },
+  { name: "scout", type: "pre-execution", trigger: "before-execution", goal: "Check the plan's assumptions against the code" },
+  { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", goal: "Verify the roles work together" },
+];
+
+/**
+ * A schemaVersion 4 plan whose roles pass finalize unless a test overrides a field. It lists the auxiliaries
+ * finalize requires; a plan of 4 or more roles also needs specs or a specsWaiver, which the test gives.
+ */
 export function planWith(roles: Array<string | RoleInit>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     schemaVersion: 4,
     goal: "Test goal",
+    auxiliaryRoles: REQUIRED_AUXILIARIES.map((a) => ({ ...a })),
     roles: roles.map((r) => {
       const init: RoleInit = typeof r === "string" ? { name: r } : r;
       const { name, deps = [], dirs, status, ...rest } = init;

@@ -37,6 +37,8 @@ const STDIN_FILES: Record<string, string> = {
   ".design/tmp/update.json": JSON.stringify([{ roleIndex: 0, status: "failed", reflexion: "it's the schema" }]) + "\n",
   ".design/tmp/updates.json": JSON.stringify([{ roleIndex: 0, status: "completed", result: "done" }]) + "\n",
   ".design/worker-api.json": JSON.stringify({ role: "api", achieved: true, filesChanged: [], acceptanceCriteria: [] }) + "\n",
+  ".design/tmp/tasks.json": "[]\n",
+  ".design/tmp/resolutions.json": JSON.stringify([{ issue: 0, proceed: "the user's call" }]) + "\n",
 };
 
 before(() => {

@@ -33,7 +33,7 @@ before(() => {
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(dir, ".design/plan.json"), "{}");
   // The files the written calls feed to stdin (the hook approves a stdin file only when it is a regular file).
-  for (const f of ["tmp/eval.json", "tmp/constraints.json", "tmp/update.json", "tmp/updates.json", "worker-api.json"]) writeFileSync(join(dir, ".design", f), "{}");
+  for (const f of ["tmp/eval.json", "tmp/constraints.json", "tmp/update.json", "tmp/updates.json", "tmp/tasks.json", "tmp/resolutions.json", "worker-api.json"]) writeFileSync(join(dir, ".design", f), "{}");
   writeFileSync(join(outside, "secret"), "x");
   symlinkSync(outside, join(dir, ".design/out")); // a folder link out of the project
   symlinkSync(join(outside, "secret"), join(dir, ".design/secret.json")); // a file link out

@@ -19,7 +19,7 @@ const full = (): Json =>
         attempts: 2,
         attemptLog: [
           { attempt: 1, model: "sonnet", agent: "api", outcome: "failed" },
-          { attempt: 2, model: "opus", agent: "api--2", outcome: "stalled" },
+          { attempt: 2, model: "opus", agent: "api--2", outcome: "stalled", reflexion: { rootCause: "r", wrongAssumptions: "w", alternative: "a", note: "kept" } },
           { attempt: 3, model: "opus", agent: "api--3", outcome: "running", note: "kept" },
         ],
         result: { any: "json" },
@@ -33,6 +33,9 @@ const full = (): Json =>
       { name: "ui", status: null, deps: ["api"] },
     ],
     {
+      tier: "complex",
+      goalType: "implementation",
+      specsWaiver: { reason: "docs-config-only", detail: "why", note: "kept" },
       complexity: "medium",
       context: { stack: "node", conventions: ["eslint"], testCommand: "npm test", buildCommand: null, lsp: { ts: true } },
       expertArtifacts: [{ name: "architect", path: ".design/expert-architect.json", summary: "s" }],
@@ -46,14 +49,15 @@ const full = (): Json =>
 
 /** Keys the schema knows that the fixtures may lack, per kind of object (so "added with a bad value" is tried too). */
 const OPTIONAL: Record<string, string[]> = {
-  plan: ["goal", "complexity", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
+  plan: ["goal", "tier", "goalType", "specsWaiver", "complexity", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
   role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
-  attempt: ["attempt", "model", "agent", "outcome"],
+  attempt: ["attempt", "model", "agent", "outcome", "reflexion"],
   scope: ["directories", "patterns", "dependencies"],
 };
 
 const VALUES: unknown[] = [
-  null, "", "x", "sonnet", "fable", "gpt5", "Opus", "low", "medium", "high", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
+  null, "", "x", "sonnet", "fable", "gpt5", "Opus", "low", "medium", "high", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", "simple", "meta", "no-test-command",
+  { reason: "no-test-command", detail: "d" }, { reason: "x", detail: "d" }, { reason: "no-test-command", detail: "" }, 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
   [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" },
 ];
 const DELETE = Symbol("delete");

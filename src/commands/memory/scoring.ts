@@ -46,6 +46,15 @@ export function searchScore(entry: Entry, query: ReadonlySet<string>, nowSec: nu
   return keywordScore * recency * (importanceOf(entry) / 10);
 }
 
+/**
+ * memory-search's score of a memory when nothing is searched: its recency and importance factors,
+ * 0.9^(age / 30 days) × importance / 10 (the keyword factor is 1). What /do:memories ranks its top entries by.
+ */
+export function standingScore(entry: Entry, nowSec: number): number {
+  const age = "timestamp" in entry ? nowSec - parseTimestamp(entry.timestamp) : 0;
+  return 0.9 ** (age / MONTH) * (importanceOf(entry) / 10);
+}
+
 interface CompiledQuery {
   /** Query token → its own bit (queries of up to 30 tokens) or its index. */
   index: Map<string, number>;

@@ -15,6 +15,7 @@ import {
   arrayOf, depsOf, loadPlan, MODEL_TIERS, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, type Json, type PlanPart,
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
+import { seedRuleIssues } from "../../lib/plan-rules.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -178,6 +179,7 @@ export function validatePlan(doc: Json): string[] {
     });
   }
 
+  issues.push(...seedRuleIssues(doc)); // specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }

@@ -19,6 +19,7 @@ import { isObject, isoSeconds } from "../../lib/values.js";
 import { confine, ensureDir, MAX_STATE_BYTES, projectRoots, readJson, updateText } from "../../store.js";
 import { budgetFor, planForecast } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
+import { refuseWhileChallenged } from "../../lib/challenge.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -57,6 +58,7 @@ export default defineCommand({
     }
 
     const doc = loadPlan(ctx.cwd, args.plan_path as string);
+    refuseWhileChallenged(ctx.cwd, doc, "the grant");
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const edits: GrantItem[] = [];

@@ -13,6 +13,7 @@ import { firstTierFailures, gatherSamples, roleKind, type Sample } from "../../l
 import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
+import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
 import { MAX_STATE_BYTES, projectRoots, readJson } from "../../store.js";
 
 
@@ -29,6 +30,10 @@ function parseUpdates(text: string, roleCount: number): StatusUpdate[] {
     if (u.model !== undefined && (typeof u.model !== "string" || u.model === "")) throw bad("model must be a non-empty string");
     if (u.agent !== undefined && (typeof u.agent !== "string" || u.agent === "")) throw bad("agent must be a non-empty string");
     if (u.stalled !== undefined && typeof u.stalled !== "boolean") throw bad("stalled must be a boolean");
+    if (u.reflexion !== undefined) {
+      const problems = reflexionProblems(u.reflexion);
+      if (problems.length) throw bad(problems.join("; "));
+    }
     return {
       roleIndex: i,
       status: isEmpty(u.status) ? null : (u.status as string),
@@ -37,7 +42,32 @@ function parseUpdates(text: string, roleCount: number): StatusUpdate[] {
       model: u.model as string | undefined,
       agent: u.agent as string | undefined,
       stalled: u.stalled as boolean | undefined,
+      ...(u.reflexion !== undefined ? { reflexion: cleanReflexion(u.reflexion as Record<string, unknown>) } : {}),
     };
+  });
+}
+
+/**
+ * Seed 001's reflexion before a retry: every update that starts a retry carries one, and only those do. Checked
+ * on the batch as a whole before anything changes (a retry the state machine refuses is left to it).
+ */
+function checkReflexions(roles: Json[], updates: StatusUpdate[]): void {
+  const core = schedulerCore();
+  const starts = retryStarts(roles, updates);
+  updates.forEach((u, k) => {
+    const role = roles[u.roleIndex];
+    const label = `Update ${k}: Role ${u.roleIndex} (${typeof role.name === "string" ? role.name : ""})`;
+    if (starts[k] && !u.reflexion) {
+      if (core.statusOf(role) === "failed" && !core.retryable(role)) return; // no retry left: the state machine says so
+      const last = core.logOf(role).slice(-1)[0];
+      const failure = typeof role.result === "string" && role.result !== "" ? `: ${role.result}` : "";
+      throw new HelperError(
+        "E_INVALID",
+        `${label}: a retry needs a reflexion before it starts: {"rootCause", "wrongAssumptions", "alternative"} on this ` +
+          `in_progress update (the previous attempt${last ? ` ${last.attempt} ended ${last.outcome}` : " failed"}${failure})`,
+      );
+    }
+    if (!starts[k] && u.reflexion) throw new HelperError("E_SCHEMA", `${label}: a reflexion goes only with the start of a retry`);
   });
 }
 
@@ -96,6 +126,7 @@ export default defineCommand({
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const roles = rolesOf(doc);
       const updates = parseUpdates(input, roles.length);
+      checkReflexions(roles, updates);
       const at = isoSeconds(ctx.now());
       const core = schedulerCore();
       const result = core.apply(roles, updates, {

@@ -2,12 +2,15 @@
 // starts with a pure-literal `meta`, then the plan's roles, the worker-report JSON Schema, the scheduler's own
 // source (schedulerCore, the same function `next` and `update-status` run) and a loop: ask the scheduler, start
 // an agent() per role to start, wait for the first to finish, record its outcome through the scheduler's apply,
-// repeat until the scheduler says done. The script returns the update-status batch that replays the run on
+// repeat until the scheduler says done. Before a retry, one more agent() writes the reflexion update-status requires
+// (root cause, wrong assumptions, alternative: lib/reflexion.ts); without a usable one the role is not retried here
+// and the lead's loop takes it over. The script returns the update-status batch that replays the run on
 // plan.json, the roles its agents reported done (`completions`: the lead runs each one's checks with run-checks and
 // only then records it completed, since a role completes only on evidence the helper recorded), the reports, and
 // the scheduler's final reason. Workflow scripts get no filesystem and may not call
 // Date.now() or Math.random(); this one needs neither.
 import { schedulerCore } from "../../lib/scheduler.js";
+import { MIN_PART } from "../../lib/reflexion.js";
 
 export interface WorkflowInput {
   planPath: string;
@@ -32,6 +35,7 @@ const starts = [];
 const context = Object.assign({}, PLAN.priorContext);
 const earlier = {};
 const inflight = new Map();
+const held = new Map();
 const fail = (code, message) => {
   throw new Error(code + ": " + message);
 };
@@ -48,8 +52,51 @@ function record(u, agentName) {
     model: u.model,
     agent: u.agent,
     stalled: u.stalled,
+    reflexion: u.reflexion,
   };
   return core.apply(roles, [parsed], { fail });
+}
+
+const PARTS = ["rootCause", "wrongAssumptions", "alternative"];
+const REFLEXION_SCHEMA = {
+  type: "object",
+  properties: {
+    rootCause: { type: "string", minLength: MIN_PART, description: "What actually went wrong (not the symptom)" },
+    wrongAssumptions: { type: "string", minLength: MIN_PART, description: "Which belief in the brief or the approach turned out false" },
+    alternative: { type: "string", minLength: MIN_PART, description: "What different approach the next attempt takes" },
+  },
+  required: PARTS,
+  additionalProperties: false,
+};
+
+/** The three parts, trimmed, when each says something and no two say the same; else null. */
+function usable(r) {
+  if (!r || typeof r !== "object") return null;
+  const out = {};
+  const seen = new Set();
+  for (const k of PARTS) {
+    const t = typeof r[k] === "string" ? r[k].trim() : "";
+    if (t.length < MIN_PART || seen.has(t.toLowerCase())) return null;
+    seen.add(t.toLowerCase());
+    out[k] = t;
+  }
+  return out;
+}
+
+async function reflect(s) {
+  const prev = s.replaces ? s.replaces.agent : "";
+  const report = prev && reports[prev] ? JSON.stringify(reports[prev]) : "none";
+  const prompt = [
+    "You are reflecting on attempt " + (s.attempt - 1) + " of role " + s.roleIndex + " (\"" + s.name + "\") of the plan in " + PLAN.planPath + ", which did not succeed. Its brief is " + PLAN.planPath + " -> roles[" + s.roleIndex + "]. You change no file.",
+    "How it ended: " + (earlier[s.roleIndex] || "failed"),
+    "Its worker's report: " + report,
+    "Answer as the structured output: rootCause (what actually went wrong, not the symptom), wrongAssumptions (which belief in the brief or the approach turned out false), alternative (what the next attempt does differently; the role's fallback is the first candidate). One or two specific sentences each.",
+  ].join("\n\n");
+  try {
+    return usable(await agent(prompt, { label: s.agent + "-reflexion", phase: "Workers", schema: REFLEXION_SCHEMA, model: core.TIERS.includes(s.model) ? s.model : undefined }));
+  } catch (err) {
+    return null;
+  }
 }
 
 function contextOf(report) {
@@ -93,7 +140,19 @@ let decision = core.decide(roles, PLAN.root);
 for (;;) {
   decision = core.decide(roles, PLAN.root);
   for (const s of decision.start) {
-    record({ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent }, s.agent);
+    if (held.has(s.roleIndex)) continue;
+    const start = { roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent };
+    if (s.retry) {
+      const reflexion = await reflect(s);
+      if (!reflexion) {
+        held.set(s.roleIndex, s.name);
+        log("no usable reflexion for " + s.agent + ": the lead retries " + s.name);
+        continue;
+      }
+      start.reflexion = reflexion;
+      earlier[s.roleIndex] = (earlier[s.roleIndex] || "failed") + "\n--- Retry " + s.attempt + " Reflexion ---\nRoot cause: " + reflexion.rootCause + "\nWrong assumptions: " + reflexion.wrongAssumptions + "\nAlternative: " + reflexion.alternative;
+    }
+    record(start, s.agent);
     starts.push({ roleIndex: s.roleIndex, agent: s.agent, model: s.model, attempt: s.attempt });
     log("start " + s.agent + " on " + s.model + (s.retry ? " (attempt " + s.attempt + ")" : ""));
     const opts = { label: s.agent, phase: "Workers", schema: REPORT_SCHEMA };
@@ -117,8 +176,10 @@ for (;;) {
   log(s.agent + ": " + outcome.result);
   for (const c of effect.cascaded) log("skipped " + c.name + ": " + c.reason);
 }
-log(decision.reason);
-return { done: decision.done, reason: decision.reason, updates, completions, starts, reports, statuses: roles.map(core.statusOf) };
+const waitingForLead = [...held.values()];
+const reason = waitingForLead.length && !decision.done ? "retries left to the lead (no usable reflexion): " + waitingForLead.join(", ") : decision.reason;
+log(reason);
+return { done: decision.done && waitingForLead.length === 0, reason, updates, completions, starts, reports, statuses: roles.map(core.statusOf) };
 `;
 
 /**
@@ -147,6 +208,7 @@ export function workflowScript(input: WorkflowInput): string {
     `const PLAN = ${JSON.stringify(plan)};`,
     `const REPORT_SCHEMA = ${JSON.stringify(input.reportSchema)};`,
     `const SCHEDULER = ${schedulerCore.toString()};`,
+    `const MIN_PART = ${MIN_PART};`,
     LOOP,
   ].join("\n");
   return asciiOnly(text);

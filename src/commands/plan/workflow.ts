@@ -14,6 +14,7 @@ import { confine, ensureDir, projectRoots, readJson, updateText } from "../../st
 import { budgetFor, openRunId } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
+import { refuseWhileChallenged } from "../../lib/challenge.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
 
@@ -65,6 +66,7 @@ export default defineCommand({
   async run(ctx, args) {
     const planPath = args.plan_path as string;
     const doc = loadPlan(ctx.cwd, planPath);
+    refuseWhileChallenged(ctx.cwd, doc, "the workflow");
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);

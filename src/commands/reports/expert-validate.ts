@@ -1,13 +1,16 @@
 // expert-validate: an expert artifact has a summary and an array of verification properties (contract 4.21).
 // An improve analyst's artifact may also score the target's declared features (`featureScores`); with --features
 // naming the feature file the lead saved (skill.json's text, .design/skill-features.json), every declared feature
-// must be scored exactly once and nothing else.
+// must be scored exactly once and nothing else. With --scores (improve's analysts, seed 001) the artifact must score
+// all seven quality dimensions 1-5, each with evidence (`qualityScores`); an artifact that carries qualityScores
+// without the flag is held to the same rule.
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { isInt, isObject } from "../../lib/values.js";
 import { readJson } from "../../store.js";
 import { absentKeys } from "./checks.js";
+import { qualityScoreProblems } from "../../lib/quality.js";
 
 /** Read an artifact with the messages shared by expert-validate and validate-auxiliary-report. */
 export function loadArtifact(cwd: string, path: string): unknown {
@@ -66,6 +69,7 @@ export default defineCommand({
   positionals: [{ name: "artifact_path", help: "expert artifact, e.g. .design/expert-api.json", path: "read" }],
   flags: {
     features: { type: "string", help: "the target's feature file (improve): every feature it declares must be scored once", path: "read" },
+    scores: { type: "boolean", help: "an improve analyst's artifact: qualityScores must score all seven dimensions 1-5 with evidence" },
   },
   run(ctx, args) {
     const doc = loadArtifact(ctx.cwd, args.artifact_path as string);
@@ -77,7 +81,10 @@ export default defineCommand({
     }
     const featuresPath = args.features as string | undefined;
     const declared = featuresPath === undefined ? undefined : declaredFeatures(ctx.cwd, featuresPath);
-    const problems = featureScoreProblems(doc.featureScores, declared);
+    const problems = [
+      ...(args.scores || doc.qualityScores !== undefined ? qualityScoreProblems(doc.qualityScores) : []),
+      ...featureScoreProblems(doc.featureScores, declared),
+    ];
     if (problems.length) throw new HelperError("E_INVALID", problems.join("; "), { problems });
     return declared === undefined ? { valid: true } : { valid: true, featuresScored: declared.length };
   },

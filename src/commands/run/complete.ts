@@ -1,4 +1,6 @@
-// run-complete: mark a skill run finished; its state is then archived with the run's other artifacts.
+// run-complete: mark a skill run finished; its state is then archived with the run's other artifacts. Seed 003's
+// completion rule: a run is `completed` only when every declared phase before the last was checkpointed; another
+// outcome (partial, failed, aborted) closes the run anyway and records the phases it never reached.
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkSkill, designDirFlag, parseRun, runFile, runFileName } from "../../lib/run-state.js";
@@ -28,7 +30,15 @@ export default defineCommand({
       const done = new Set(run.completed.map((c) => c.phase));
       // The last phase is the one run-complete closes: every skill ends each run there, an early stop included.
       const skippedPhases = run.phases.slice(0, -1).filter((p) => !done.has(p));
+      if (args.outcome === "completed" && skippedPhases.length) {
+        throw new HelperError(
+          "E_INVALID",
+          `Cannot complete the ${skill} run: phases never checkpointed: ${skippedPhases.join(", ")}. Checkpoint them, or close the run with --outcome partial, failed or aborted`,
+          { skippedPhases },
+        );
+      }
       run.completedAt = isoSeconds(now);
+      if (skippedPhases.length) run.skippedPhases = skippedPhases;
       run.updatedAt = run.completedAt;
       run.outcome = args.outcome as string;
       const announce = `${skill}: run ${run.outcome}${skippedPhases.length ? ` · phases not reached: ${skippedPhases.join(", ")}` : ""}`;

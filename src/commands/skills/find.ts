@@ -4,7 +4,8 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { defineCommand } from "../../lib/command.js";
-import { featureFile, indexSkills, resolveSkill, unlistedProjectSkill, type SkillInfo } from "../../lib/skill-index.js";
+import { featureFile, indexSkills, resolveSkill, searchSkills, unlistedProjectSkill, type SkillInfo } from "../../lib/skill-index.js";
+import { HelperError } from "../../lib/errors.js";
 
 /** How many skills a listing shows (the answer lands in the lead's context); `count` is always the full number. */
 export const LIST_LIMIT = 60;
@@ -13,6 +14,8 @@ export default defineCommand({
   positionals: [{ name: "name", help: "skill name (as Claude Code lists it, plugin:name, or its folder or frontmatter name), part of one, or a path to a SKILL.md or command file (~ allowed); omit to list all", optional: true }],
   flags: {
     source: { type: "string", help: "list or resolve only skills from one source", choices: ["project", "user", "plugin", "installed"] },
+    search: { type: "string", help: "rank the skills by how well their names and descriptions match these words" },
+    limit: { type: "int", help: "most skills a search returns", default: 5 },
   },
   run(ctx, args) {
     const index = indexSkills(ctx.cwd);
@@ -26,6 +29,13 @@ export default defineCommand({
     });
     const query = args.name as string | undefined;
     const extra = { roots: index.roots, problems: index.problems };
+    const limit = args.limit as number;
+    if (limit < 1) throw new HelperError("E_USAGE", `skill-find: argument --limit: must be 1 or more, got ${limit}`);
+    const search = args.search as string | undefined;
+    if (search !== undefined) {
+      if (query !== undefined) throw new HelperError("E_USAGE", "skill-find: give a name to resolve or --search words, not both");
+      return { query: search, ...searchSkills(search, skills, limit), ...extra };
+    }
     if (query === undefined || query.trim() === "") return { ...listing(skills), ...extra };
     let cwd = ctx.cwd;
     try {
@@ -48,8 +58,8 @@ export default defineCommand({
         const unlisted = !source || source === "project" ? unlistedProjectSkill(query, where) : null;
         if (unlisted) return { query, match: "exact", resolved: true, skill: { ...unlisted, features: featureFile(unlisted, cwd) }, ...extra };
         return {
-          query, match: "none", resolved: false, ...listing(skills),
-          advice: "No skill matches: show the user the skills listed and ask for one of them", ...extra,
+          query, match: "none", resolved: false, ...listing(skills), suggestions: searchSkills(query, skills, limit).skills,
+          advice: "No skill matches by name: show the user the suggestions (ranked by name and description), or else the skills listed, and ask for one", ...extra,
         };
       }
     }

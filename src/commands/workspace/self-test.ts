@@ -67,7 +67,13 @@ function plan(over: (roles: Json[]) => void = () => {}): Json {
     },
   ];
   over(roles);
-  return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles: [], progress: { completedRoles: [] } };
+  const aux = (name: string, type: string, trigger: string) => ({ name, type, trigger, goal: `${name} for the REST API plan` });
+  const auxiliaryRoles = [
+    aux("challenger", "pre-execution", "before-execution"),
+    aux("scout", "pre-execution", "before-execution"),
+    aux("integration-verifier", "post-execution", "after-all-roles-complete"),
+  ];
+  return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles, progress: { completedRoles: [] } };
 }
 
 function unfinalized(): Json {
@@ -124,6 +130,11 @@ const recon = {
 const challenger = {
   issues: [{ category: "scope-gap", severity: "high-risk", description: "No role owns migrations", affectedRoles: ["backend-developer"], recommendation: "Add migrations to backend-developer" }],
   summary: "One scope gap",
+};
+
+const blockingChallenger = {
+  issues: [{ category: "missing-dependency", severity: "blocking", description: "The handlers need the migration first", affectedRoles: ["backend-developer"], recommendation: "Order the migration first" }],
+  summary: "One blocking issue",
 };
 
 const workerReport = {
@@ -253,6 +264,32 @@ const CASES: Case[] = [
     name: "recon-validate", command: "recon-validate", args: [], files: () => ({ ".design/recon.json": recon }),
     expect: (r) => has(isOk(r) && r.out.validated === true && r.out.interventions.every((i: Json) => typeof i.compositeScore === "number") && r.out.interventions[0].compositeScore === 6, "expected scored interventions (6.0 for level 5, high, small)"),
   },
+  {
+    name: "recon-findings", command: "recon-findings", args: ["--artifacts", ".design/expert-a.json,.design/expert-b.json"],
+    files: () => ({
+      ".design/expert-a.json": { summary: "a", verificationProperties: [], findings: ["codebase", "codebase", "literature"].map((domain, i) => ({ id: `A-${i}`, domain })) },
+      ".design/expert-b.json": { summary: "b", verificationProperties: [], findings: [{ id: "B-1", domain: "theoretical" }] },
+    }),
+    expect: (r) => has(isOk(r) && r.out.findings === 4 && r.out.domainCount === 3 && r.out.delegate === false, "4 findings in 3 domains, synthesis by the lead"),
+  },
+  {
+    name: "improve-guards", command: "improve-guards", args: [".design/draft/plan.json", "--analysts", ".design/expert-analyst.json"],
+    files: () => {
+      const dims = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
+      const effects = Object.fromEntries(dims.map((d) => [d, d === "promptEconomy" ? -1 : d === "errorHandling" ? 1 : 0]));
+      return {
+        ".design/expert-analyst.json": { summary: "s", verificationProperties: [], qualityScores: Object.fromEntries(dims.map((d) => [d, { score: 3, evidence: "lines 1-9" }])) },
+        ".design/skill-snapshot.md": "---\nname: x\n---\n# X\n".repeat(25),
+        ".design/draft/plan.json": plan((roles) => {
+          roles.forEach((r, i) => {
+            r.qualityEffects = i === 0 ? effects : Object.fromEntries(dims.map((d) => [d, 0]));
+            r.lineDelta = 4;
+          });
+        }),
+      };
+    },
+    expect: (r) => has(isOk(r) && r.out.passed === false && r.out.failed.join() === "regression-safety" && r.out.budget.targets[0].lines.after === 108, "one role costs promptEconomy: regression fails, 100 + 8 lines pass the budget"),
+  },
   { name: "recon-summary", command: "recon-summary", args: [], files: () => ({ ".design/recon.json": recon }), expect: (r) => has(isOk(r) && r.out.interventionCount === 2 && r.out.topInterventions.length === 2, "expected two interventions") },
   { name: "validate-checks (valid)", command: "validate-checks", args: [], files: () => ({ ".design/plan.json": plan() }), expect: (r) => has(isOk(r) && Array.isArray(r.out.results) && r.out.results.length === 2, "expected two valid results") },
   {
@@ -313,6 +350,23 @@ const CASES: Case[] = [
   {
     name: "add-constraints", command: "add-constraints", args: [], stdin: JSON.stringify([{ role: "test-writer", constraints: ["Reuse the API fixtures"] }]), files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => has(isOk(r) && r.json(".design/plan.json").roles[1].constraints?.includes("Reuse the API fixtures"), "the constraint should be appended to test-writer"),
+  },
+  {
+    name: "challenge-resolve", command: "challenge-resolve", args: [], stdin: JSON.stringify([{ issue: 0, constraint: "Create the migration before the handlers" }]),
+    files: () => ({ ".design/plan.json": plan(), ".design/challenger-report.json": blockingChallenger }),
+    expect: (r) => {
+      const doc = r.json(".design/plan.json");
+      return has(isOk(r) && r.out.gate === "open" && doc.challengeResolutions?.[0]?.resolution === "constraint" && doc.roles[0].constraints.includes("Create the migration before the handlers"), "the resolution is recorded and the constraint added");
+    },
+  },
+  {
+    name: "next (held by a blocking challenger issue)", command: "next", args: [], files: () => ({ ".design/plan.json": plan(), ".design/challenger-report.json": blockingChallenger }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.unresolved?.length === 1, "next refuses while the blocking issue is unresolved"),
+  },
+  {
+    name: "task-sync", command: "task-sync", args: [], stdin: JSON.stringify([{ id: "7", subject: "backend-developer", status: "pending", blockedBy: [] }]),
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; }) }),
+    expect: (r) => has(isOk(r) && r.out.update[0]?.taskId === "7" && r.out.update[0]?.status === "in_progress" && r.out.create[0]?.subject === "test-writer", "backend-developer's task goes in_progress, test-writer's is created"),
   },
   { name: "health-check", command: "health-check", args: [], files: (now) => ({ ".design/plan.json": plan(), ".design/memory.jsonl": memories(now) }), expect: (r) => has(isOk(r) && r.out.healthy === true, "a clean .design is healthy") },
   {

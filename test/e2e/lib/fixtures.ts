@@ -8,17 +8,35 @@ export const ROLES = ["schema-designer", "api-developer", "ui-developer", "docs-
 
 const check = (criterion: string, command: string) => [{ criterion, check: command }];
 
+/** The auxiliary roles finalize requires of a plan whose goal touches code (src/lib/plan-rules.ts). */
+export const REQUIRED_AUXILIARIES = [
+  { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
+  { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
+  { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+];
+
+/** The golden plan's one verification spec (4 roles: a complex plan needs specs), written beside the draft. */
+export const DESIGN_SPEC = {
+  role: "schema-designer",
+  path: ".design/specs/spec-schema-designer.sh",
+  runCommand: "sh .design/specs/spec-schema-designer.sh",
+  properties: ["A todo without a due date still loads"],
+};
+export const DESIGN_SPEC_TEXT = "#!/bin/sh\n# A todo without a due date still loads.\nnode -e \"require('./src/db/store.js')\"\n";
+
 export function designPlan(goal = GOAL): object {
   return {
     schemaVersion: 4,
     goal,
+    goalType: "implementation",
+    tier: "complex",
     context: { stack: "Node 20, CommonJS, node:test", conventions: ["CommonJS modules"], testCommand: "npm test", buildCommand: null, lsp: null },
     expertArtifacts: [
       { name: "architect", path: ".design/expert-architect.json", summary: "Add the field in the store first; the API and UI read it" },
       { name: "api-designer", path: ".design/expert-api-designer.json", summary: "Due dates travel as ISO 8601 strings" },
     ],
     designDecisions: [{ conflict: "Date format", experts: ["architect", "api-designer"], decision: "ISO 8601 strings", reasoning: "JSON friendly, sortable" }],
-    verificationSpecs: [],
+    verificationSpecs: [{ ...DESIGN_SPEC }],
     roles: [
       {
         name: "schema-designer",
@@ -73,9 +91,7 @@ export function designPlan(goal = GOAL): object {
       },
     ],
     auxiliaryRoles: [
-      { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
-      { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
-      { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+      ...REQUIRED_AUXILIARIES.map((a) => ({ ...a })),
       { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ],
   };
@@ -192,11 +208,14 @@ export const EXECUTE_EVAL = {
 
 export const RECON_GOAL = "where should the todo API change first";
 
+/** The domain each researcher's findings come from (skills/recon/refs/researcher-briefs.md). */
+const RESEARCH_DOMAIN: Record<string, string> = { "codebase-analyst": "codebase", "external-researcher": "literature", "domain-specialist": "theoretical" };
+
 export function researcherArtifact(name: string): object {
   return {
     summary: `${name}: the todo API has no dates at all; the store is a single Map module.`,
     verificationProperties: [],
-    findings: [{ id: `${name.slice(0, 2).toUpperCase()}-1`, domain: name, summary: "Todos carry no dates", evidence: "src/db/store.js" }],
+    findings: [{ id: `${name.slice(0, 2).toUpperCase()}-1`, domain: RESEARCH_DOMAIN[name] ?? "codebase", summary: "Todos carry no dates", evidence: "src/db/store.js" }],
   };
 }
 
@@ -210,7 +229,7 @@ export function reconDoc(): object {
     sources: ["codebase-analyst", "external-researcher", "domain-specialist"].map((name) => ({ name, artifact: `.design/expert-${name}.json`, summary: "todos carry no dates" })),
     researchFindings: [
       { id: "CO-1", domain: "codebase", source: "src/db/store.js", summary: "Todos carry no dates", implications: "No reminders or sorting", relevantLeverageLevels: [6] },
-      { id: "EX-1", domain: "external", source: "todo apps survey", summary: "Due dates are the most used field after the title", implications: "Users expect them", relevantLeverageLevels: [6] },
+      { id: "EX-1", domain: "literature", source: "todo apps survey", summary: "Due dates are the most used field after the title", implications: "Users expect them", relevantLeverageLevels: [6] },
     ],
     interventions: [
       {
