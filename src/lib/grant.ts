@@ -315,7 +315,7 @@ function items(v: unknown): GrantItem[] {
  * inside a recon draft after the grant was revoked or the run ended. What it writes always adds keys of its own.
  */
 const GRANT_KEYS: ReadonlySet<string> = new Set(["version", "grantId", "projectRoot", "planFingerprint", "runId", "approvedAt", "expiresAt", "requiresSandbox", "edits", "commands", "signature"]);
-const RUN_STATE_KEYS = ["schemaVersion", "skill", "runId", "goal", "goalSha256", "inputs", "phases", "completed", "startedAt", "updatedAt", "completedAt", "outcome"] as const;
+const RUN_STATE_KEYS = ["schemaVersion", "skill", "runId", "goal", "goalSha256", "inputs", "phases", "completed", "startedAt", "updatedAt", "completedAt", "outcome", "skippedPhases"] as const;
 /** Every key of the RunState type: a key added there fails the type check here until RUN_STATE_KEYS lists it. */
 const runKeysListed: Exclude<keyof RunState, (typeof RUN_STATE_KEYS)[number]> extends never ? true : never = true;
 const RUN_KEYS: ReadonlySet<string> = new Set<string>(runKeysListed ? RUN_STATE_KEYS : []);
