@@ -18,6 +18,9 @@
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items.
+//
+// Why one file: the hook's allow-list is one decision (`permits`), read top to bottom by whoever checks what it
+// approves; the helper-line grammar and the sandbox check already live beside it.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
 import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";

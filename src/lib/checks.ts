@@ -6,6 +6,9 @@
 // all checks at once (split only when that fails).
 // node:child_process is loaded only when a child is needed (finalize and validate-checks load this module on
 // every call; most plans have no inline Python).
+//
+// Why one file: every judgement of a check (inline Python, maskers, CI expressions, prose, the existence-only rule)
+// reads the same parse, and bash -n batches them together.
 import { isBare, parseShell, ShellParseError, simpleCommands, expansions, wordText } from "./shell.js";
 import type { AndOr, Command, List, Part, Pipeline, Simple, Word } from "./shell.js";
 

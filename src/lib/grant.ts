@@ -10,6 +10,9 @@
 // null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
 // whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
 // attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
+//
+// Why one file: the key, the fingerprint, the signature and the reading of a grant must agree byte for byte, and the
+// hook bundles them together.
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileHash as hashSpecFile, type RoleCommand } from "./evidence.js";

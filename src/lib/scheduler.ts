@@ -5,6 +5,9 @@
 // body: the `next` and `update-status` commands call it, and the `workflow` compiler embeds its source text
 // (`schedulerCore.toString()`) into the generated Workflow script, so the script decides exactly as the helper
 // does. Keep it that way: no imports, no module-level helpers, no TypeScript-only runtime constructs inside.
+//
+// Why one file: schedulerCore is embedded as source text in the generated Workflow script, so it stays one self-
+// contained function with no imports.
 
 /** One attempt of a role, recorded in plan.json (`roles[i].attemptLog`) so a resume knows each attempt's tier. */
 export interface AttemptEntry {

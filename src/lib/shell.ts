@@ -3,6 +3,9 @@
 // and the compound commands. It never executes or expands anything: an expansion stays an opaque part of its
 // word (a command substitution keeps its parsed body). What it cannot parse it refuses with ShellParseError;
 // callers then skip the analyses that need a tree (bash -n is the judge of syntax, not this parser).
+//
+// Why one file: one recursive-descent grammar of bash; its productions call each other, and split apart they would
+// only import each other back.
 
 export class ShellParseError extends Error {
   constructor(

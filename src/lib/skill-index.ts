@@ -33,6 +33,9 @@
 // local-directory marketplace recorded in known_marketplaces.json, and every file read for it inside that folder
 // (or its marketplace's). Settings files are never read (they may hold secrets), so whether a plugin is switched
 // off is not known here. Nothing is written.
+//
+// Why one file: the list Claude Code offers is one algorithm (roots, plugins, marketplaces, names, resolution),
+// measured against the CLI as a whole.
 import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { openRegular } from "./safe-read.js";
 import { homedir } from "node:os";

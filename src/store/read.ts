@@ -2,6 +2,9 @@
 // line), so a read sees a whole old or a whole new file. Startup is a hot path: everything here is synchronous.
 // Every file is opened through openRegular (lib/safe-read.ts): without blocking, a regular file only (a FIFO or a
 // device is refused at once), and at most the cap of its kind.
+//
+// Why one file: every read of .design/ (text, JSON, JSONL scans and counts) shares the same bounded, non-blocking
+// open and chunked UTF-8 decoding.
 import { closeSync, lstatSync, readSync, readdirSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { grewPast, openRegular, readSmallRegular } from "../lib/safe-read.js";

@@ -8,6 +8,8 @@
 // caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
 // so two concurrent adds of the same text cannot both land. Large files are checked through an index kept beside
 // them (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
+//
+// Why one file: the duplicate gate, the quality gates and the locked append are one transaction on the memory file.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";

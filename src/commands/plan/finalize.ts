@@ -4,6 +4,9 @@
 // missing spec files) never block; bash -n is validate-checks' (finalize starts no bash). D7, D9, D10, D19,
 // D20. Given the draft, .design/draft/plan.json, it installs the validated plan as .design/plan.json with its spec
 // files (see `install`). Spec paths are hashed only inside the project (E_PATH otherwise).
+//
+// Why one file: validation and the atomic install of a draft share the plan they check; the planning rules and the
+// checks' judgement already live in lib/.
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isSurfaceOnly, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";

@@ -4,6 +4,8 @@
 // further cases (other flags, other fixtures) run in this process through the bundle's own `run` (asProcess). It
 // reaches the commands only through the bundle, the registry's names included (its `--help`), so it imports
 // nothing above the commands.
+//
+// Why one file: most of it is the table of cases, one or more per registry command; the runner beside it is small.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
