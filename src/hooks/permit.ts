@@ -126,6 +126,20 @@ export const COMMAND_ARG_KINDS: Record<string, Record<string, ArgKind>> = {
  */
 export const COMMAND_COMMANDS: readonly string[] = ["memory-add", "memory-review", "reflection-search", "report"];
 
+/**
+ * A command's call on its own helper path is approved only in the shape the command writes: /do:remember's
+ * memory-add takes the learning from `--from .design/tmp/remember.json` (the file the user's words were written
+ * to), never as free text on the command line, so an instruction injected into a view's turn cannot plant a
+ * memory through the commands' path (test/e2e/command-scope.test.ts).
+ */
+function commandShapeOk(words: readonly string[]): boolean {
+  if (words[0] !== "memory-add") return true;
+  const from = words.findIndex((w) => w === "--from" || w.startsWith("--from="));
+  if (from < 0) return false;
+  const value = words[from] === "--from" ? words[from + 1] : words[from].slice("--from=".length);
+  return value === ".design/tmp/remember.json" && !words.some((w) => /^--(content|keywords|category|id|source|goal-context)(=|$)/.test(w));
+}
+
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** What improve and reflect accept as a skill to find: letters, digits and `-_.:/` (SKILL.md says "else ask"). */
 const SKILL_REF = /^[A-Za-z0-9_.:/-]{1,256}$/;
@@ -399,8 +413,10 @@ export function helperWords(command: string, cwd: unknown, pluginRoot: string, s
   let commands: readonly string[];
   if (skills.some((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")))) {
     commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
-  } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) commands = COMMAND_COMMANDS;
-  else return null;
+  } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) {
+    if (!commandShapeOk(call.words)) return null;
+    commands = COMMAND_COMMANDS;
+  } else return null;
   const stdin = call.stdin;
   if (stdin && (stdin.kind === "redirect" || stdin.kind === "cat") && !stdinFileOk(stdin.path, project, base)) return null;
   return argsOk(call.words, project, base, stdin !== undefined, commands) ? call.words : null;

@@ -231,7 +231,12 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       designDecisions: [],
       verificationSpecs: [{ role: "api-dev", path: ".design/specs/spec-api-dev.sh", runCommand: ROLE_CHECKS[0] }],
       roles: [role("api-dev", ["src/api/"], [], ROLE_CHECKS[0]), role("docs-writer", ["docs/"], ["notes/*.md"], ROLE_CHECKS[1], ["api-dev"])],
-      auxiliaryRoles: [],
+      // The auxiliaries finalize requires of every plan (src/lib/plan-rules.ts).
+      auxiliaryRoles: [
+        { name: "challenger", type: "pre-execution", goal: "Challenge the plan", trigger: "before-execution" },
+        { name: "scout", type: "pre-execution", goal: "Check the plan against the code", trigger: "before-execution" },
+        { name: "integration-verifier", type: "post-execution", goal: "Verify the roles together", trigger: "after-all-roles-complete" },
+      ],
     };
   }
 

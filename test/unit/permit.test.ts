@@ -928,7 +928,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     // The run ended (its grant with it); the unfinished run state replayed inside a recon draft.
     g = await granted(t);
     const running = g.p.json(".design/run-execute.json");
-    assert.equal((await g.p.run("run-complete", ["execute", "--outcome", "completed"])).ok, true);
+    assert.equal((await g.p.run("run-complete", ["execute", "--outcome", "aborted"])).ok, true);
     assert.ok(!g.sh("npm test -- api"), "the run ended");
     ({ res } = await rank(g.p, ".design/run-execute.json", running));
     assert.equal(res.code, "E_PATH", JSON.stringify(res));
