@@ -1,5 +1,6 @@
 // The seed's rules as the helper enforces them, through the real CLI (issue 22):
-//   golden design runs   /do:design on three canonical goals of low, medium and high complexity, each walked from
+//   golden design runs   /do:design on three canonical goals of low, medium and high complexity (low on the quick
+//                        path, medium and high on the full one), each walked from
 //                        pre-flight to run-complete as SKILL.md writes it; the installed plans compared with the
 //                        golden table on role count, dependency depth, specs and auxiliaries; and which refs each
 //                        run read, observed in what the CLI sent back (every Read of the lead and its result)
@@ -55,6 +56,10 @@ interface RoleDef {
 interface Canon {
   level: "low" | "medium" | "high";
   goal: string;
+  /** The goal as clarified in pre-flight (what design-tier and the draft get). */
+  clarified: string;
+  /** `--min` for design-tier, for a signal it cannot see in the goal's words (e.g. a public interface change). */
+  min?: "medium" | "high";
   tier: "simple" | "complex" | "high-stakes";
   experts: string[];
   roles: RoleDef[];
@@ -67,14 +72,17 @@ const CANON: Canon[] = [
   {
     level: "low",
     goal: "add a GET /health endpoint to the todo API",
+    clarified: "add a GET /health endpoint to the todo API that answers 200 with the service status",
     tier: "simple",
-    experts: ["architect", "tester"],
+    experts: [],
     roles: [{ name: "health-endpoint", dir: "src/api" }, { name: "health-test", dir: "test", deps: ["health-endpoint"] }],
     specs: [],
   },
   {
     level: "medium",
     goal: "add due dates to the todo API",
+    clarified: "add an optional ISO due date to each todo, stored, served by the API and shown in the UI",
+    min: "medium",
     tier: "complex",
     experts: ["architect", "api-designer", "tester"],
     roles: [
@@ -88,8 +96,9 @@ const CANON: Canon[] = [
   {
     level: "high",
     goal: "move the todo store from memory to SQLite with a migration of existing data",
+    clarified: "move the todo store from memory to SQLite, migrating the existing todos and keeping a backup",
     tier: "high-stakes",
-    experts: ["architect", "data-engineer", "security-reviewer"],
+    experts: ["architect", "data-engineer", "security-reviewer", "tester"],
     roles: [
       { name: "schema-designer", dir: "src/db/schema" },
       { name: "migration-writer", dir: "src/db/migrate", deps: ["schema-designer"] },
@@ -104,19 +113,25 @@ const CANON: Canon[] = [
 
 /** The golden table: what each canonical run installs. */
 const GOLDEN: Record<Canon["level"], { roles: number; depth: number; specs: number; auxiliaries: string[]; tier: string }> = {
-  low: { roles: 2, depth: 2, specs: 0, auxiliaries: ["challenger", "scout", "integration-verifier", "memory-curator"], tier: "simple" },
+  // The quick path: finalize exempts a quick plan from the challenger and the scout.
+  low: { roles: 2, depth: 2, specs: 0, auxiliaries: ["integration-verifier", "memory-curator"], tier: "simple" },
   medium: { roles: 4, depth: 3, specs: 1, auxiliaries: ["challenger", "scout", "integration-verifier", "memory-curator"], tier: "complex" },
   high: { roles: 6, depth: 4, specs: 2, auxiliaries: ["challenger", "scout", "integration-verifier", "memory-curator"], tier: "high-stakes" },
 };
 
 const specPath = (role: string) => `.design/specs/spec-${role}.sh`;
 
+const quick = (c: Canon) => c.level === "low";
+
+const MEMORY_CURATOR = { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" };
+
 function draftOf(c: Canon): object {
   return {
     schemaVersion: 4,
-    goal: c.goal,
+    goal: c.clarified,
     goalType: "implementation",
     tier: c.tier,
+    complexity: c.level,
     context: { stack: "Node 20, CommonJS, node:test", conventions: [], testCommand: "npm test", buildCommand: null, lsp: null },
     expertArtifacts: c.experts.map((name) => ({ name, path: `.design/expert-${name}.json`, summary: `${name}'s view` })),
     designDecisions: [],
@@ -126,17 +141,15 @@ function draftOf(c: Canon): object {
       goal: `${r.name} delivers its part of: ${c.goal}`,
       model: "sonnet",
       scope: { directories: [r.dir], patterns: [], dependencies: r.deps ?? [] },
-      expertContext: [{ expert: c.experts[0], artifact: `.design/expert-${c.experts[0]}.json`, relevance: "layout" }],
+      expertContext: quick(c) ? [] : [{ expert: c.experts[0], artifact: `.design/expert-${c.experts[0]}.json`, relevance: "layout" }],
       constraints: [],
       acceptanceCriteria: [{ criterion: "The tests pass", check: CHECK }],
       assumptions: [],
       rollbackTriggers: [],
       fallback: "",
     })),
-    auxiliaryRoles: [
-      ...REQUIRED_AUXILIARIES,
-      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
-    ],
+    // The quick path lists only the auxiliaries design-tier names: no challenger, no scout.
+    auxiliaryRoles: quick(c) ? [...REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier"), MEMORY_CURATOR] : [...REQUIRED_AUXILIARIES, MEMORY_CURATOR],
   };
 }
 
@@ -206,8 +219,51 @@ function* designRun(lead: SkillLead, c: Canon, first: TurnContext, latest: () =>
   yield* helper(lead, "Phase 1/6 Pre-flight: starting the design run.", "run-start", [], { fill: { goal: c.goal } });
   yield* helper(lead, "Nothing earlier to archive.", "archive", ["--only experts"]);
   yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: c.goal } });
-  yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { type: "implementation", tier: c.tier, n: "0" } });
+  // The goal clarified; the helper's tier decides the path (raised with --min only for what it cannot see).
+  const tierCall = lead.call("design-tier", ["--goal"], { fill: { "clarified goal": c.clarified } }) + (c.min ? ` --min ${c.min}` : "");
+  const tier = ok((yield* calls("Asking the helper for the tier.", bash(tierCall, "do helper: design-tier"))).results[0]);
+  check(tier.complexity === c.level && tier.path === (quick(c) ? "quick" : "full") && tier.experts === c.experts.length, `design-tier: ${JSON.stringify(tier)}`);
+  yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], {
+    fill: { "clarified goal": c.clarified, type: "implementation", complexity: tier.complexity, n: "0" },
+  });
 
+  if (quick(c)) {
+    done((yield* calls("Phase 2/6: the quick path, no experts.", lead.ref("quick-path.md"))).results[0]);
+    yield* helper(lead, "No experts on the quick path.", "run-checkpoint", ["skipped: quick path"], { fill: { phase: "experts" } });
+    yield* helper(lead, "No cross-review either.", "run-checkpoint", ["skipped: quick path"], { fill: { phase: "cross-review" } });
+  } else yield* fullPathExperts(lead, c, latest);
+
+  done((yield* calls("Phase 4/6 Plan.", lead.ref("plan-template.md"))).results[0]);
+  yield* put(lead, "Writing the draft plan.", ".design/draft/plan.json", draftOf(c));
+  if (quick(c)) {
+    const fits = yield* helper(lead, "Does the draft keep the quick path's limits?", "design-tier", ["--draft"]);
+    check(fits.fits === true, `draft does not fit: ${JSON.stringify(fits)}`);
+  }
+  if (c.specs.length) {
+    done((yield* calls(`Tier ${c.tier}: specs are mandatory.`, lead.ref("verification-specs.md"))).results[0]);
+    for (const role of c.specs) {
+      yield* put(lead, `Spec for ${role}.`, `.design/draft/specs/spec-${role}.sh`, `#!/bin/sh\n# ${role} keeps the store loadable.\nnode -e "require('./src/db/store.js')"\n`);
+    }
+  }
+  yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], {
+    replace: c.specs.length ? [[`--outputs '.design/draft/plan.json'`, `--outputs '.design/draft/plan.json,.design/draft/specs'`]] : [],
+    fill: { n: String(c.roles.length), "yes|no": c.specs.length ? "yes" : "no", "approved|not reviewed": tier.draftReview ? "approved" : "not reviewed" },
+  });
+
+  const checks = yield* helper(lead, "Phase 5/6 Finalize.", "validate-checks");
+  check(checks.results.every((r: any) => r.valid), JSON.stringify(checks));
+  const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/draft/plan.json"]);
+  check(fin.roleCount === c.roles.length, JSON.stringify(fin));
+  yield* helper(lead, "Finalized.", "run-checkpoint", ["--phase finalize"], { fill: { n: "0" } });
+
+  yield* put(lead, "Phase 6/6 Reflect.", ".design/tmp/eval.json", { whatWorked: [quick(c) ? "The quick path fit the goal" : "The experts agreed early"], whatFailed: [], doNextTime: ["Keep specs small"], expertQuality: quick(c) ? "none" : "good", crossReviewValue: quick(c) ? "skipped" : "useful", planCompleteness: "complete" });
+  yield* helper(lead, "Recording the run.", "reflection-add", ["--skill design"], { fill: { goal: c.goal } });
+  yield* helper(lead, "Closing the run.", "run-complete", ["design"]);
+  yield turn(`Plan ready: ${c.roles.length} roles. Next: /do:execute`);
+}
+
+/** Phases 2 and 3 of the full path: the experts, then their cross-review. */
+function* fullPathExperts(lead: SkillLead, c: Canon, latest: () => TurnContext): Flow {
   let ctx = yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"));
   done(ctx.results[0]);
   ctx = yield* calls(
@@ -233,31 +289,6 @@ function* designRun(lead: SkillLead, c: Canon, first: TurnContext, latest: () =>
   if (waitIds.length) ctx = yield* waitFor(latest(), waitIds, "Waiting for the reviews.");
   yield* put(lead, "Saving the audit trail.", ".design/cross-review.json", { rounds: 1, participants: c.experts, agreements: ["The store stays one module"], disputes: [] });
   yield* helper(lead, "Cross-review done.", "run-checkpoint", ["--phase cross-review"], { fill: { "each settled conflict: decision": "none" } });
-
-  ctx = yield* calls("Phase 4/6 Plan.", lead.ref("plan-template.md"));
-  done(ctx.results[0]);
-  yield* put(lead, "Writing the draft plan.", ".design/draft/plan.json", draftOf(c));
-  if (c.specs.length) {
-    done((yield* calls(`Tier ${c.tier}: specs are mandatory.`, lead.ref("verification-specs.md"))).results[0]);
-    for (const role of c.specs) {
-      yield* put(lead, `Spec for ${role}.`, `.design/draft/specs/spec-${role}.sh`, `#!/bin/sh\n# ${role} keeps the store loadable.\nnode -e "require('./src/db/store.js')"\n`);
-    }
-  }
-  yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], {
-    replace: c.specs.length ? [[`--outputs ".design/draft/plan.json"`, `--outputs ".design/draft/plan.json,.design/draft/specs"`]] : [],
-    fill: { n: String(c.roles.length), "yes|no": c.specs.length ? "yes" : "no", "approved|not reviewed": c.tier === "simple" ? "not reviewed" : "approved" },
-  });
-
-  const checks = yield* helper(lead, "Phase 5/6 Finalize.", "validate-checks");
-  check(checks.results.every((r: any) => r.valid), JSON.stringify(checks));
-  const fin = yield* helper(lead, "Finalizing.", "finalize", [".design/draft/plan.json"]);
-  check(fin.roleCount === c.roles.length, JSON.stringify(fin));
-  yield* helper(lead, "Finalized.", "run-checkpoint", ["--phase finalize"], { fill: { n: "0" } });
-
-  yield* put(lead, "Phase 6/6 Reflect.", ".design/tmp/eval.json", { whatWorked: ["The experts agreed early"], whatFailed: [], doNextTime: ["Keep specs small"], expertQuality: "good", crossReviewValue: "useful", planCompleteness: "complete" });
-  yield* helper(lead, "Recording the run.", "reflection-add", ["--skill design"], { fill: { goal: c.goal } });
-  yield* helper(lead, "Closing the run.", "run-complete", ["design"]);
-  yield turn(`Plan ready: ${c.roles.length} roles. Next: /do:execute`);
 }
 
 describe("seed rules through claude -p", { concurrency: 1 }, () => {
@@ -306,9 +337,13 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
       assert.equal(project.json(".design/run-design.json").outcome, "completed");
 
       // Which refs the run read, as the CLI delivered them: each one only in the phase whose SKILL.md text names
-      // it (verification-specs.md only where specs were written), each delivered whole (its title arrived).
+      // it (verification-specs.md only where specs were written; quick-path.md on the quick path, in place of
+      // expert-briefs.md and cross-review.md), each delivered whole (its title arrived).
       const reads = refReads(s, refsDir, PHASES);
-      const expected = PHASES.flatMap((phase) => (named[phase] ?? []).filter((ref) => ref !== "verification-specs.md" || c.specs.length > 0).map((ref) => `${phase}: ${ref}`));
+      const fullOnly = ["expert-briefs.md", "cross-review.md"];
+      const applies = (ref: string) =>
+        (ref !== "verification-specs.md" || c.specs.length > 0) && (quick(c) ? !fullOnly.includes(ref) : ref !== "quick-path.md");
+      const expected = PHASES.flatMap((phase) => (named[phase] ?? []).filter(applies).map((ref) => `${phase}: ${ref}`));
       assert.deepEqual(reads.map((r) => `${r.phase}: ${r.ref}`), expected);
       for (const r of reads) {
         assert.ok(r.delivered, `${r.ref} was not delivered: ${r.text.slice(0, 200)}`);
@@ -325,7 +360,10 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
     assert.ok(low.roles < medium.roles && medium.roles < high.roles, "role count grows with complexity");
     assert.ok(low.depth <= medium.depth && medium.depth < high.depth, "dependency depth grows with complexity");
     assert.ok(low.specs === 0 && medium.specs >= 1 && high.specs > medium.specs, "specs: none for the simple goal, mandatory above");
-    for (const x of [low, medium, high]) for (const a of ["challenger", "integration-verifier", "scout"]) assert.ok(x.auxiliaries.includes(a), `${a} missing`);
+    // Every plan is verified after its work; the quick (low) plan goes without challenger and scout.
+    for (const x of [low, medium, high]) assert.ok(x.auxiliaries.includes("integration-verifier"), "integration-verifier missing");
+    for (const x of [medium, high]) for (const a of ["challenger", "scout"]) assert.ok(x.auxiliaries.includes(a), `${a} missing`);
+    assert.ok(!low.auxiliaries.includes("challenger") && !low.auxiliaries.includes("scout"), "the quick plan lists challenger or scout");
   });
 
   it("gate: a complex plan without specs is refused by finalize; the design fallback adds the spec [feature:design/complex-plans-need-specs]", { timeout: TIMEOUT }, async () => {
@@ -370,7 +408,7 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
     });
     assertClean(s);
     assert.equal(issues.length, 1, JSON.stringify(issues));
-    assert.match(issues[0], /^Rule 'specs for complex plans': the plan is complex \(4 roles, tier complex\) and has no verificationSpecs/);
+    assert.match(issues[0], /^Rule 'specs for complex plans': the plan is complex \(4 roles, tier complex, complexity medium\) and has no verificationSpecs/);
     assert.equal(project.json(".design/plan.json").verificationSpecs[0].path, ".design/specs/spec-api-developer.sh");
     assert.ok(project.exists(".design/specs/spec-api-developer.sh"));
   });
@@ -379,8 +417,10 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
     const project = fresh();
     const goal = "give todos a due date";
     const plan = {
-      ...draftOf({ ...CANON[0], goal, roles: [{ name: "store-dev", dir: "src/db" }, { name: "api-dev", dir: "src/api", deps: ["store-dev"] }] }),
-      tier: "simple",
+      // Two roles with challenger and scout, no specs, no design-tier complexity (a quick plan has no challenger,
+      // a medium one needs specs).
+      ...draftOf({ ...CANON[1], goal, clarified: goal, tier: "simple", specs: [], roles: [{ name: "store-dev", dir: "src/db" }, { name: "api-dev", dir: "src/api", deps: ["store-dev"] }] }),
+      complexity: undefined,
     };
     project.write(".design/draft/plan.json", JSON.stringify(plan, null, 2));
     helperSync(project, ["finalize", ".design/draft/plan.json"]);
