@@ -40,6 +40,8 @@ describe("report", () => {
       "  ○ docs  sonnet  0 attempts  ← api",
       "Never together (same files): api ⇄ ui",
       "Cost: 4,600 tokens (haiku 1,200, sonnet 3,400) over 1 run",
+      "Next: start docs, ui",
+      "Memories: 2 stored",
       `Report: ${out.url}`,
     ]);
     const html = p.read(".design/report.html");
@@ -91,5 +93,22 @@ describe("report", () => {
     const files: string[] = ["plan.js", ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f: string) => f.endsWith(".js")).map((f: string) => join("commands", f))];
     const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes("do report</title>"));
     assert.deepEqual(holding, [join("commands", "plan", "report.js")]);
+  });
+
+  it("takes what runs next from the scheduler, counts the memories and names an interrupted run", async (t) => {
+    // b waits on a (dependency), c shares a's folder (overlap): statuses alone would call c ready.
+    const plan: any = planWith([{ name: "a", dirs: ["src/"] }, { name: "b", dirs: ["docs/"], deps: ["a"] }, { name: "c", dirs: ["src/api/"] }]);
+    plan.roles[0].status = "in_progress";
+    plan.roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "a", outcome: "running" }];
+    const p = project(t, {
+      [P]: plan,
+      ".design/memory.jsonl": [1, 2, 3].map((i) => ({ id: `m${i}`, timestamp: "2026-11-20T00:00:00Z", category: "pattern", keywords: ["k"], content: `Learning ${i}` })),
+      ".design/run-design.json": { schemaVersion: 1, skill: "design", runId: "r", goal: "g", goalSha256: "x", inputs: [], phases: ["pre-flight", "experts", "plan"], completed: [{ phase: "pre-flight", outputs: [], decisions: "" }], startedAt: "2026-11-26T00:00:00Z", updatedAt: "2026-11-26T00:00:00Z", completedAt: null, outcome: null },
+    });
+    const out: any = await p.run("report");
+    const lines = out.summary.split("\n");
+    assert.ok(lines.includes("Next: running a; b waits for a (dependency); c waits for a (overlap)"), out.summary);
+    assert.ok(lines.includes("Memories: 3 stored"));
+    assert.ok(lines.includes("Interrupted: /do:design stopped after pre-flight; it resumes at experts"));
   });
 });

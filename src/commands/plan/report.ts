@@ -14,6 +14,10 @@ import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
 import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
+import { schedulerCore } from "../../lib/scheduler.js";
+
+/** The skills whose run state (`run-<skill>.json`) may hold an interrupted run. */
+const RUN_SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 import { costSummary } from "../../lib/cost.js";
 import { confine, ensureDir, projectRoots, readConfined, readJson, readJsonl, updateText } from "../../store.js";
 
@@ -132,11 +136,38 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
     .slice(-50)
     .map((m) => ({ category: text(m.category), content: clip(text(m.content)), keywords: Array.isArray(m.keywords) ? stringsOf(m.keywords) : typeof m.keywords === "string" ? [m.keywords] : [] }));
 
+  // What next would do (the scheduler's own answer), the memory count and the runs left unfinished.
+  let next: ReportModel["next"] = null;
+  if (roles.length > 0 && problems.length === 0) {
+    try {
+      const d = schedulerCore().decide(roles, projectRoots(cwd).project);
+      next = {
+        done: d.done,
+        reason: d.reason,
+        start: d.start.map((x) => x.name),
+        running: d.running.map((x) => x.name),
+        waiting: d.waiting.map((w) => ({ name: w.name, on: w.on.map((o) => `${o.name} (${o.kind})`) })),
+      };
+    } catch (err) {
+      problems.push(`The scheduler could not answer: ${(err as Error).message}`);
+    }
+  }
+  const memoryCount = readEntries(cwd, join(design, "memory.jsonl")).length;
+  const interrupted: ReportModel["interrupted"] = [];
+  for (const skill of RUN_SKILLS) {
+    const r = readObject(cwd, join(design, `run-${skill}.json`));
+    if (!r || typeof r.runId !== "string" || (r.completedAt !== null && r.completedAt !== undefined)) continue;
+    const phases = stringsOf(r.phases);
+    const done = (Array.isArray(r.completed) ? r.completed : []).filter(isObject).map((c) => text(c.phase));
+    const last = done.length ? done[done.length - 1] : null;
+    interrupted.push({ skill, lastPhase: last, nextPhase: phases.find((ph) => !done.includes(ph)) ?? null, startedAt: text(r.startedAt) });
+  }
+
   const open = views.some((v) => v.status === "pending" || v.status === "in_progress");
   const state = roles.length === 0 ? (problems.length ? "none" : "empty") : open ? (views.some((v) => v.status !== "pending") ? "in_progress" : "ready") : "done";
   const c = costSummary(doc);
   const cost = { tokens: c.tokens, byTier: c.byTier, byRun: c.byRun, auxiliaries: c.auxiliaries, unrecorded: c.unrecorded };
-  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, cost, problems };
+  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, cost, next, memoryCount, interrupted, problems };
 }
 
 export default defineCommand({

@@ -72,6 +72,12 @@ export interface ReportModel {
   memories: Array<{ category: string; content: string; keywords: string[] }>;
   history: HistoryView[];
   cost: CostView;
+  /** What `next` would do now: the scheduler's own answer, not a guess from statuses. */
+  next: { done: boolean; reason: string; start: string[]; running: string[]; waiting: Array<{ name: string; on: string[] }> } | null;
+  /** Entries in .design/memory.jsonl. */
+  memoryCount: number;
+  /** Runs of any skill that started and never closed: where they stopped. */
+  interrupted: Array<{ skill: string; lastPhase: string | null; nextPhase: string | null; startedAt: string }>;
   problems: string[];
 }
 

@@ -42,6 +42,22 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
     const parts = [...tiers, ...(aux ? [`auxiliaries ${n(aux)}`] : [])];
     lines.push(`Cost: ${n(c.tokens)} tokens (${parts.join(", ")}) over ${c.byRun.length} run${c.byRun.length === 1 ? "" : "s"}`);
   }
+  if (model.next) {
+    const n = model.next;
+    if (n.done) lines.push(`Next: nothing left to run (${oneLine(n.reason)})`);
+    else {
+      const parts = [
+        ...(n.start.length ? [`start ${n.start.map(oneLine).join(", ")}`] : []),
+        ...(n.running.length ? [`running ${n.running.map(oneLine).join(", ")}`] : []),
+        ...n.waiting.slice(0, 5).map((w) => `${oneLine(w.name)} waits for ${w.on.map(oneLine).join(", ")}`),
+      ];
+      lines.push(`Next: ${parts.join("; ") || oneLine(n.reason)}${n.waiting.length > 5 ? `; ${n.waiting.length - 5} more waiting` : ""}`);
+    }
+  }
+  lines.push(`Memories: ${model.memoryCount} stored`);
+  for (const r of model.interrupted) {
+    lines.push(`Interrupted: /do:${r.skill} stopped ${r.lastPhase ? `after ${r.lastPhase}` : "before its first phase"}${r.nextPhase ? `; it resumes at ${r.nextPhase}` : ""}`);
+  }
   if (url) lines.push(`Report: ${url}`);
   return lines.join("\n");
 }
