@@ -19,7 +19,7 @@ import {
 import {
   appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
-import { matchCategoryContent, text as literalText } from "./fast-line.js";
+import { isMemoryLineAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { eachToken, tokens } from "./tokens.js";
@@ -190,24 +190,36 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
     }
   };
 
-  /** One line that may be an entry of the category: `raw` its text, [start, end) its bytes in the file. */
-  const line = (raw: string, start: number, end: number) => {
-    const m = matchCategoryContent(raw);
-    if (!m) {
-      const v = parseLine(raw);
-      if (v && categoryCode(v.category, v.content) === p.code) generic(start, end, v.content as string, () => v);
-      return;
-    }
-    const literal = m[1];
-    if ((literal.includes("\\") ? literalText(literal) : literal.slice(1, -1)) !== want) return;
+  /** A line that may be an entry of the category, read as JSON from its bytes. */
+  const parsed = (buf: Buffer, from: number, to: number, base: number) => {
+    const v = parseLine(buf.toString("utf8", from, to));
+    if (v && categoryCode(v.category, v.content) === p.code) generic(base + from, base + to, v.content as string, () => v);
+  };
+  /**
+   * A line that may be an entry of the category, [from, to) of the run `text` (latin1: one character per byte, so
+   * the structure of a line in memory-add's layout reads the same as in UTF-8, and only the content's characters
+   * need decoding, when they are not ASCII). Nothing is made of the line but its content text.
+   */
+  const line = (text: string, buf: Buffer, from: number, to: number, base: number) => {
+    if (!isMemoryLineAt(text, from)) return parsed(buf, from, to, base);
+    // In the layout, the category literal follows `","category":"`; the content's follows the keywords' `],"content":"`
+    // and ends before `","source":"` (no literal holds an unescaped quote).
+    const cat = text.indexOf('","category":"', from) + 14;
+    const q = text.indexOf('"', cat);
+    for (let k = cat; k < q; k++) if (text.charCodeAt(k) === 92) return parsed(buf, from, to, base); // escaped: let JSON.parse read it
+    if (q - cat !== want.length || !text.startsWith(want, cat)) return;
+    const cs = text.indexOf('],"content":"', q) + 13;
+    const ce = text.indexOf('","source":"', cs);
+    const start = base + from;
+    const end = base + to;
+    const content = text.slice(cs, ce);
     // Through the compound table when the content is ASCII text without escapes.
-    const text = m[2].includes("\\") ? undefined : m[2].slice(1, -1);
-    if (text === undefined || !words.scan(text)) {
-      generic(start, end, literalText(m[2]), () => parseLine(raw) as Record<string, unknown>);
+    if (content.includes("\\") || !words.scan(content)) {
+      generic(start, end, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>);
       return;
     }
     const nb = words.n;
-    const normHash = nb === 0 ? textNormHash(text) : 0;
+    const normHash = nb === 0 ? textNormHash(content) : 0;
     index.addScanned(start, end - start, p.code, words, normHash);
     if (na === 0 || nb === 0) {
       if (na === 0 && nb === 0 && normHash === p.normHash) candidates.push({ offset: start, length: end - start });
@@ -244,8 +256,7 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
     for (let i = 0; i < starts.length; i++) {
       if (starts[i] === last) continue;
       last = starts[i];
-      const end = lineEnd(last);
-      line(buf.toString("utf8", last, end), base + last, base + end);
+      line(text, buf, last, lineEnd(last), base);
     }
     // The last line of the run that is not empty (the file's last one, at the end).
     let tail = size;

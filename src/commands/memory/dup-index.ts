@@ -151,10 +151,10 @@ export class CompoundTable {
     return true;
   }
 
-  /** A compound seen for the first time: its distinct tokens, by id. */
+  /** A compound seen for the first time (as written): its distinct tokens, by id. */
   private learn(compound: string): number[] {
     const list: number[] = [];
-    compoundTokens(compound, (t) => {
+    compoundTokens(compound.toLowerCase(), (t) => {
       let id = this.ids.get(t);
       if (id === undefined) {
         id = this.bytes.length;

@@ -40,12 +40,10 @@ export function text(literal: string): string {
   return literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
 }
 
-let CATEGORY_CONTENT: RegExp | undefined;
-
-/** The category and content literals (groups 1 and 2) of a line in memory-add's layout, or null: what the duplicate
- * index needs of a line, without the other seven substrings. */
-export function matchCategoryContent(line: string): RegExpExecArray | null {
-  return (CATEGORY_CONTENT ??= linePattern([3, 5])).exec(line);
+/** Whether the line of `text` that starts at `at` is in memory-add's layout (no substring is made). */
+export function isMemoryLineAt(text: string, at: number): boolean {
+  MEMORY_LINE_AT.lastIndex = at;
+  return MEMORY_LINE_AT.test(text);
 }
 
 export function parseMemoryLine(line: string): Record<string, unknown> | undefined {

@@ -216,13 +216,15 @@ export function fold(text: string): string {
   return s.replace(SPECIAL_FOLDS, (c) => SPECIAL[c]);
 }
 
+const WORDS_ASCII_ANY_CASE = /(?:--)?[a-z0-9]+(?:[-._][a-z0-9]+)*/gi;
+
 /**
- * The compounds of an ASCII text (what eachToken passes to compoundTokens), lowercased, in one native match; null
- * when it has none, undefined when the text is not ASCII.
+ * The compounds of an ASCII text (what eachToken passes to compoundTokens, but as written: lowercase them before
+ * expanding), in one native match; null when it has none, undefined when the text is not ASCII.
  */
 export function asciiCompounds(text: string): RegExpMatchArray | null | undefined {
   if (NON_ASCII.test(text)) return undefined;
-  return text.toLowerCase().match(WORDS_ASCII);
+  return text.match(WORDS_ASCII_ANY_CASE);
 }
 
 /** Every token of `text` in order, repeats included. */
