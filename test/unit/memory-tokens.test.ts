@@ -109,3 +109,26 @@ describe("the duplicate index's compound table", () => {
     assert.ok(ascii > 3000, `ASCII texts checked: ${ascii}`);
   });
 });
+
+describe("memory-search's shortcut", () => {
+  it("counts exactly the query tokens among the tokens of keywords and content, on generated texts", async () => {
+    const { searchQuery, searchScore } = await import("../../src/commands/memory/scoring.ts");
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pieces = ["retry", "Retries", "retrieve", "cache-key", "--from", "from", "node.js", "js", "a--b", "x.y.z", "REDIS_URL", "redis", "-", ".", "_", " ", ",", "the", "ci", "CI", "3", "é", "テスト", "test", "tests"];
+    const text = () => Array.from({ length: Math.floor(rnd() * 9) }, () => pieces[Math.floor(rnd() * pieces.length)]).join(rnd() < 0.4 ? "" : " ");
+    let positive = 0;
+    for (let k = 0; k < 3000; k++) {
+      const query = searchQuery([text()]);
+      if (query.size === 0) continue;
+      const keywords = [text(), text()];
+      const content = text();
+      const mine = new Set([...tokens(`${keywords[0]} , ${keywords[1]} , `), ...tokens(content)]);
+      const want = [...query].filter((t) => mine.has(t)).length / query.size / 2;
+      const got = searchScore({ keywords, content, importance: 5 }, query, 0);
+      assert.equal(got, want, `${JSON.stringify({ query: [...query], keywords, content })}`);
+      if (want > 0) positive++;
+    }
+    assert.ok(positive > 500, `matches checked: ${positive}`);
+  });
+});

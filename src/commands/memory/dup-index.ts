@@ -22,7 +22,7 @@
 // system's timestamp granularity), that leaves the last entry's line as it was.
 import type { BigIntStats } from "node:fs";
 import { MEMORY_CATEGORIES, normaliseContent } from "./scoring.js";
-import { asciiCompounds, compoundTokens, tokens } from "./tokens.js";
+import { TokenIds, tokens } from "./tokens.js";
 
 const MAGIC = 0x494d4f44; // "DOMI"
 /**
@@ -108,64 +108,35 @@ export const normHashOf = (ts: ReadonlySet<string>, content: string) => (ts.size
 export const textNormHash = (content: string) => fnvOf(normaliseContent(content));
 
 /**
- * Token sets of many texts (the contents of a memory file's entries, for its index). eachToken() of an ASCII text
- * lowercases it, finds its compounds (words of [a-z0-9] joined by - . _, with a leading -- kept) and expands each
- * with compoundTokens(), which depends on the compound alone. So here each distinct compound is expanded once, by
- * compoundTokens itself, and its tokens remembered as small integer ids; a text then costs one native match and
- * one map lookup per compound, and a stamp check per token (no set, no string per token). Indexing a category of a
- * 20,000-entry file tokenises thousands of entries in a process that runs once, mostly before V8 optimises
- * anything: work per character in JavaScript is what to avoid there. Texts that are not ASCII go to tokens().
+ * Token sets of many ASCII texts as index bytes, for indexing a category of a memory file: TokenIds (tokens.ts) with
+ * each id's byte (its token's FNV hash & 0xff) computed once.
  */
 export class CompoundTable {
-  private readonly compounds = new Map<string, number[]>();
-  private readonly ids = new Map<string, number>();
-  private bytes: number[] = [];
-  private stamps: number[] = [];
-  private stamp = 0;
+  private readonly ids = new TokenIds();
+  private bytes = new Uint8Array(256);
+  private known = 0;
   /** The current text's distinct tokens, as index bytes; `n` of them. */
   out = new Uint8Array(64);
   n = 0;
 
-  /** The tokens of an ASCII text (see asciiCompounds); false when it is not ASCII (nothing is read then). */
+  /** The tokens of an ASCII text; false when it is not ASCII (nothing is read then). */
   scan(text: string): boolean {
-    this.n = 0;
-    const found = asciiCompounds(text);
-    if (found === undefined) return false;
-    if (found === null) return true;
-    const stamp = ++this.stamp;
-    for (let i = 0; i < found.length; i++) {
-      let ids = this.compounds.get(found[i]);
-      if (ids === undefined) ids = this.learn(found[i]);
-      for (let k = 0; k < ids.length; k++) {
-        const id = ids[k];
-        if (this.stamps[id] === stamp) continue;
-        this.stamps[id] = stamp;
-        if (this.n === this.out.length) {
-          const bigger = new Uint8Array(this.n * 2);
-          bigger.set(this.out);
-          this.out = bigger;
-        }
-        this.out[this.n++] = this.bytes[id];
+    const t = this.ids;
+    if (!t.scan(text)) return false;
+    const n = t.n;
+    if (t.texts.length > this.known) {
+      if (t.texts.length > this.bytes.length) {
+        const bigger = new Uint8Array(2 * t.texts.length);
+        bigger.set(this.bytes);
+        this.bytes = bigger;
       }
+      for (let id = this.known; id < t.texts.length; id++) this.bytes[id] = fnvOf(t.texts[id]) & 0xff;
+      this.known = t.texts.length;
     }
+    if (n > this.out.length) this.out = new Uint8Array(2 * n);
+    for (let k = 0; k < n; k++) this.out[k] = this.bytes[t.out[k]];
+    this.n = n;
     return true;
-  }
-
-  /** A compound seen for the first time (as written): its distinct tokens, by id. */
-  private learn(compound: string): number[] {
-    const list: number[] = [];
-    compoundTokens(compound.toLowerCase(), (t) => {
-      let id = this.ids.get(t);
-      if (id === undefined) {
-        id = this.bytes.length;
-        this.ids.set(t, id);
-        this.bytes.push(fnvOf(t) & 0xff);
-        this.stamps.push(0);
-      }
-      if (!list.includes(id)) list.push(id);
-    });
-    this.compounds.set(compound, list);
-    return list;
   }
 }
 

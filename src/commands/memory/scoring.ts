@@ -2,7 +2,7 @@
 // the two relevance formulas (contract 4.9 and 4.23, deliberately different, see contract 6) and the
 // near-duplicate similarity used by memory-add's quality gate.
 import { parseTimestamp, sortDesc } from "../../lib/values.js";
-import { eachToken, fold, isSpecific, tokens } from "./tokens.js";
+import { eachToken, fold, isSpecific, TokenIds, tokens } from "./tokens.js";
 import { STRING_LITERALS, text as literalText } from "./fast-line.js";
 
 /** The memory file positional shared by memory-search, memory-add, memory-summary and memory-review. */
@@ -57,12 +57,20 @@ export function searchScore(entry: Entry, query: ReadonlySet<string>, nowSec: nu
 interface CompiledQuery {
   /** Query token → its own bit (queries of up to 30 tokens) or its index. */
   index: Map<string, number>;
-  /** Any query token as a substring: a text in which none occurs (folded) has none of them among its tokens. */
+  /** The same by token id (TokenIds). */
+  byId: Map<number, number>;
+  /**
+   * Any query token as a substring: a text in which none occurs (folded) has none of them among its tokens (every
+   * token is a substring of the folded text: stems are prefixes of their words).
+   */
   pattern: RegExp;
+  /** For ASCII text (which folding only lowercases): where a query token starts a word or a flag, ignoring case. */
+  starts: RegExp;
   bits: boolean;
 }
 
 const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
+let SEARCH_IDS: TokenIds | undefined;
 
 function compiled(query: ReadonlySet<string>): CompiledQuery {
   let c = compiledQueries.get(query);
@@ -70,9 +78,13 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
     const words = [...query];
     const bits = words.length <= 30;
     const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+    const ids = (SEARCH_IDS ??= new TokenIds());
     c = {
       index: new Map(words.map((w, i) => [w, bits ? 1 << i : i])),
+      byId: new Map(words.map((w, i) => [ids.id(w), bits ? 1 << i : i])),
       pattern: new RegExp(escaped.join("|")),
+      // A flag (--from) may follow a compound directly ("node.js--from" is two); any other token starts a word.
+      starts: new RegExp([`(?<![a-z0-9])(?:${escaped.filter((w) => !w.startsWith("--")).join("|") || "(?!)"})`, ...escaped.filter((w) => w.startsWith("--"))].join("|"), "gi"),
       bits,
     };
     compiledQueries.set(query, c);
@@ -80,20 +92,68 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
   return c;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+const alnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const joiner = (c: number) => c === 45 || c === 46 || c === 95; // - . _
+
 /**
- * |Q ∩ E| for the tokens E of an entry's keyword text and content. Every token of a text is a substring of its
- * folded form (tokens.ts), so a text whose folded form contains no query token is skipped without tokenising it:
- * memory-search runs this once per memory line, and most lines match nothing.
+ * The compound of an ASCII text (what eachToken's word pattern matches there: words of [a-z0-9] joined by - . _,
+ * with a leading -- kept) that holds the word starting at `at` (or the flag's -- there), as [start, end).
+ */
+function compoundAt(text: string, at: number): [number, number] {
+  if (text.charCodeAt(at) === 45) at += 2; // --flag: its word starts after the dashes
+  let s = at;
+  for (;;) {
+    if (s > 0 && alnum(text.charCodeAt(s - 1))) s--;
+    else if (s > 1 && joiner(text.charCodeAt(s - 1)) && alnum(text.charCodeAt(s - 2))) s--;
+    else break;
+  }
+  if (s > 1 && text.charCodeAt(s - 1) === 45 && text.charCodeAt(s - 2) === 45) s -= 2;
+  let e = at;
+  for (;;) {
+    if (e < text.length && alnum(text.charCodeAt(e))) e++;
+    else if (e + 1 < text.length && joiner(text.charCodeAt(e)) && alnum(text.charCodeAt(e + 1)) && alnum(text.charCodeAt(e - 1))) e++;
+    else break;
+  }
+  return [s, e];
+}
+
+/**
+ * |Q ∩ E| for the tokens E of an entry's keyword text and content, without tokenising what cannot match. A token of
+ * a text is a substring of its folded form that starts a word (a stem is a prefix of its word; a compound or a
+ * flag starts where its first word does), so in ASCII text only the compounds holding such a start are expanded
+ * (TokenIds: each distinct one once); other text is folded, tested for any query token and tokenised whole.
+ * memory-search runs this once per memory line.
  */
 function queryHits(keywordText: string, content: string, q: CompiledQuery): number {
   let mask = 0;
   const seen = q.bits ? null : new Set<number>();
-  const take = (t: string) => {
-    const i = q.index.get(t);
-    if (i !== undefined) seen ? seen.add(i) : (mask |= i);
-  };
-  if (keywordText !== "" && q.pattern.test(fold(keywordText))) eachToken(keywordText, take);
-  if (content !== "" && q.pattern.test(fold(content))) eachToken(content, take);
+  const ids = SEARCH_IDS as TokenIds;
+  for (let part = 0; part < 2; part++) {
+    const text = part === 0 ? keywordText : content;
+    if (text === "") continue;
+    if (!NON_ASCII.test(text)) {
+      const re = q.starts;
+      re.lastIndex = 0;
+      let done = 0;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        if (m.index < done) continue;
+        const [s, e] = compoundAt(text, m.index);
+        done = e;
+        re.lastIndex = Math.max(e, m.index + 1);
+        for (const id of ids.compound(text.slice(s, e))) {
+          const i = q.byId.get(id);
+          if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+        }
+      }
+    } else if (q.pattern.test(fold(text))) {
+      eachToken(text, (t) => {
+        const i = q.index.get(t);
+        if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+      });
+    }
+  }
   if (seen) return seen.size;
   let n = 0;
   for (; mask !== 0; mask &= mask - 1) n++;

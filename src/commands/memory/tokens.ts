@@ -216,16 +216,8 @@ export function fold(text: string): string {
   return s.replace(SPECIAL_FOLDS, (c) => SPECIAL[c]);
 }
 
+/** The compounds of an ASCII text as written (TokenIds lowercases each before expanding it). */
 const WORDS_ASCII_ANY_CASE = /(?:--)?[a-z0-9]+(?:[-._][a-z0-9]+)*/gi;
-
-/**
- * The compounds of an ASCII text (what eachToken passes to compoundTokens, but as written: lowercase them before
- * expanding), in one native match; null when it has none, undefined when the text is not ASCII.
- */
-export function asciiCompounds(text: string): RegExpMatchArray | null | undefined {
-  if (NON_ASCII.test(text)) return undefined;
-  return text.match(WORDS_ASCII_ANY_CASE);
-}
 
 /** Every token of `text` in order, repeats included. */
 export function eachToken(text: string, emit: (t: string) => void): void {
@@ -260,4 +252,82 @@ export function tokens(text: unknown): Set<string> {
  */
 export function isSpecific(token: string): boolean {
   return HAS_DIGIT.test(token) || token.includes("_") || token.includes(".") || token.startsWith("--");
+}
+
+/**
+ * Token sets of many texts as small integer ids. eachToken() of an ASCII text finds its compounds (words of
+ * [a-z0-9] joined by - . _, with a leading -- kept) and expands each, lowercased, with compoundTokens(), which
+ * depends on the compound alone. Here each distinct compound (as written) is expanded once, by compoundTokens
+ * itself, and its tokens remembered as ids; a text then costs one native match, a map lookup per compound and a
+ * stamp check per token, with no set and no string per token. Memory files repeat their vocabulary, and the callers
+ * read thousands of entries in a process that runs once, mostly before V8 has optimised anything. Texts that are
+ * not ASCII are left to eachToken (scan returns false).
+ */
+export class TokenIds {
+  private readonly compounds = new Map<string, number[]>();
+  private readonly ids = new Map<string, number>();
+  /** Each id's token. */
+  readonly texts: string[] = [];
+  private readonly stamps: number[] = [];
+  private stamp = 0;
+  /** The last scanned text's distinct token ids, `n` of them. */
+  out = new Int32Array(64);
+  n = 0;
+
+  /** The id of a token (a new one the first time it is seen). */
+  id(token: string): number {
+    let id = this.ids.get(token);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.ids.set(token, id);
+      this.texts.push(token);
+      this.stamps.push(0);
+    }
+    return id;
+  }
+
+  /** The id of a token if it was ever seen, else -1 (a token never seen is in no scanned text). */
+  known(token: string): number {
+    return this.ids.get(token) ?? -1;
+  }
+
+  /** The distinct tokens of an ASCII text, into `out`; false (nothing read) when the text is not ASCII. */
+  scan(text: string): boolean {
+    this.n = 0;
+    if (NON_ASCII.test(text)) return false;
+    const found = text.match(WORDS_ASCII_ANY_CASE);
+    if (found === null) return true;
+    const stamp = ++this.stamp;
+    for (let i = 0; i < found.length; i++) {
+      const ids = this.compound(found[i]);
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k];
+        if (this.stamps[id] === stamp) continue;
+        this.stamps[id] = stamp;
+        if (this.n === this.out.length) {
+          const bigger = new Int32Array(this.n * 2);
+          bigger.set(this.out);
+          this.out = bigger;
+        }
+        this.out[this.n++] = id;
+      }
+    }
+    return true;
+  }
+
+  /** The distinct tokens' ids of a compound as the word pattern finds it in ASCII text (any case). */
+  compound(compound: string): readonly number[] {
+    return this.compounds.get(compound) ?? this.learn(compound);
+  }
+
+  /** A compound seen for the first time (as written): its distinct tokens' ids. */
+  private learn(compound: string): number[] {
+    const list: number[] = [];
+    compoundTokens(compound.toLowerCase(), (t) => {
+      const id = this.id(t);
+      if (!list.includes(id)) list.push(id);
+    });
+    this.compounds.set(compound, list);
+    return list;
+  }
 }
