@@ -23,51 +23,61 @@ export interface SessionHit {
   matched: string;
 }
 
-const set = (words: string) => new Set(words.split(" "));
+/** The word lists the rules look for (each is one bit of a word's flags). */
+const LISTS = {
+  months: "jan january feb february mar march apr april jun june jul july aug august sep sept september oct october nov november dec december",
+  weekdays: "monday tuesday wednesday thursday friday saturday sunday",
+  numberWords: "one two three four five six seven eight nine ten twelve twenty",
+  // Things a run counts, and what happened to them.
+  runNouns:
+    "test tests spec specs suite suites file files role roles task tasks agent agents worker workers commit commits error errors warning warnings " +
+    "failure failures check checks line lines bug bugs issue issues retries attempt attempts entries memories tier tiers step steps job jobs " +
+    "build builds run runs case cases assertion assertions conflict conflicts pr prs times",
+  outcomes:
+    "passed failed failing broke broken changed modified touched added removed deleted created fixed skipped succeeded errored crashed ran " +
+    "landed merged done blocked stalled remained left",
+  bareOutcomes: "failure failures passing failing passed failed skipped done blocked",
+  barePrefix: "and but only just all then",
+  be: "is are was were",
+  // Past tenses that do not end in -ed, and words that end in -ed without being one.
+  irregularPast: "hit ran had held made spent saw got found broke wrote took came went grew fell rose sank began led lost won kept left sent threw",
+  notPast: "need seed speed feed exceed proceed succeed indeed embed red bed shed wed",
+  passive: "is are be been being get gets stay stays remain remains",
+  fillers: "in at to by with after over about around nearly almost only just all another the",
+  conditional: "when whenever if once unless",
+  // A role, worker or build that finished, failed, ... ("role api-client finished", "build 2417 on CI failed").
+  subjects: "role worker agent attempt build pipeline job pr deploy deployment",
+  notNames: "that which who whose will must should can may is are need needs",
+  subjectOutcomes: "finished failed completed succeeded passed crashed stalled retried restarted merged reverted",
+  tookVerbs: "took spent lasted wasted lost needed required",
+  tookFillers: "about around over nearly almost only just roughly",
+  spans: "hour hours minute minutes day days afternoon afternoons morning mornings",
+  changeVerbs: "went rose dropped fell increased decreased grew jumped improved climbed sank doubled halved",
+  units: "ms s sec seconds min minutes h hours kb mb gb kib mib gib x",
+  colorVerbs: "went turned was were stayed",
+  // Verbs of a changed-files report ("changed src/a.ts and src/b.ts").
+  changeFiles:
+    "ran executed fixed changed touched modified edited updated deleted removed added created wrote rewrote spawned started merged closed opened " +
+    "resolved skipped retried completed finished committed pushed reverted renamed moved processed migrated generated",
+};
+type List = keyof typeof LISTS;
 
-let W: ReturnType<typeof wordSets> | undefined;
+let FLAGS: Map<string, number> | undefined;
+let BITS: Record<string, number> | undefined;
 
-/** The word lists the rules look for, built on first use. */
-function wordSets() {
-  return {
-    months: set("jan january feb february mar march apr april jun june jul july aug august sep sept september oct october nov november dec december"),
-    weekdays: set("monday tuesday wednesday thursday friday saturday sunday"),
-    numberWords: set("one two three four five six seven eight nine ten twelve twenty"),
-    // Things a run counts, and what happened to them.
-    runNouns: set(
-      "test tests spec specs suite suites file files role roles task tasks agent agents worker workers commit commits error errors warning warnings " +
-        "failure failures check checks line lines bug bugs issue issues retries attempt attempts entries memories tier tiers step steps job jobs " +
-        "build builds run runs case cases assertion assertions conflict conflicts pr prs times",
-    ),
-    outcomes: set(
-      "passed failed failing broke broken changed modified touched added removed deleted created fixed skipped succeeded errored crashed ran " +
-        "landed merged done blocked stalled remained left",
-    ),
-    bareOutcomes: set("failure failures passing failing passed failed skipped done blocked"),
-    barePrefix: set("and but only just all then"),
-    be: set("is are was were"),
-    // Past tenses that do not end in -ed, and words that end in -ed without being one.
-    irregularPast: set("hit ran had held made spent saw got found broke wrote took came went grew fell rose sank began led lost won kept left sent threw"),
-    notPast: set("need seed speed feed exceed proceed succeed indeed embed red bed shed wed"),
-    passive: set("is are be been being get gets stay stays remain remains"),
-    fillers: set("in at to by with after over about around nearly almost only just all another the"),
-    conditional: set("when whenever if once unless"),
-    // A role, worker or build that finished, failed, ... ("role api-client finished", "build 2417 on CI failed").
-    subjects: set("role worker agent attempt build pipeline job pr deploy deployment"),
-    notNames: set("that which who whose will must should can may is are need needs"),
-    subjectOutcomes: set("finished failed completed succeeded passed crashed stalled retried restarted merged reverted"),
-    tookVerbs: set("took spent lasted wasted lost needed required"),
-    tookFillers: set("about around over nearly almost only just roughly"),
-    spans: set("hour hours minute minutes day days afternoon afternoons morning mornings"),
-    changeVerbs: set("went rose dropped fell increased decreased grew jumped improved climbed sank doubled halved"),
-    units: set("ms s sec seconds min minutes h hours kb mb gb kib mib gib x"),
-    colorVerbs: set("went turned was were stayed"),
-    // Verbs of a changed-files report ("changed src/a.ts and src/b.ts").
-    changeFiles: set(
-      "ran executed fixed changed touched modified edited updated deleted removed added created wrote rewrote spawned started merged closed opened " +
-        "resolved skipped retried completed finished committed pushed reverted renamed moved processed migrated generated",
-    ),
-  };
+/** Whether `w` is in the list (the lists are one map of word → bits, built on first use). */
+function is(w: string | undefined, list: List): boolean {
+  if (!FLAGS) {
+    FLAGS = new Map();
+    BITS = {};
+    let bit = 1;
+    for (const name of Object.keys(LISTS) as List[]) {
+      BITS[name] = bit;
+      for (const word of LISTS[name].split(" ")) FLAGS.set(word, (FLAGS.get(word) ?? 0) | bit);
+      bit <<= 1;
+    }
+  }
+  return w !== undefined && ((FLAGS.get(w) ?? 0) & (BITS as Record<string, number>)[list]) !== 0;
 }
 
 const FILE_EXT = "ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|py|go|rs|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|yml|yaml|toml|ini|cfg|lock|sh|bash|sql|css|scss|html|vue|svelte|txt|xml|gradle";
@@ -98,37 +108,37 @@ const BOUNDARY = new Set([".", ";", "!", "?", "\n"]);
 type Span = [number, number];
 
 /** The first rule that matches the words at or after `i`, as a span, or undefined. Each rule is a short word sequence. */
-function spanAt(words: Word[], i: number, S: ReturnType<typeof wordSets>): { reason: SessionReason; span: Span } | undefined {
+function spanAt(words: Word[], i: number): { reason: SessionReason; span: Span } | undefined {
   const at = (k: number) => words[k]?.w;
   const w = at(i) as string;
   // A conditional earlier in the sentence makes a count part of a rule ("when a check failed 3 times, ...").
   const conditional = () => {
     for (let k = i - 1; k >= 0 && !BOUNDARY.has(words[k].w); k--) {
-      if (S.conditional.has(words[k].w) || ((words[k].w === "each" || words[k].w === "every") && at(k + 1) === "time")) return true;
+      if (is(words[k].w, "conditional") || ((words[k].w === "each" || words[k].w === "every") && at(k + 1) === "time")) return true;
     }
     return false;
   };
   // Named days and month dates: "on Monday" (not "on Mondays"), "March 3", "March 3, 2026", "3 March 2026".
-  if ((w === "on" || w === "last" || w === "this" || w === "since" || w === "until") && S.weekdays.has(at(i + 1) as string)) return { reason: "date", span: [i, i + 1] };
-  if (S.months.has(w) && w !== "may" && isNum(words[i + 1]) && /^\d{1,2}(?:st|nd|rd|th)?$/.test(at(i + 1) as string)) return { reason: "date", span: [i, i + 1] };
-  if (/^\d{1,2}(?:st|nd|rd|th)?$/.test(w) && S.months.has(at(i + 1) as string) && /^\d{4}$/.test(at(i + 2) ?? "")) return { reason: "date", span: [i, i + 2] };
+  if ((w === "on" || w === "last" || w === "this" || w === "since" || w === "until") && is(at(i + 1), "weekdays")) return { reason: "date", span: [i, i + 1] };
+  if (is(w, "months") && w !== "may" && isNum(words[i + 1]) && /^\d{1,2}(?:st|nd|rd|th)?$/.test(at(i + 1) as string)) return { reason: "date", span: [i, i + 1] };
+  if (/^\d{1,2}(?:st|nd|rd|th)?$/.test(w) && is(at(i + 1), "months") && /^\d{4}$/.test(at(i + 2) ?? "")) return { reason: "date", span: [i, i + 2] };
 
   // Work done, counted: a past-tense verb then a count ("ran 14 tests", "landed in 3 commits", "peaked at 1.2 GB").
-  const past = S.irregularPast.has(w) || (w.length > 3 && w.endsWith("ed") && /^[a-z]+$/.test(w) && !S.notPast.has(w));
-  if (past && !S.passive.has(at(i - 1) as string)) {
+  const past = is(w, "irregularPast") || (w.length > 3 && w.endsWith("ed") && /^[a-z]+$/.test(w) && !is(w, "notPast"));
+  if (past && !is(at(i - 1), "passive")) {
     let k = i + 1;
     if (at(k) === "a" && at(k + 1) === "total" && at(k + 2) === "of") k += 3;
-    else if (S.fillers.has(at(k) as string)) k++;
+    else if (is(at(k), "fillers")) k++;
     if (isNum(words[k]) && !conditional()) return { reason: "run-metrics", span: [i, k] };
   }
-  if (isNum(words[i]) || S.numberWords.has(w)) {
+  if (isNum(words[i]) || is(w, "numberWords")) {
     // A count of things and what happened to them: "5 files changed", "2 workers timed out", "1 test is still failing".
     for (let j = i + 1; j <= i + 3 && j < words.length; j++) {
-      if (S.runNouns.has(words[j].w)) {
+      if (is(words[j].w, "runNouns")) {
         let k = j + 1;
-        if (S.be.has(at(k) as string)) k++;
+        if (is(at(k), "be")) k++;
         if (at(k) === "still") k++;
-        const out = S.outcomes.has(at(k) as string) ? k : at(k) === "timed" && at(k + 1) === "out" ? k + 1 : -1;
+        const out = is(at(k), "outcomes") ? k : at(k) === "timed" && at(k + 1) === "out" ? k + 1 : -1;
         if (out >= 0 && !conditional()) return { reason: "run-metrics", span: [i, out] };
         break;
       }
@@ -141,30 +151,30 @@ function spanAt(words: Word[], i: number, S: ReturnType<typeof wordSets>): { rea
       k++;
       if (isNum(words[i]) && isNum(words[k])) return { reason: "run-metrics", span: [i, k] };
       if (at(k) === "the") k++;
-      if (isNum(words[k]) || S.numberWords.has(at(k) as string)) {
-        if (S.runNouns.has(at(k + 1) as string)) return { reason: "run-metrics", span: [i, k + 1] };
-        if (S.runNouns.has(at(k + 2) as string)) return { reason: "run-metrics", span: [i, k + 2] };
+      if (isNum(words[k]) || is(at(k), "numberWords")) {
+        if (is(at(k + 1), "runNouns")) return { reason: "run-metrics", span: [i, k + 1] };
+        if (is(at(k + 2), "runNouns")) return { reason: "run-metrics", span: [i, k + 2] };
       }
     }
   }
   if (isNum(words[i])) {
     // A bare count and an outcome at the start or after a separator: "Tests: 230 passed, 4 skipped".
     const before = at(i - 1);
-    if (S.bareOutcomes.has(at(i + 1) as string) && (before === undefined || before === "," || before === ";" || before === ":" || before === "(" || S.barePrefix.has(before))) {
+    if (is(at(i + 1), "bareOutcomes") && (before === undefined || before === "," || before === ";" || before === ":" || before === "(" || is(before, "barePrefix"))) {
       return { reason: "run-metrics", span: [i, i + 1] };
     }
   }
   // "12/40 checks", "passed: 12".
-  if (w.includes("/") && /^\d/.test(w) && (S.runNouns.has(at(i + 1) as string) || at(i + 1) === "passed" || at(i + 1) === "failed")) return { reason: "run-metrics", span: [i, i + 1] };
+  if (w.includes("/") && /^\d/.test(w) && (is(at(i + 1), "runNouns") || at(i + 1) === "passed" || at(i + 1) === "failed")) return { reason: "run-metrics", span: [i, i + 1] };
   if ((w === "passed" || w === "failed" || w === "failures" || w === "errors" || w === "skipped") && (at(i + 1) === ":" || at(i + 1) === "=") && isNum(words[i + 2])) {
     return { reason: "run-metrics", span: [i, i + 2] };
   }
   // One role's, worker's or build's outcome: "role api-client finished", "worker 3 failed twice", "Role 4 (docs) was
   // retried", "build 2417 on CI failed", "PR #412 was merged".
-  if (S.subjects.has(w) || (w === "pull" && at(i + 1) === "request")) {
+  if (is(w, "subjects") || (w === "pull" && at(i + 1) === "request")) {
     let k = w === "pull" ? i + 2 : i + 1;
     if (at(k) === "#") k++;
-    if (k < words.length && !S.notNames.has(at(k) as string) && /^[a-z0-9]/.test(at(k) as string)) {
+    if (k < words.length && !is(at(k), "notNames") && /^[a-z0-9]/.test(at(k) as string)) {
       k++;
       if (at(k) === "(") {
         while (k < words.length && at(k) !== ")") k++;
@@ -173,33 +183,33 @@ function spanAt(words: Word[], i: number, S: ReturnType<typeof wordSets>): { rea
       for (let extra = 0; extra <= 2 && k < words.length; extra++, k++) {
         let o = k;
         if (at(o) === "was" || at(o) === "were" || at(o) === "got") o++;
-        if (S.subjectOutcomes.has(at(o) as string) || (at(o) === "timed" && at(o + 1) === "out")) return { reason: "run-metrics", span: [i, o] };
+        if (is(at(o), "subjectOutcomes") || (at(o) === "timed" && at(o + 1) === "out")) return { reason: "run-metrics", span: [i, o] };
         if (!/^[a-z]/.test(at(k) as string)) break;
       }
     }
   }
   // A measurement as it stands now: "is now 412 KB".
-  if (S.be.has(w) && at(i + 1) === "now") {
+  if (is(w, "be") && at(i + 1) === "now") {
     const k = at(i + 2) === "at" ? i + 3 : i + 2;
     if (isNum(words[k])) return { reason: "run-metrics", span: [i, k] };
   }
   // Time spent: "took 8 minutes", "spent 45 minutes", "lost about an hour", "needed 2 retries".
-  if (S.tookVerbs.has(w)) {
+  if (is(w, "tookVerbs")) {
     let k = i + 1;
-    if (S.tookFillers.has(at(k) as string)) k++;
+    if (is(at(k), "tookFillers")) k++;
     if (isNum(words[k])) return { reason: "run-metrics", span: [i, k] };
     if (at(k) === "half" && (at(k + 1) === "a" || at(k + 1) === "an")) k++;
-    if ((at(k) === "a" || at(k) === "an" || at(k) === "one" || at(k) === "two" || at(k) === "three") && S.spans.has(at(k + 1) as string)) return { reason: "run-metrics", span: [i, k + 1] };
+    if ((at(k) === "a" || at(k) === "an" || at(k) === "one" || at(k) === "two" || at(k) === "three") && is(at(k + 1), "spans")) return { reason: "run-metrics", span: [i, k + 1] };
   }
   // The state a build was in: "CI went green", "the suite was red".
-  if (S.colorVerbs.has(w) && (at(i + 1) === "green" || at(i + 1) === "red") && !conditional()) return { reason: "run-metrics", span: [i, i + 1] };
+  if (is(w, "colorVerbs") && (at(i + 1) === "green" || at(i + 1) === "red") && !conditional()) return { reason: "run-metrics", span: [i, i + 1] };
   // A change in a measurement: "went from 71% to 83%", "dropped from 420 ms to 160 ms", "doubled to 40 s".
-  const unitAt = (k: number): number => (words[k]?.w.endsWith("%") ? k : S.units.has(at(k + 1) as string) ? k + 1 : -1);
+  const unitAt = (k: number): number => (words[k]?.w.endsWith("%") ? k : is(at(k + 1), "units") ? k + 1 : -1);
   if (w === "from" && isNum(words[i + 1])) {
     const u = unitAt(i + 1);
     if (u >= 0 && at(u + 1) === "to" && isNum(words[u + 2]) && unitAt(u + 2) >= 0) return { reason: "run-metrics", span: [i, unitAt(u + 2)] };
   }
-  if (S.changeVerbs.has(w)) {
+  if (is(w, "changeVerbs")) {
     let k = i + 1;
     if (at(k) === "from" && isNum(words[k + 1])) {
       const u = unitAt(k + 1);
@@ -228,9 +238,8 @@ export function sessionSpecific(content: string): SessionHit | undefined {
   const words: Word[] = [];
   WORD.lastIndex = 0;
   for (let x = WORD.exec(lower); x !== null; x = WORD.exec(lower)) words.push({ w: x[0], at: x.index, end: x.index + x[0].length });
-  const S = (W ??= wordSets());
   for (let i = 0; i < words.length; i++) {
-    const hit = spanAt(words, i, S);
+    const hit = spanAt(words, i);
     if (hit) return { reason: hit.reason, matched: quote(words[hit.span[0]].at, words[hit.span[1]].end) };
   }
 
@@ -241,7 +250,7 @@ export function sessionSpecific(content: string): SessionHit | undefined {
   if (names.size >= 3) return { reason: "file-list", matched: [...names].join(", ") };
   if (files.length >= 2) {
     for (let i = 0; i < words.length; i++) {
-      if (!S.changeFiles.has(words[i].w)) continue;
+      if (!is(words[i].w, "changeFiles")) continue;
       let stop = words.length;
       for (let k = i + 1; k < words.length; k++) if (BOUNDARY.has(words[k].w) && words[k].w !== "." ) { stop = k; break; }
       const end = stop < words.length ? words[stop].at : content.length;
