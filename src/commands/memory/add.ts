@@ -3,11 +3,14 @@
 // and repairing a missing final newline (Fix D6); a boost or decay is a copy-and-rename that rewrites only the
 // entry's own line, so every other line, corrupt ones included, survives byte for byte (Fix D5).
 //
-// Deliberate departure from the contract: 4.17 says "the helper does not deduplicate". This helper does: a new
-// entry that is a near-duplicate of an existing one of the same category is refused (gate "duplicate") and the
-// caller is told to boost the existing one instead. The check runs inside the lock, on the file as it is then,
-// so two concurrent adds of the same text cannot both land. Large files are checked through an index kept beside
-// them (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
+// Deliberate departures from the contract, which says (4.17) that the quality gates are the curator prompt's and
+// "the helper does not deduplicate": this helper applies two of the seed's five gates itself. A new entry whose
+// content only reports on one run (dates, counts and measurements of a run, file lists: session-gate.ts) is refused
+// with gate "session-specific" before anything is read. One that is a near-duplicate of an existing entry of the
+// same category (contentSimilarity, tokens.ts: any language) is refused with gate "duplicate", and the caller is
+// told to boost the existing one instead. That check runs inside the lock, on the file as it is then, so two
+// concurrent adds of the same text cannot both land. Large files are checked through an index kept beside them
+// (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
@@ -17,10 +20,10 @@ import {
   appendLine, argLabel, confine, ensureDir, parseJsonl, pathKind, readBytes, readJson, readText, replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
 } from "../../store.js";
 import {
-  appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
+  appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
 import { isMemoryLineAt, text as literalText } from "./fast-line.js";
-import { MEMORY_CATEGORIES, MEMORY_PATH, contentSimilarity, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
+import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { eachToken, tokens } from "./tokens.js";
 

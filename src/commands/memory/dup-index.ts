@@ -1,25 +1,30 @@
-// The duplicate gate's index: what memory-add needs to know about every entry of a large memory file, beside it
+// The duplicate gate's index: what memory-add needs to know about the entries of a large memory file, beside it
 // as `.<name>.index` (binary, a few percent of the file), so an add does not read and tokenise the whole file.
 //
-// Per entry (in file order): the line's byte offset and length, its category (one of the six, or "never
-// matches"), its token count, a hash of its normalised content (for contents without tokens) and one 8-bit hash per
-// token (tokens.ts), sorted. From these, an upper bound of the Jaccard similarity with the new content follows (a
-// shared token always has the same hash, so counting the entry's hashes that the new content also has gives at
-// least the real intersection): an entry whose bound is under the threshold cannot be a duplicate. Every entry that
-// passes the bound is re-read from the memory file itself and compared exactly (contentSimilarity), so the index can
-// only narrow the search, never decide a refusal.
+// Per entry: the line's byte offset and length, its category, its token count, a hash of its normalised content
+// (for contents without tokens) and one 8-bit hash per token (tokens.ts), sorted. From these, an upper bound of the
+// Jaccard similarity with the new content follows (a shared token always has the same hash, so counting the
+// entry's hashes that the new content also has gives at least the real intersection): an entry whose bound is
+// under the threshold cannot be a duplicate. Every entry that passes the bound is re-read from the memory file
+// itself and compared exactly (contentSimilarity), so the index can only narrow the search, never decide a refusal.
 //
-// The file is append-only between rebuilds: a 64-byte header, then one record per entry (offset, length,
-// category | token count << 4, normalised-content hash, the token hashes, padded to 4 bytes). An add that passed
-// the gate appends its record and rewrites the header in place; only a rebuild writes the whole file (atomically).
+// Per category: only an add of a category needs that category's records, so the index holds the categories adds
+// have needed (a bit each in the header). A first add (or one after a rebuild) reads only the lines that can be of
+// its category and indexes those; a later add of another category appends that category's records. Records of one
+// category are in file order; a category added later follows the others.
+//
+// The file is append-only between rebuilds: a 72-byte header, then the records (offset, length, category | token
+// count << 4, normalised-content hash, the token hashes, padded to 4 bytes). An add that passed the gate appends
+// its record (and its category's, the first time) and rewrites the header in place; only a rebuild writes the whole
+// file (atomically).
 //
 // Never trusted blindly: the header records the memory file's device, inode, size, mtime and ctime (in ns) as
-// memory-add left them, a running CRC-32 of every record (extended by each append), and a hash
-// of the memory file's tail (from the last entry's line to the end, read back on every add). Any difference
+// memory-add left them, a running CRC-32 of every record (extended by each append), and a hash of the memory file's
+// tail (from its last line's start, also in the header, to the end, read back on every add). Any difference
 // (another program edited the file, a boost rewrote it, a crash between the append and the index write, a torn
-// or foreign index) means a full scan that rebuilds it. What this cannot notice: a same-size in-place rewrite of
-// the file by a program that ignores the lock, within the same clock tick as memory-add's own append (the file
-// system's timestamp granularity), that leaves the last entry's line as it was.
+// or foreign index) means a scan that rebuilds it. What this cannot notice: a same-size in-place rewrite of the
+// file by a program that ignores the lock, within the same clock tick as memory-add's own append (the file
+// system's timestamp granularity), that leaves the last line as it was.
 import type { BigIntStats } from "node:fs";
 import { MEMORY_CATEGORIES, normaliseContent } from "./scoring.js";
 import { TokenIds, tokens } from "./tokens.js";

@@ -1,6 +1,7 @@
 // Pure memory logic shared by the memory commands (no I/O, no zod, `now` always passed in as epoch seconds):
 // the two relevance formulas (contract 4.9 and 4.23, deliberately different, see contract 6) and the
-// near-duplicate similarity used by memory-add's quality gate.
+// near-duplicate similarity used by memory-add's quality gate. memory-search and the gate read text through the
+// tokenizer of tokens.ts (the contract's 3.7 rule, ASCII words of 3+ letters, is gone: see there).
 import { parseTimestamp, sortDesc } from "../../lib/values.js";
 import { eachToken, fold, isSpecific, TokenIds, tokens } from "./tokens.js";
 import { STRING_LITERALS, text as literalText } from "./fast-line.js";

@@ -8,15 +8,20 @@
 //   (`proper-lockfile`, `REDIS_URL`, `node.js`, `2.1.330`) form a compound: the compound is a token as written, and
 //   each of its words is one too. So `REDIS_URL` and `DATABASE_URL` stay distinct while `redis` still finds both.
 // - Han, Hiragana, Katakana and Hangul have no spaces between words: a run of them gives its overlapping character
-//   bigrams (a single character stands alone). Bigrams of Hiragana only (particles, verb endings: `して`, `ない`) are
-//   dropped like stopwords.
+//   bigrams, and each Han character alone (a Chinese rephrasing keeps most characters but breaks many bigrams).
+//   Hiragana (Japanese particles and inflections: を, に, する) and the commonest Chinese function characters
+//   (的, 了, 和, ...) separate the runs instead of joining them.
+// - A command-line flag (`--from`) is a token of its own, beside its words.
 // - Words of one letter are dropped (digits stay: `retry 3 times`), and so are stopwords (English, and the most
 //   common function words of German, French, Spanish and Russian). Short technical words (`ci`, `go`, `db`) stay.
 // - Words of Latin or Cyrillic letters only are reduced by a light suffix-stripping stemmer (`retries`, `retrying`
-//   → `retr`; `миграции`, `миграций` → `миграц`). Every stem is a prefix of its folded word, which memory-search's
-//   prefilter relies on: an entry that contains no query token as a substring of its folded text cannot match.
+//   → `retr`; `миграции`, `миграций` → `миграц`). Every stem is a prefix of its folded word, which memory-search
+//   relies on: a token of a text is a substring of the folded text that starts a word.
+// - isSpecific marks the tokens that name one thing (numbers, identifiers, file names, flags): the duplicate gate
+//   keeps two texts apart when each names one the other lacks.
 //
-// No module-level work beyond building two small sets and a few regular expressions (startup is a hot path).
+// Chosen and measured on test/fixtures/memory/ (README there). No module-level work beyond a few regular
+// expressions (startup is a hot path); the stopword set is built on first use.
 
 const STOPWORDS_EN =
   "a about above after again against all almost also although always am among an and another any anyone anything are aren around as at " +
