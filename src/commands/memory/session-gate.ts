@@ -56,6 +56,8 @@ const LISTS = {
   units: "ms s sec seconds min minutes h hours kb mb gb kib mib gib x",
   colorVerbs: "went turned was were stayed",
   // Verbs of a changed-files report ("changed src/a.ts and src/b.ts").
+  // Words that can start a rule although they are in no list above (spanAt looks no further at any other word).
+  starters: "on last this since until passed failed failures errors skipped from pull",
   changeFiles:
     "ran executed fixed changed touched modified edited updated deleted removed added created wrote rewrote spawned started merged closed opened " +
     "resolved skipped retried completed finished committed pushed reverted renamed moved processed migrated generated",
@@ -64,6 +66,18 @@ type List = keyof typeof LISTS;
 
 let FLAGS: Map<string, number> | undefined;
 let BITS: Record<string, number> | undefined;
+
+/** The lists whose words can start a rule. */
+const STARTS: List[] = ["months", "numberWords", "be", "irregularPast", "subjects", "tookVerbs", "colorVerbs", "changeVerbs", "starters"];
+
+/** Whether a rule can start at word `w` (a number, a past tense, or a word of STARTS): most words are none. */
+function mayStart(w: string): boolean {
+  const c = w.charCodeAt(0);
+  if (c >= 48 && c <= 57) return true;
+  if (w.length > 3 && w.endsWith("ed")) return true;
+  for (let k = 0; k < STARTS.length; k++) if (is(w, STARTS[k])) return true;
+  return false;
+}
 
 /** Whether `w` is in the list (the lists are one map of word → bits, built on first use). */
 function is(w: string | undefined, list: List): boolean {
@@ -109,8 +123,9 @@ type Span = [number, number];
 
 /** The first rule that matches the words at or after `i`, as a span, or undefined. Each rule is a short word sequence. */
 function spanAt(words: Word[], i: number): { reason: SessionReason; span: Span } | undefined {
+  const w = words[i].w;
+  if (!mayStart(w)) return undefined;
   const at = (k: number) => words[k]?.w;
-  const w = at(i) as string;
   // A conditional earlier in the sentence makes a count part of a rule ("when a check failed 3 times, ...").
   const conditional = () => {
     for (let k = i - 1; k >= 0 && !BOUNDARY.has(words[k].w); k--) {

@@ -221,6 +221,8 @@ export function fold(text: string): string {
   return s.replace(SPECIAL_FOLDS, (c) => SPECIAL[c]);
 }
 
+const DIGITS = /^[0-9]+$/;
+
 /** The compounds of an ASCII text as written (TokenIds lowercases each before expanding it). */
 const WORDS_ASCII_ANY_CASE = /(?:--)?[a-z0-9]+(?:[-._][a-z0-9]+)*/gi;
 
@@ -303,20 +305,27 @@ export class TokenIds {
     const found = text.match(WORDS_ASCII_ANY_CASE);
     if (found === null) return true;
     const stamp = ++this.stamp;
+    const stamps = this.stamps;
+    let out = this.out;
+    let n = 0;
     for (let i = 0; i < found.length; i++) {
-      const ids = this.compound(found[i]);
+      const word: string = found[i];
+      // A number is its own only token (no stopword, no stem): it is not remembered as a compound.
+      const c: number = word.charCodeAt(word.length - 1);
+      const ids: readonly number[] = c >= 48 && c <= 57 && DIGITS.test(word) ? [this.id(word)] : (this.compounds.get(word) ?? this.learn(word));
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k];
-        if (this.stamps[id] === stamp) continue;
-        this.stamps[id] = stamp;
-        if (this.n === this.out.length) {
-          const bigger = new Int32Array(this.n * 2);
-          bigger.set(this.out);
-          this.out = bigger;
+        if (stamps[id] === stamp) continue;
+        stamps[id] = stamp;
+        if (n === out.length) {
+          const bigger = new Int32Array(n * 2);
+          bigger.set(out);
+          out = this.out = bigger;
         }
-        this.out[this.n++] = id;
+        out[n++] = id;
       }
     }
+    this.n = n;
     return true;
   }
 
