@@ -235,7 +235,9 @@ function spanAt(words: Word[], i: number): { reason: SessionReason; span: Span }
   return undefined;
 }
 
-const FILE_NAME = () => new RegExp(`(?<![\\w/.-])(?:[\\w.-]+/)*[\\w-]+(?:\\.[\\w-]+)*\\.(?:${FILE_EXT})(?![\\w/-]|\\.\\w)`, "gi");
+let FILE_NAME: RegExp | undefined;
+/** A word, a dot and a letter: what any file name holds (a sentence's full stop is followed by a space). */
+const MAYBE_FILE = /\w\.[a-z]/i;
 
 /** The first sign that `content` reports on one run rather than stating a durable fact, or undefined. */
 export function sessionSpecific(content: string): SessionHit | undefined {
@@ -259,8 +261,10 @@ export function sessionSpecific(content: string): SessionHit | undefined {
   }
 
   // File lists: three or more file names, or a verb of change followed, in its sentence, by two of them.
+  if (!MAYBE_FILE.test(content)) return undefined;
+  FILE_NAME ??= new RegExp(`(?<![\\w/.-])(?:[\\w.-]+/)*[\\w-]+(?:\\.[\\w-]+)*\\.(?:${FILE_EXT})(?![\\w/-]|\\.\\w)`, "gi");
   const files: Array<{ name: string; at: number }> = [];
-  for (const f of content.matchAll(FILE_NAME())) files.push({ name: f[0], at: f.index as number });
+  for (const f of content.matchAll(FILE_NAME)) files.push({ name: f[0], at: f.index as number });
   const names = new Set(files.map((f) => f.name));
   if (names.size >= 3) return { reason: "file-list", matched: [...names].join(", ") };
   if (files.length >= 2) {
