@@ -166,8 +166,13 @@ function crc32js(bytes: Uint8Array, value: number): number {
 type Crc = (data: Uint8Array, value?: number) => number;
 let nativeCrc: Crc | null | undefined;
 
-/** CRC-32 of `bytes`, continuing from `value` (the CRC of what came before; 0 for none). */
-export function crc32(bytes: Uint8Array, value = 0): number {
+/**
+ * CRC-32 of `bytes`, continuing from `value` (the CRC of what came before; 0 for none). `total`: how many bytes the
+ * caller checksums in all; up to 128 KB (an index of one category or two, a record) the JavaScript loop costs less
+ * than loading node:zlib, which brings the streams stack with it (~3-4 ms), unless zlib is loaded already.
+ */
+export function crc32(bytes: Uint8Array, value = 0, total = bytes.length): number {
+  if (nativeCrc === undefined && total <= 128 * 1024) return crc32js(bytes, value);
   if (nativeCrc === undefined) {
     // Loaded here, not at the top: only an add to a memory file large enough for the index needs it.
     const native = (require("node:zlib") as { crc32?: Crc }).crc32;
@@ -326,7 +331,7 @@ function fill(win: Window, at: number, length: number): boolean {
     win.have = 0;
     const want = Math.min(win.buf.length, at - win.base);
     if (readFully(win.src, win.buf, 0, want, win.base) !== want) return false;
-    win.sum = crc32(win.buf.subarray(0, want), win.sum);
+    win.sum = crc32(win.buf.subarray(0, want), win.sum, win.total);
     win.base += want;
   }
   const keep = win.base + win.have - at;
@@ -341,7 +346,7 @@ function fill(win: Window, at: number, length: number): boolean {
   while (win.have < length) {
     const want = Math.min(win.buf.length - win.have, win.total - (win.base + win.have));
     if (readFully(win.src, win.buf, win.have, want, win.base + win.have) !== want) return false;
-    win.sum = crc32(win.buf.subarray(win.have, win.have + want), win.sum);
+    win.sum = crc32(win.buf.subarray(win.have, win.have + want), win.sum, win.total);
     win.have += want;
   }
   return true;
