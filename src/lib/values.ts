@@ -172,14 +172,6 @@ export function parseTimestamp(v: unknown): number {
   return 0;
 }
 
-/** Lowercase ASCII word tokens of length >= 3, as a set (contract 3.7). */
-export function tokens(text: unknown): Set<string> {
-  const out = new Set<string>();
-  if (typeof text !== "string" || text === "") return out;
-  for (const word of text.toLowerCase().split(/[^a-z0-9]+/)) if (word.length >= 3) out.add(word);
-  return out;
-}
-
 /** Lowercase hex SHA-256. */
 export function sha256(data: string | Buffer): string {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");

@@ -144,14 +144,18 @@ describe("memory-add: quality gates", () => {
     assert.equal(p.read(MEM), before);
   });
 
-  it("accepts content just under the threshold (similarity 0.75)", async (t) => {
-    const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "alpha bravo charlie" }] });
-    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta"]);
-    assert.equal(out.ok, true);
+  it("refuses at the threshold (similarity 0.35) and accepts just under it (0.3)", async (t) => {
+    // 7 shared words of 20 distinct ones is 0.35; 6 of 20 is 0.3.
+    const shared = "alpha bravo charlie delta echo foxtrot golf";
+    const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: `${shared} hotel india juliett kilo lima mike` }] });
+    const at = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", `${shared} november oscar papa quebec romeo sierra tango`]);
+    assert.deepEqual([at.gate, at.duplicateOf, at.similarity], ["duplicate", "m", 0.35]);
+    const under = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta echo foxtrot november oscar papa quebec romeo sierra tango"]);
+    assert.equal(under.ok, true, String(under.error));
     assert.equal(lines(p.read(MEM)).length, 2);
   });
 
-  it("refuses the same text up to case and whitespace even when it has no word of three letters", async (t) => {
+  it("refuses the same text up to case and whitespace, short words included", async (t) => {
     const p = project(t, { [MEM]: [{ id: "short", category: "convention", content: "Use X  on CI" }] });
     const out = await p.run("memory-add", ["--category", "convention", "--keywords", "k", "--content", " use x on ci"]);
     assert.deepEqual([out.gate, out.duplicateOf, out.similarity], ["duplicate", "short", 1]);
@@ -367,5 +371,84 @@ describe("memory-add --from: the entry as data in a file", () => {
       assert.match(String(r.error), new RegExp(`^--from '${outside.replace(/\./g, "\\.")}' resolves outside the project: /`));
     }
     assert.equal(p.exists(MEM), false);
+  });
+});
+
+describe("memory-add: the session-specific gate", () => {
+  it("refuses a report of one run, naming the gate and what gave it away, and writes nothing", async (t) => {
+    const p = project(t, { [MEM]: "keep me\n" });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "tests", "--content", "Ran 14 tests today, 3 failed."]);
+    assert.deepEqual(out, {
+      ok: false,
+      error: 'Session-specific content (a date or a day relative to this session: "today"): a memory must stay true in later sessions; state the lasting fact without this run\'s counts, dates or file lists',
+      code: "E_INVALID",
+      gate: "session-specific",
+      reason: "date",
+      matched: "today",
+      exitCode: 1,
+    });
+    assert.equal(p.read(MEM), "keep me\n");
+    assert.deepEqual(p.list(".design"), ["memory.jsonl"]);
+  });
+
+  it("refuses counts, durations and file lists, from the flags and from --from", async (t) => {
+    const p = project(t, { ".design/tmp/r.json": { category: "mistake", keywords: ["files"], content: "Changed src/store.ts, src/lib/args.ts and test/unit/args.test.ts to fix the lock." } });
+    const cases: Array<[string, string]> = [
+      ["The build took 3m12s on CI.", "run-metrics"],
+      ["5 files changed in the auth refactor.", "run-metrics"],
+      ["Coverage went from 71% to 83%.", "run-metrics"],
+    ];
+    for (const [content, reason] of cases) {
+      const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", content]);
+      assert.deepEqual([out.gate, out.reason], ["session-specific", reason], content);
+    }
+    const fromFile = await p.run("memory-add", ["--from", ".design/tmp/r.json"]);
+    assert.deepEqual([fromFile.gate, fromFile.reason], ["session-specific", "file-list"]);
+    assert.equal(p.exists(MEM), false);
+  });
+
+  it("stores durable facts that hold numbers", async (t) => {
+    const p = project(t);
+    for (const content of ["Node 18+ is required.", "Postgres listens on port 5432 in docker-compose.yml.", "Retry flaky registry calls at most 3 times.", "Use UTF-8 for every file the helper writes."]) {
+      const out = await p.run("memory-add", ["--category", "convention", "--keywords", "k", "--content", content]);
+      assert.equal(out.ok, true, `${content}: ${out.error}`);
+    }
+  });
+
+  it("is checked before the duplicate gate", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "Ran the tests and 3 failed today" }] });
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "Ran the tests and 3 failed today"]);
+    assert.equal(out.gate, "session-specific");
+  });
+});
+
+describe("memory-add: the duplicate gate beyond ASCII", () => {
+  it("stores two different Japanese learnings, and points a rephrasing at the one it repeats", async (t) => {
+    const p = project(t);
+    const a = await p.run("memory-add", ["--category", "convention", "--keywords", "ci", "--content", "CIではnpm testの前にビルドが必要。"]);
+    const b = await p.run("memory-add", ["--category", "convention", "--keywords", "ci", "--content", "npm testはCIのキャッシュが壊れると遅くなる。"]);
+    assert.deepEqual([a.ok, b.ok], [true, true], String(b.error));
+    const again = await p.run("memory-add", ["--category", "convention", "--keywords", "ci", "--content", "CIでnpm testを実行する前にビルドが必要。"]);
+    assert.deepEqual([again.gate, again.duplicateOf], ["duplicate", a.id]);
+  });
+
+  it("stores a learning about REDIS_URL beside one about DATABASE_URL, and refuses a rephrasing of either", async (t) => {
+    const p = project(t, { [MEM]: [{ id: "db", category: "mistake", keywords: ["npm-test"], content: "npm test needs DATABASE_URL set; use npm run test:unit in acceptance checks." }] });
+    const redis = await p.run("memory-add", ["--category", "mistake", "--keywords", "npm-test", "--content", "npm test needs REDIS_URL set; use npm run test:unit in acceptance checks."]);
+    assert.equal(redis.ok, true, String(redis.error));
+    const rephrased = await p.run("memory-add", ["--category", "mistake", "--keywords", "npm-test", "--content", "Acceptance checks should call npm run test:unit, because npm test fails without DATABASE_URL."]);
+    assert.deepEqual([rephrased.gate, rephrased.duplicateOf], ["duplicate", "db"]);
+  });
+
+  it("refuses a Russian, German or French rephrasing of a stored learning", async (t) => {
+    const p = project(t, {
+      [MEM]: [
+        { id: "ru", category: "failure", content: "Миграции нужно запускать до сид-скрипта, иначе он падает из-за отсутствующих таблиц." },
+        { id: "fr", category: "failure", content: "La clé du cache doit inclure le hash du fichier de verrouillage." },
+      ],
+    });
+    const ru = await p.run("memory-add", ["--category", "failure", "--keywords", "k", "--content", "Сид-скрипт падает на отсутствующих таблицах, если миграции не запущены до него."]);
+    const fr = await p.run("memory-add", ["--category", "failure", "--keywords", "k", "--content", "La cle du cache doit inclure le hash du fichier de verrouillage"]);
+    assert.deepEqual([ru.duplicateOf, fr.duplicateOf, fr.similarity], ["ru", "fr", 1]);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, it } from "node:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import { project } from "../helpers/design-dir.ts";
 
@@ -114,5 +116,56 @@ describe("memory-search", () => {
     const p = project(t, { [MEM]: [{ id: "s", keywords: "rest", importance: 10 }, { id: "chars", keywords: "ra", importance: 10 }] });
     const out = await p.run("memory-search", ["--goal", "rest"], { now: NOW_MS });
     assert.deepEqual((out.memories as any[]).map((m) => [m.id, m.keywords, m.score]), [["s", "rest", 1]]);
+  });
+});
+
+describe("memory-search beyond ASCII words of three letters", () => {
+  const at = iso(NOW_MS - DAY_MS);
+  const mem = (id: string, keywords: string[], content: string) => ({ id, timestamp: at, category: "pattern", keywords, content, importance: 5 });
+
+  it("finds a memory by its own keywords: hyphenated, short, in any case", async (t) => {
+    const p = project(t, {
+      [MEM]: [mem("gh", ["ci", "github-actions"], "Cache node_modules by the lockfile hash."), mem("go", ["go"], "Go builds need GOFLAGS=-mod=mod."), mem("x", ["other"], "Unrelated")],
+    });
+    const ids = async (argv: string[]) => ((await p.run("memory-search", argv, { now: NOW_MS })).memories as any[]).map((m) => m.id);
+    assert.deepEqual(await ids(["--keywords", "github-actions"]), ["gh"]);
+    assert.deepEqual(await ids(["--keywords", "CI"]), ["gh"]);
+    assert.deepEqual(await ids(["--goal", "upgrade the go toolchain", "--keywords", "go"]), ["go"]);
+  });
+
+  it("finds Russian and Japanese memories from a goal in their language, inflected differently", async (t) => {
+    const p = project(t, {
+      [MEM]: [mem("ru", ["бд"], "Миграции базы данных запускаем до сид-скрипта."), mem("ja", [], "マイグレーションはシードスクリプトの前に実行する。"), mem("en", [], "Run migrations first.")],
+    });
+    const ids = async (goal: string) => ((await p.run("memory-search", ["--goal", goal], { now: NOW_MS })).memories as any[]).map((m) => m.id);
+    assert.deepEqual(await ids("Запустить миграции базы данных"), ["ru"]);
+    assert.deepEqual(await ids("マイグレーションを追加する"), ["ja"]);
+  });
+
+  it("ignores stopwords: a query of them returns nothing, and they never rank an unrelated memory", async (t) => {
+    const p = project(t, {
+      [MEM]: [mem("the1", [], "The cache is warm by the time the tests run."), mem("retry", ["retry"], "Retry registry calls with backoff."), mem("the2", [], "Keep the lock short.")],
+    });
+    assert.deepEqual((await p.run("memory-search", ["--goal", "the"], { now: NOW_MS })).memories, []);
+    const out = await p.run("memory-search", ["--goal", "Fix the retry policy of the client", "--limit", "3"], { now: NOW_MS });
+    assert.deepEqual((out.memories as any[]).map((m) => m.id), ["retry"]);
+  });
+
+  it("puts the expected memories first for the fixture's queries, and finds every memory by each of its keywords", async (t) => {
+    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, "../fixtures/memory/search.json"), "utf8"));
+    const p = project(t, { [MEM]: fixture.memories.map((m: Record<string, unknown>) => ({ ...m, timestamp: at, importance: 5 })) });
+    let hits = 0;
+    for (const q of fixture.queries) {
+      const argv = ["--limit", "3", ...(q.goal ? ["--goal", q.goal] : []), ...(q.keywords ? ["--keywords", q.keywords] : [])];
+      const ids = ((await p.run("memory-search", argv, { now: NOW_MS })).memories as any[]).map((m) => m.id);
+      if (q.expect.length === 0 ? ids.length === 0 : q.expect.every((e: string) => ids.includes(e))) hits++;
+    }
+    assert.ok(hits >= fixture.queries.length - 1, `${hits} of ${fixture.queries.length} (measured: all)`);
+    for (const m of fixture.memories) {
+      for (const k of m.keywords) {
+        const ids = ((await p.run("memory-search", ["--keywords", k, "--limit", "100"], { now: NOW_MS })).memories as any[]).map((x) => x.id);
+        assert.ok(ids.includes(m.id), `${m.id} by ${k}`);
+      }
+    }
   });
 });

@@ -1,31 +1,46 @@
-// The duplicate gate's index: what memory-add needs to know about every entry of a large memory file, beside it
+// The duplicate gate's index: what memory-add needs to know about the entries of a large memory file, beside it
 // as `.<name>.index` (binary, a few percent of the file), so an add does not read and tokenise the whole file.
 //
-// Per entry (in file order): the line's byte offset and length, its category (one of the six, or "never
-// matches"), its token count, a hash of its normalised content and one 8-bit hash per token, sorted. From these,
-// an upper bound of the Jaccard similarity with the new content follows (a shared token always has the same
-// hash, so the multiset intersection of hashes is at least the real intersection): an entry whose bound is under
-// the threshold cannot be a duplicate. Every entry that passes the bound is re-read from the memory file itself
-// and compared exactly (contentSimilarity), so the index can only narrow the search, never decide a refusal.
+// Per entry: the line's byte offset and length, its category, its token count, a hash of its normalised content
+// (for contents without tokens) and one 8-bit hash per token (tokens.ts), sorted. From these, an upper bound of the
+// Jaccard similarity with the new content follows (a shared token always has the same hash, so counting the
+// entry's hashes that the new content also has gives at least the real intersection): an entry whose bound is
+// under the threshold cannot be a duplicate. Every entry that passes the bound is re-read from the memory file
+// itself and compared exactly (contentSimilarity), so the index can only narrow the search, never decide a refusal.
 //
-// The file is append-only between rebuilds: a 64-byte header, then one record per entry (offset, length,
-// category | token count << 4, normalised-content hash, the token hashes, padded to 4 bytes). An add that passed
-// the gate appends its record and rewrites the header in place; only a rebuild writes the whole file (atomically).
+// Per category: only an add of a category needs that category's records, so the index holds the categories adds
+// have needed (a bit each in the header). A first add (or one after a rebuild) reads only the lines that can be of
+// its category and indexes those; a later add of another category appends that category's records. Records of one
+// category are in file order; a category added later follows the others.
+//
+// The file is append-only between rebuilds: a 72-byte header, then the records (offset, length, category | token
+// count << 4, normalised-content hash, the token hashes, padded to 4 bytes). An add that passed the gate appends
+// its record (and its category's, the first time) and rewrites the header in place; only a rebuild writes the whole
+// file (atomically).
 //
 // Never trusted blindly: the header records the memory file's device, inode, size, mtime and ctime (in ns) as
-// memory-add left them, a running CRC-32 of every record (extended by each append), and a hash
-// of the memory file's tail (from the last entry's line to the end, read back on every add). Any difference
+// memory-add left them, a running CRC-32 of every record (extended by each append), and a hash of the memory file's
+// tail (from its last line's start, also in the header, to the end, read back on every add). Any difference
 // (another program edited the file, a boost rewrote it, a crash between the append and the index write, a torn
-// or foreign index) means a full scan that rebuilds it. What this cannot notice: a same-size in-place rewrite of
-// the file by a program that ignores the lock, within the same clock tick as memory-add's own append (the file
-// system's timestamp granularity), that leaves the last entry's line as it was.
+// or foreign index) means a scan that rebuilds it. What this cannot notice: a same-size in-place rewrite of the
+// file by a program that ignores the lock, within the same clock tick as memory-add's own append (the file
+// system's timestamp granularity), that leaves the last line as it was.
+//
+// Why one file: the index's format, its reader and its builder must agree byte for byte; split, each would import
+// the others' layout.
 import type { BigIntStats } from "node:fs";
-import { tokens } from "../../lib/values.js";
 import { MEMORY_CATEGORIES, normaliseContent } from "./scoring.js";
+import { TokenIds, tokens } from "./tokens.js";
 
 const MAGIC = 0x494d4f44; // "DOMI"
-const VERSION = 2;
-export const HEADER = 64;
+/**
+ * 3: tokens of tokens.ts (Unicode words, CJK bigrams, stems), records for some categories only (the header says
+ * which), the last line's offset in the header. An index of another version is rebuilt.
+ */
+const VERSION = 3;
+export const HEADER = 72;
+/** Every category indexed. */
+export const ALL_CATEGORIES = (1 << MEMORY_CATEGORIES.length) - 1;
 /** Category code of an entry that can never match: another category, or content that is not a string. */
 export const NO_CATEGORY = 15;
 
@@ -44,6 +59,8 @@ export interface IndexScan {
   /** Bytes of records after the header, and their running checksum. */
   bodyBytes: number;
   sum: number;
+  /** The categories the index has records for (bit c: every entry of category c has its record). */
+  categories: number;
   /** The entries (in file order) that may be near-duplicates: where their lines are in the memory file. */
   found: Array<{ offset: number; length: number }>;
 }
@@ -57,7 +74,7 @@ export interface Probe {
   threshold: number;
 }
 
-function fnv(s: string): number {
+export function fnvOf(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
@@ -78,12 +95,57 @@ export function categoryCode(category: unknown, content: unknown): number {
 
 /** What the index keeps of one content: its token hashes (sorted) and the hash of its normalised text. */
 export function describe(content: string): { hashes: Uint8Array; normHash: number; size: number } {
-  const ts = tokens(content);
+  return describeTokens(tokens(content), content);
+}
+
+/**
+ * describe() for a content whose token set is already at hand. The normalised-text hash only matters for a content
+ * without tokens (two such contents are duplicates only when their normalised texts are equal); it is 0 otherwise.
+ */
+export function describeTokens(ts: ReadonlySet<string>, content: string): { hashes: Uint8Array; normHash: number; size: number } {
   const hashes = new Uint8Array(ts.size);
   let k = 0;
-  for (const t of ts) hashes[k++] = fnv(t) & 0xff;
+  for (const t of ts) hashes[k++] = fnvOf(t) & 0xff;
   hashes.sort();
-  return { hashes, normHash: fnv(normaliseContent(content)), size: ts.size };
+  return { hashes, normHash: normHashOf(ts, content), size: ts.size };
+}
+
+export const normHashOf = (ts: ReadonlySet<string>, content: string) => (ts.size === 0 ? textNormHash(content) : 0);
+
+/** The hash of a content's normalised text (kept for contents without tokens). */
+export const textNormHash = (content: string) => fnvOf(normaliseContent(content));
+
+/**
+ * Token sets of many ASCII texts as index bytes, for indexing a category of a memory file: TokenIds (tokens.ts) with
+ * each id's byte (its token's FNV hash & 0xff) computed once.
+ */
+export class CompoundTable {
+  private readonly ids = new TokenIds();
+  private bytes = new Uint8Array(256);
+  private known = 0;
+  /** The current text's distinct tokens, as index bytes; `n` of them. */
+  out = new Uint8Array(64);
+  n = 0;
+
+  /** The tokens of an ASCII text; false when it is not ASCII (nothing is read then). */
+  scan(text: string): boolean {
+    const t = this.ids;
+    if (!t.scan(text)) return false;
+    const n = t.n;
+    if (t.texts.length > this.known) {
+      if (t.texts.length > this.bytes.length) {
+        const bigger = new Uint8Array(2 * t.texts.length);
+        bigger.set(this.bytes);
+        this.bytes = bigger;
+      }
+      for (let id = this.known; id < t.texts.length; id++) this.bytes[id] = fnvOf(t.texts[id]) & 0xff;
+      this.known = t.texts.length;
+    }
+    if (n > this.out.length) this.out = new Uint8Array(2 * n);
+    for (let k = 0; k < n; k++) this.out[k] = this.bytes[t.out[k]];
+    this.n = n;
+    return true;
+  }
 }
 
 // The running checksum is CRC-32 (zlib's, which can be continued from a previous value): Node's native
@@ -107,8 +169,13 @@ function crc32js(bytes: Uint8Array, value: number): number {
 type Crc = (data: Uint8Array, value?: number) => number;
 let nativeCrc: Crc | null | undefined;
 
-/** CRC-32 of `bytes`, continuing from `value` (the CRC of what came before; 0 for none). */
-export function crc32(bytes: Uint8Array, value = 0): number {
+/**
+ * CRC-32 of `bytes`, continuing from `value` (the CRC of what came before; 0 for none). `total`: how many bytes the
+ * caller checksums in all; up to 128 KB (an index of one category or two, a record) the JavaScript loop costs less
+ * than loading node:zlib, which brings the streams stack with it (~3-4 ms), unless zlib is loaded already.
+ */
+export function crc32(bytes: Uint8Array, value = 0, total = bytes.length): number {
+  if (nativeCrc === undefined && total <= 128 * 1024) return crc32js(bytes, value);
   if (nativeCrc === undefined) {
     // Loaded here, not at the top: only an add to a memory file large enough for the index needs it.
     const native = (require("node:zlib") as { crc32?: Crc }).crc32;
@@ -164,6 +231,9 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
   if (total !== HEADER + bodyBytes || n > bodyBytes / 16) return undefined;
   const wantSum = dv.getUint32(56, true);
   const wantTail = dv.getUint32(60, true);
+  const tailFrom = dv.getUint32(64, true);
+  const categories = dv.getUint32(68, true);
+  if (tailFrom > Number(st.size) || (categories & ~ALL_CATEGORIES) !== 0) return undefined;
 
   const win: Window = { src, total, buf, base: HEADER, have: 0, sum: 0, u32: new Uint32Array(0), u8: new Uint8Array(0) };
   views(win);
@@ -174,10 +244,14 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
   const size = Number(st.size);
   const { category, hashes: a, size: na, normHash, threshold } = probe;
   const bound = threshold - 1e-9;
+  // has[h]: whether the new content has a token of hash h. Counting an entry's hashes the new content also has gives
+  // at least the number of tokens they share (a token they share has the same hash on both sides; an entry's hash
+  // that occurs twice counts twice, which only lets more through). One table lookup per hash byte: this loop runs
+  // for every entry of the category, mostly before V8 has optimised it.
+  const has = new Uint8Array(256);
+  for (let i = 0; i < na; i++) has[a[i]] = 1;
   const found: IndexScan["found"] = [];
   let at = HEADER;
-  let lastFrom = 0;
-  let lastEnd = 0;
   for (let i = 0; i < n; i++) {
     if (at + 16 > base + have) {
       if (!fill(win, at, 16)) return undefined;
@@ -188,13 +262,9 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
     const nb = m >>> 4;
     const recordEnd = at + 16 + ((nb + 3) & ~3);
     if (recordEnd > total) return undefined;
-    if (i === n - 1) {
-      lastFrom = u32[w];
-      lastEnd = lastFrom + u32[w + 1];
-    }
     // Most entries are of another category: nothing else of them is read. (The checksum vouches for every record;
-    // a candidate's place is checked below and its line is read back and compared; the last entry's place is
-    // checked through the tail hash.)
+    // a candidate's place is checked below and its line is read back and compared; the file's last line is checked
+    // through the tail hash.)
     if ((m & 15) === category) {
       const offset = u32[w];
       const length = u32[w + 1];
@@ -212,20 +282,10 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
         // The merge stops as soon as the shared hashes cannot reach `least`, a lower bound of the least
         // intersection whose Jaccard ratio passes (one under the computed value: rounding only lets more through).
         const least = Math.ceil((bound * (na + nb)) / (1 + bound)) - 1;
-        let x = 0;
-        let y = from;
         let common = 0;
-        while (x < na && y < stop) {
-          const hb = u8[y];
-          if (a[x] === hb) {
-            common++;
-            x++;
-            y++;
-          } else {
-            if (a[x] < hb) x++;
-            else y++;
-            if (common + Math.min(na - x, stop - y) < least) break;
-          }
+        for (let y = from; y < stop; y++) {
+          common += has[u8[y]];
+          if (common + (stop - y - 1) < least) break;
         }
         if (common / (na + nb - common) >= bound) found.push({ offset, length });
       }
@@ -236,10 +296,11 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
   // Whatever the records did not need is still part of the checksum.
   if (base + have < total && !fill(win, total - 4, 4)) return undefined;
   if (win.sum !== wantSum) return undefined;
-  if (lastEnd > size) return undefined;
-  const t = tail(lastFrom);
+  const t = tail(tailFrom);
   if (t === undefined || hashBytes(t) !== wantTail) return undefined;
-  return { n, bodyBytes, sum: win.sum, found };
+  // Records of a category added to the index later follow the others: put the candidates in file order.
+  if (found.length > 1) found.sort((x, y) => x.offset - y.offset);
+  return { n, bodyBytes, sum: win.sum, categories, found: (categories >> category) & 1 ? found : [] };
 }
 
 /** The part of the index scanIndex holds: the file's bytes [base, base + have) in buf, and the checksum so far. */
@@ -273,7 +334,7 @@ function fill(win: Window, at: number, length: number): boolean {
     win.have = 0;
     const want = Math.min(win.buf.length, at - win.base);
     if (readFully(win.src, win.buf, 0, want, win.base) !== want) return false;
-    win.sum = crc32(win.buf.subarray(0, want), win.sum);
+    win.sum = crc32(win.buf.subarray(0, want), win.sum, win.total);
     win.base += want;
   }
   const keep = win.base + win.have - at;
@@ -288,7 +349,7 @@ function fill(win: Window, at: number, length: number): boolean {
   while (win.have < length) {
     const want = Math.min(win.buf.length - win.have, win.total - (win.base + win.have));
     if (readFully(win.src, win.buf, win.have, want, win.base + win.have) !== want) return false;
-    win.sum = crc32(win.buf.subarray(win.have, win.have + want), win.sum);
+    win.sum = crc32(win.buf.subarray(win.have, win.have + want), win.sum, win.total);
     win.have += want;
   }
   return true;
@@ -313,37 +374,150 @@ function writeRecord(u8: Uint8Array, dv: DataView, at: number, e: IndexEntry): n
   return at + recordBytes(e.hashes.length);
 }
 
-function writeHeader(dv: DataView, n: number, bodyBytes: number, st: BigIntStats, sum: number, tailHash: number): void {
+/** Where the header says what the index describes; `tailFrom`: where the memory file's last line starts. */
+interface Describes {
+  st: BigIntStats;
+  tailHash: number;
+  tailFrom: number;
+  categories: number;
+}
+
+function writeHeader(dv: DataView, n: number, bodyBytes: number, sum: number, d: Describes): void {
   dv.setUint32(0, MAGIC, true);
   dv.setUint32(4, VERSION, true);
   dv.setUint32(8, n, true);
   dv.setUint32(12, bodyBytes, true);
-  statKey(st).forEach((v, i) => dv.setBigUint64(16 + i * 8, v, true));
+  statKey(d.st).forEach((v, i) => dv.setBigUint64(16 + i * 8, v, true));
   dv.setUint32(56, sum, true);
-  dv.setUint32(60, tailHash, true);
-}
-
-/** A whole index for `entries`, describing the memory file as `st` (its tail from the last entry on hashing to `tailHash`). */
-export function serialise(entries: readonly IndexEntry[], st: BigIntStats, tailHash: number): Buffer {
-  const body = entries.reduce((s, e) => s + recordBytes(e.hashes.length), 0);
-  const buf = Buffer.alloc(HEADER + body);
-  const u8 = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
-  let at = HEADER;
-  for (const e of entries) at = writeRecord(u8, dv, at, e);
-  writeHeader(dv, entries.length, body, st, crc32(buf.subarray(HEADER)), tailHash);
-  return buf;
+  dv.setUint32(60, d.tailHash, true);
+  dv.setUint32(64, d.tailFrom, true);
+  dv.setUint32(68, d.categories, true);
 }
 
 /**
- * What an append writes: one record at the end of `index`'s body, and the header that then describes the whole
- * file (the memory file as `st`, `tailHash` of its tail from the new entry's line on).
+ * A whole index built record by record (a rebuild adds every entry of the memory file in one pass, then the new
+ * entry), into one growing buffer: no object per entry.
  */
-export function appendRecord(index: IndexScan, e: IndexEntry, st: BigIntStats, tailHash: number): { record: Buffer; at: number; header: Buffer } {
-  const record = Buffer.alloc(recordBytes(e.hashes.length));
-  writeRecord(new Uint8Array(record.buffer, record.byteOffset, record.length), new DataView(record.buffer, record.byteOffset, record.length), 0, e);
-  const sum = crc32(record, index.sum);
+export class IndexBuilder {
+  private buf: Buffer;
+  private u8: Uint8Array;
+  private dv: DataView;
+  private at = HEADER;
+  private n = 0;
+
+  constructor(expectedBytes = 64 * 1024) {
+    this.buf = Buffer.alloc(HEADER + expectedBytes);
+    this.u8 = new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    this.dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  }
+
+  private room(bytes: number): void {
+    const need = this.at + bytes;
+    if (need > this.buf.length) {
+      const bigger = Buffer.alloc(Math.max(need, this.buf.length * 2));
+      this.buf.copy(bigger, 0, 0, this.at);
+      this.buf = bigger;
+      this.u8 = new Uint8Array(bigger.buffer, bigger.byteOffset, bigger.length);
+      this.dv = new DataView(bigger.buffer, bigger.byteOffset, bigger.length);
+    }
+  }
+
+  add(e: IndexEntry): void {
+    this.room(recordBytes(e.hashes.length));
+    this.at = writeRecord(this.u8, this.dv, this.at, e);
+    this.n++;
+  }
+
+  /** The record of an entry from a CompoundTable scan (what add(describeTokens(...)) writes). */
+  addScanned(offset: number, length: number, category: number, t: CompoundTable, normHash: number): void {
+    const nb = t.n;
+    this.room(recordBytes(nb));
+    const { u8, dv, at } = this;
+    dv.setUint32(at, offset, true);
+    dv.setUint32(at + 4, length, true);
+    dv.setUint32(at + 8, category | (nb << 4), true);
+    dv.setUint32(at + 12, normHash, true);
+    const from = at + 16;
+    const out = t.out;
+    for (let k = 0; k < nb; k++) {
+      const h = out[k];
+      let j = from + k;
+      while (j > from && u8[j - 1] > h) {
+        u8[j] = u8[j - 1];
+        j--;
+      }
+      u8[j] = h;
+    }
+    const end = at + recordBytes(nb);
+    for (let k = from + nb; k < end; k++) u8[k] = 0;
+    this.at = end;
+    this.n++;
+  }
+
+  /** The record of an entry straight from its token set (what add(describeTokens(...)) writes, without the arrays). */
+  addTokens(offset: number, length: number, category: number, ts: ReadonlySet<string>, content: string): void {
+    const nb = ts.size;
+    this.room(recordBytes(nb));
+    const { u8, dv, at } = this;
+    dv.setUint32(at, offset, true);
+    dv.setUint32(at + 4, length, true);
+    dv.setUint32(at + 8, category | (nb << 4), true);
+    dv.setUint32(at + 12, normHashOf(ts, content), true);
+    // The token hashes, sorted in place (insertion sort: a few dozen at most), and the padding zeroed.
+    const from = at + 16;
+    let k = from;
+    for (const t of ts) {
+      const h = fnvOf(t) & 0xff;
+      let j = k++;
+      while (j > from && u8[j - 1] > h) {
+        u8[j] = u8[j - 1];
+        j--;
+      }
+      u8[j] = h;
+    }
+    const end = at + recordBytes(nb);
+    for (; k < end; k++) u8[k] = 0;
+    this.at = end;
+    this.n++;
+  }
+
+  /** The index so far, describing the memory file as `d` says. */
+  finish(d: Describes): Buffer {
+    const out = this.buf.subarray(0, this.at);
+    writeHeader(new DataView(out.buffer, out.byteOffset, HEADER), this.n, this.at - HEADER, crc32(out.subarray(HEADER)), d);
+    return out;
+  }
+
+  /** The records so far, without a header (to append to an index that lacks their category). */
+  records(): { n: number; bytes: Buffer } {
+    return { n: this.n, bytes: this.buf.subarray(HEADER, this.at) };
+  }
+}
+
+/**
+ * A whole index for `entries`, describing the memory file as `st` (its last line, from `tailFrom` on, hashing to
+ * `tailHash`; by default the last entry's line), with records for `categories` (by default all six).
+ */
+export function serialise(entries: readonly IndexEntry[], st: BigIntStats, tailHash: number, tailFrom?: number, categories = ALL_CATEGORIES): Buffer {
+  const b = new IndexBuilder(entries.reduce((s, e) => s + recordBytes(e.hashes.length), 0));
+  for (const e of entries) b.add(e);
+  return b.finish({ st, tailHash, tailFrom: tailFrom ?? entries[entries.length - 1]?.offset ?? 0, categories });
+}
+
+/**
+ * What an append writes into an index in place: `records` at the end of its body (one new entry's, or every entry
+ * of a category it did not have, then maybe the new entry's), and the header that then describes the whole file.
+ */
+export function appendRecords(index: IndexScan, records: { n: number; bytes: Buffer }, d: Omit<Describes, "categories">, categories: number): { at: number; header: Buffer } {
+  const sum = crc32(records.bytes, index.sum);
   const header = Buffer.alloc(HEADER);
-  writeHeader(new DataView(header.buffer, header.byteOffset, HEADER), index.n + 1, index.bodyBytes + record.length, st, sum, tailHash);
-  return { record, at: HEADER + index.bodyBytes, header };
+  writeHeader(new DataView(header.buffer, header.byteOffset, HEADER), index.n + records.n, index.bodyBytes + records.bytes.length, sum, { ...d, categories: index.categories | categories });
+  return { at: HEADER + index.bodyBytes, header };
+}
+
+/** One entry's record on its own (for appendRecords). */
+export function recordOf(e: IndexEntry): { n: number; bytes: Buffer } {
+  const bytes = Buffer.alloc(recordBytes(e.hashes.length));
+  writeRecord(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), new DataView(bytes.buffer, bytes.byteOffset, bytes.length), 0, e);
+  return { n: 1, bytes };
 }

@@ -1,7 +1,9 @@
 // Pure memory logic shared by the memory commands (no I/O, no zod, `now` always passed in as epoch seconds):
 // the two relevance formulas (contract 4.9 and 4.23, deliberately different, see contract 6) and the
-// near-duplicate similarity used by memory-add's quality gate.
-import { parseTimestamp, sortDesc, tokens } from "../../lib/values.js";
+// near-duplicate similarity used by memory-add's quality gate. memory-search and the gate read text through the
+// tokenizer of tokens.ts (the contract's 3.7 rule, ASCII words of 3+ letters, is gone: see there).
+import { parseTimestamp, sortDesc } from "../../lib/values.js";
+import { eachToken, fold, isSpecific, TokenIds, tokens } from "./tokens.js";
 import { STRING_LITERALS, text as literalText } from "./fast-line.js";
 export { MEMORY_CATEGORIES, type MemoryCategory } from "../../lib/vocabulary.js";
 
@@ -26,24 +28,28 @@ export function keywordList(v: unknown): string[] {
   return [];
 }
 
-/** memory-search's query set: the non-empty goal, stack and keywords texts joined by a space, tokenised (3.7). */
+/** memory-search's query set: the non-empty goal, stack and keywords texts joined by a space, tokenised (tokens.ts). */
 export function searchQuery(parts: ReadonlyArray<unknown>): Set<string> {
   return tokens(parts.filter((p): p is string => typeof p === "string" && p !== "").join(" "));
 }
 
 /**
- * memory-search relevance (contract 4.9): keywordScore × 0.9^(age / 30 days) × importance / 10.
- * Keywords are compared verbatim (never lowercased or split), content through tokens(). An entry without a
- * `timestamp` key has age 0; an unparsable one counts from the epoch; future timestamps are not clamped.
+ * memory-search relevance (contract 4.9): keywordScore × 0.9^(age / 30 days) × importance / 10, where keywordScore
+ * is the share of query tokens found among the tokens of the entry's keywords and content (tokens.ts: the contract
+ * compared keywords verbatim and content by its ASCII words of 3+ letters; here both go through the same
+ * tokenizer, so a keyword `github-actions` or `CI` is found by its own words). An entry without a `timestamp` key
+ * has age 0; an unparsable one counts from the epoch; future timestamps are not clamped.
  */
 export function searchScore(entry: Entry, query: ReadonlySet<string>, nowSec: number): number {
   if (query.size === 0) return 0;
-  const hits = queryHits(entry, compiled(query));
+  const kw = entry.keywords;
+  const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
+  let keywordText = "";
+  for (const k of words) if (typeof k === "string") keywordText += `${k} , `;
+  const hits = queryHits(keywordText, typeof entry.content === "string" ? entry.content : "", compiled(query));
   if (hits === 0) return 0; // no hit, score 0: the timestamp is only parsed for entries that match
-  const keywordScore = hits / query.size;
   const age = "timestamp" in entry ? nowSec - parseTimestamp(entry.timestamp) : 0;
-  const recency = 0.9 ** (age / MONTH);
-  return keywordScore * recency * (importanceOf(entry) / 10);
+  return (hits / query.size) * 0.9 ** (age / MONTH) * (importanceOf(entry) / 10);
 }
 
 /**
@@ -58,26 +64,34 @@ export function standingScore(entry: Entry, nowSec: number): number {
 interface CompiledQuery {
   /** Query token → its own bit (queries of up to 30 tokens) or its index. */
   index: Map<string, number>;
-  /** Any query token standing as a whole [a-z0-9] run (tokens are [a-z0-9] only: nothing to escape). */
+  /** The same by token id (TokenIds). */
+  byId: Map<number, number>;
+  /**
+   * Any query token as a substring: a text in which none occurs (folded) has none of them among its tokens (every
+   * token is a substring of the folded text: stems are prefixes of their words).
+   */
   pattern: RegExp;
+  /** For ASCII text (which folding only lowercases): where a query token starts a word or a flag, ignoring case. */
+  starts: RegExp;
   bits: boolean;
-  /** Each query token in quotes ("tok"), with its bit or index. */
-  quoted: string[];
-  slots: number[];
 }
 
 const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
+let SEARCH_IDS: TokenIds | undefined;
 
 function compiled(query: ReadonlySet<string>): CompiledQuery {
   let c = compiledQueries.get(query);
   if (!c) {
     const words = [...query];
     const bits = words.length <= 30;
+    const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+    const ids = (SEARCH_IDS ??= new TokenIds());
     c = {
-      quoted: words.map((w) => `"${w}"`),
-      slots: words.map((_, i) => (bits ? 1 << i : i)),
       index: new Map(words.map((w, i) => [w, bits ? 1 << i : i])),
-      pattern: new RegExp(`(?<![a-z0-9])(?:${[...words].sort((a, b) => b.length - a.length).join("|")})(?![a-z0-9])`, "g"),
+      byId: new Map(words.map((w, i) => [ids.id(w), bits ? 1 << i : i])),
+      pattern: new RegExp(escaped.join("|")),
+      // A flag (--from) may follow a compound directly ("node.js--from" is two); any other token starts a word.
+      starts: new RegExp([`(?<![a-z0-9])(?:${escaped.filter((w) => !w.startsWith("--")).join("|") || "(?!)"})`, ...escaped.filter((w) => w.startsWith("--"))].join("|"), "gi"),
       bits,
     };
     compiledQueries.set(query, c);
@@ -85,27 +99,66 @@ function compiled(query: ReadonlySet<string>): CompiledQuery {
   return c;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+const alnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const joiner = (c: number) => c === 45 || c === 46 || c === 95; // - . _
+
 /**
- * |Q ∩ E| without building E: the distinct query tokens among the entry's keywords (verbatim) and its content's
- * tokens. A content hit is a query token that is a whole [a-z0-9] run of the lowercased text, exactly what
- * tokens() would have produced. This runs once per memory line, so it avoids allocating sets.
+ * The compound of an ASCII text (what eachToken's word pattern matches there: words of [a-z0-9] joined by - . _,
+ * with a leading -- kept) that holds the word starting at `at` (or the flag's -- there), as [start, end).
  */
-function queryHits(entry: Entry, q: CompiledQuery): number {
+function compoundAt(text: string, at: number): [number, number] {
+  if (text.charCodeAt(at) === 45) at += 2; // --flag: its word starts after the dashes
+  let s = at;
+  for (;;) {
+    if (s > 0 && alnum(text.charCodeAt(s - 1))) s--;
+    else if (s > 1 && joiner(text.charCodeAt(s - 1)) && alnum(text.charCodeAt(s - 2))) s--;
+    else break;
+  }
+  if (s > 1 && text.charCodeAt(s - 1) === 45 && text.charCodeAt(s - 2) === 45) s -= 2;
+  let e = at;
+  for (;;) {
+    if (e < text.length && alnum(text.charCodeAt(e))) e++;
+    else if (e + 1 < text.length && joiner(text.charCodeAt(e)) && alnum(text.charCodeAt(e + 1)) && alnum(text.charCodeAt(e - 1))) e++;
+    else break;
+  }
+  return [s, e];
+}
+
+/**
+ * |Q ∩ E| for the tokens E of an entry's keyword text and content, without tokenising what cannot match. A token of
+ * a text is a substring of its folded form that starts a word (a stem is a prefix of its word; a compound or a
+ * flag starts where its first word does), so in ASCII text only the compounds holding such a start are expanded
+ * (TokenIds: each distinct one once); other text is folded, tested for any query token and tokenised whole.
+ * memory-search runs this once per memory line.
+ */
+function queryHits(keywordText: string, content: string, q: CompiledQuery): number {
   let mask = 0;
   const seen = q.bits ? null : new Set<number>();
-  const kw = entry.keywords;
-  const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
-  for (const k of words) {
-    const i = typeof k === "string" ? q.index.get(k) : undefined;
-    if (i !== undefined) seen ? seen.add(i) : (mask |= i);
-  }
-  if (typeof entry.content === "string" && entry.content !== "") {
-    const text = entry.content.toLowerCase();
-    const re = q.pattern;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      const i = q.index.get(m[0]) as number; // the pattern matches query tokens only
-      seen ? seen.add(i) : (mask |= i);
+  const ids = SEARCH_IDS as TokenIds;
+  for (let part = 0; part < 2; part++) {
+    const text = part === 0 ? keywordText : content;
+    if (text === "") continue;
+    if (!NON_ASCII.test(text)) {
+      const re = q.starts;
+      re.lastIndex = 0;
+      let done = 0;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        if (m.index < done) continue;
+        const [s, e] = compoundAt(text, m.index);
+        done = e;
+        re.lastIndex = Math.max(e, m.index + 1);
+        for (const id of ids.compound(text.slice(s, e))) {
+          const i = q.byId.get(id);
+          if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+        }
+      }
+    } else if (q.pattern.test(fold(text))) {
+      eachToken(text, (t) => {
+        const i = q.index.get(t);
+        if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+      });
     }
   }
   if (seen) return seen.size;
@@ -120,35 +173,13 @@ function queryHits(entry: Entry, q: CompiledQuery): number {
  */
 export function searchScoreOfCaptures(m: RegExpExecArray, query: ReadonlySet<string>, nowSec: number): number {
   if (query.size === 0) return 0;
-  const q = compiled(query);
-  let mask = 0;
-  const seen = q.bits ? null : new Set<number>();
   const kw = m[4];
+  let keywordText = "";
   if (kw !== "") {
-    if (kw.includes("\\")) {
-      for (const k of kw.match(STRING_LITERALS) as string[]) {
-        const i = q.index.get(literalText(k));
-        if (i !== undefined) seen ? seen.add(i) : (mask |= i);
-      }
-    } else {
-      // Without escapes a quote only delimits, and a query token holds no quote or comma: "tok" in the list is
-      // exactly a keyword equal to tok.
-      for (let w = 0; w < q.quoted.length; w++) if (kw.includes(q.quoted[w])) seen ? seen.add(q.slots[w]) : (mask |= q.slots[w]);
-    }
+    if (kw.includes("\\")) for (const k of kw.match(STRING_LITERALS) as string[]) keywordText += `${literalText(k)} , `;
+    else keywordText = kw; // without escapes the literals are the keywords in quotes, separated by commas
   }
-  const content = literalText(m[5]);
-  if (content !== "") {
-    const re = q.pattern;
-    const lower = content.toLowerCase();
-    re.lastIndex = 0;
-    for (let x = re.exec(lower); x !== null; x = re.exec(lower)) {
-      const i = q.index.get(x[0]) as number;
-      seen ? seen.add(i) : (mask |= i);
-    }
-  }
-  let hits = 0;
-  if (seen) hits = seen.size;
-  else for (; mask !== 0; mask &= mask - 1) hits++;
+  const hits = queryHits(keywordText, literalText(m[5]), compiled(query));
   if (hits === 0) return 0;
   const age = nowSec - parseTimestamp(literalText(m[2]));
   const importance = Number(m[8]);
@@ -228,15 +259,29 @@ export function normaliseContent(text: string): string {
 }
 
 /**
- * Similarity of two memory contents in [0, 1]: 1 when they are identical after normalisation, otherwise the
- * Jaccard index |A ∩ B| / |A ∪ B| of their tokens() sets (0 when both sets are empty).
+ * Similarity of two memory contents in [0, 1], the duplicate gate's measure, on their token sets (tokens.ts): 0 when
+ * each names a specific thing the other does not (a number, an identifier, a file name or a flag: `REDIS_URL` /
+ * `DATABASE_URL`, port 5432 / 6379, see isSpecific), since those are different facts however alike the rest reads;
+ * otherwise the Jaccard index |A ∩ B| / |A ∪ B|. Two contents without any token (punctuation, stopwords only) are
+ * 1 when they are the same text up to case and whitespace, else 0. (The same text up to case and whitespace always
+ * has the same tokens, so it is 1 either way.)
  */
 export function contentSimilarity(a: string, b: string): number {
-  if (normaliseContent(a) === normaliseContent(b)) return 1;
   const ta = tokens(a);
   const tb = tokens(b);
+  if (ta.size === 0 && tb.size === 0) return normaliseContent(a) === normaliseContent(b) ? 1 : 0;
+  return tokenSimilarity(ta, tb);
+}
+
+/** contentSimilarity of two token sets (texts known to differ). */
+export function tokenSimilarity(ta: ReadonlySet<string>, tb: ReadonlySet<string>): number {
   let common = 0;
-  for (const t of ta) if (tb.has(t)) common++;
+  let specificA = false;
+  for (const t of ta) {
+    if (tb.has(t)) common++;
+    else if (!specificA && isSpecific(t)) specificA = true;
+  }
+  if (specificA) for (const t of tb) if (!ta.has(t) && isSpecific(t)) return 0;
   const union = ta.size + tb.size - common;
   return union === 0 ? 0 : common / union;
 }
