@@ -17,6 +17,7 @@ import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { substitute } from "./lib/prompts.ts";
 import type { Script, TurnContext, Usage } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
+import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 180_000;
 /** A check the sample project fails until a worker really adds due dates. */
@@ -31,12 +32,17 @@ interface RoleSpec {
   deps?: string[];
 }
 
+/**
+ * A quick plan (complexity low, at most 3 roles): finalize lets it leave out challenger and scout, so phase 2 has
+ * nothing to spawn; it lists integration-verifier, which every plan runs (phase 5, which these tests never reach).
+ */
 function planned(projects: Sample[], goal: string, roles: RoleSpec[]): Sample {
   const p = sampleProject();
   projects.push(p);
   p.write(".design/draft/plan.json", {
     schemaVersion: 4,
     goal,
+    complexity: "low",
     context: { stack: "Node 20, CommonJS, node:test", conventions: [], testCommand: "npm test", buildCommand: null, lsp: null },
     expertArtifacts: [],
     designDecisions: [],
@@ -53,7 +59,7 @@ function planned(projects: Sample[], goal: string, roles: RoleSpec[]): Sample {
       rollbackTriggers: [],
       fallback: "",
     })),
-    auxiliaryRoles: [],
+    auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier").map((a) => ({ ...a })),
   });
   const r = cliSync(["finalize", ".design/draft/plan.json"], { cwd: p.dir });
   assert.equal(r.json?.ok, true, r.stdout);
@@ -130,7 +136,7 @@ function* upToWorkers(lead: SkillLead, first: TurnContext, budget?: number): Gen
   yield* helper(lead, "Summary.", "summary");
   yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: String(reset.resetRoles.length), k: String(st.roleCount - (st.counts.completed ?? 0)) } });
   yield* helper(lead, "Phase 2/7 Challenge: none in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs ".design/challenger-report.json,.design/scout-report.json"`, ""]],
+    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
     fill: { b: "0", c: "0" },
   });
   const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", [".design/plan.json"]);
