@@ -332,7 +332,7 @@ describe("golden path through claude -p", () => {
         done((yield* calls("Complex tier: specs apply.", lead.ref("verification-specs.md"))).results[0]);
         yield* put(lead, "Writing the spec.", ".design/draft/specs/spec-schema-designer.sh", DESIGN_SPEC_TEXT);
         yield* helper(lead, "Plan drafted.", "run-checkpoint", ["--phase plan"], {
-          replace: [[`--outputs ".design/draft/plan.json"`, `--outputs ".design/draft/plan.json,.design/draft/specs"`]],
+          replace: [[`--outputs '.design/draft/plan.json'`, `--outputs '.design/draft/plan.json,.design/draft/specs'`]],
           fill: { n: "4", "yes|no": "yes", "approved|not reviewed": "not reviewed" },
         });
 
@@ -649,7 +649,9 @@ describe("golden path through claude -p", () => {
         check(refl.outcome === "partial", JSON.stringify(refl));
         const end = yield* helper(lead, "Closing the run.", "run-complete", ["execute"], { replace: [["--outcome completed", "--outcome partial"]] });
         check(end.outcome === "partial", JSON.stringify(end));
-        yield turn("3 roles completed, docs-writer failed after 3 attempts. Next: /do:execute to retry it, or /do:reflect.");
+        const pic = yield* helper(lead, "The picture of the run.", "report", [".design/plan.json"]);
+        check(pic.state === "done" && pic.counts.completed === 3 && pic.counts.failed === 1 && /^Next: nothing left to run/m.test(pic.summary), JSON.stringify(pic));
+        yield turn(`${pic.summary}\n3 roles completed, docs-writer failed after 3 attempts. Next: /do:execute to retry it, or /do:reflect.`);
       }),
     });
     clean(s, errors, (d) => d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("/package.json"));
@@ -812,11 +814,16 @@ describe("golden path through claude -p", () => {
         "plan-status",
         "",
         (doc) => {
-          // (plan-view calls this plan in_progress while preflight calls it done: see the report.)
+          // The command injects `report`: its summary draws the graph, says what next would start and counts the memories.
+          assert.equal(doc.ok, true, JSON.stringify(doc));
           assert.deepEqual(doc.counts, { completed: 3, failed: 1 });
-          assert.deepEqual(doc.next, [], "nothing is left to run or retry");
-          assert.match(doc.markdown, /```mermaid/);
-          for (const r of ROLES) assert.ok(doc.markdown.includes(r), `${r} not in the graph`);
+          assert.equal(doc.state, "done", "with docs-writer out of attempts the plan is done");
+          assert.match(doc.summary, /^Next: nothing left to run/m, "nothing is left to run or retry");
+          assert.match(doc.summary, /^Memories: 2 stored$/m);
+          assert.doesNotMatch(doc.summary, /^Interrupted:/m, "every run was closed");
+          for (const r of ROLES) assert.ok(doc.summary.includes(r), `${r} not in the graph`);
+          assert.equal(doc.path, ".design/report.html");
+          assert.ok(project.exists(".design/report.html"), "the report file was not written");
         },
       ],
       // The view injects the latest runs of every skill; the argument reaches the model as text to filter by.

@@ -172,7 +172,8 @@ export function skillCall(p: Prompt, pluginDir: string, command: string, contain
     used.set(name, k + 1);
     const value = Array.isArray(v) ? v[k] : v;
     if (value === undefined) throw new Error(`${p.name}: ${command}: no value for placeholder ${whole} (#${k + 1}) in ${call}`);
-    return value;
+    // Free text sits in single quotes in every written call; the skills write a `'` in it as `'\''`.
+    return value.replaceAll("'", "'\\''");
   });
   return call;
 }
