@@ -58,6 +58,19 @@ function helperSync(p: Sample, args: string[], stdin?: string): any {
   return r.json;
 }
 
+/**
+ * An earlier run's failed attempts of one role, recorded through the helper as a lead would: each retry's start
+ * carries its reflexion on the previous failure (the helper refuses it without).
+ */
+function earlierFailures(p: Sample, roleIndex: number, n: number): void {
+  for (let k = 0; k < n; k++) {
+    const start: Record<string, unknown> = { roleIndex, status: "in_progress" };
+    if (k > 0) start.reflexion = REFLEXION;
+    helperSync(p, ["update-status", ".design/plan.json"], JSON.stringify([start]));
+    helperSync(p, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex, status: "failed", result: `attempt ${k + 1}: tests failed` }]));
+  }
+}
+
 /** A sample project with a finalized plan. */
 function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES): Sample {
   const p = sampleProject();
@@ -211,7 +224,8 @@ function* recordStart(lead: SkillLead, s: any): Generator<any, any, TurnContext>
 /**
  * Phase 4's loop as SKILL.md spells it: ask `next`; for each start clean up what it replaces, record a retry's
  * reflexion, record the start with the answer's model and agent, read the dependencies' reports, spawn; end the turn
- * until the workers report; validate each report and record completed or failed; ask again until done.
+ * until the workers report; record each one's cost, validate its report, let the helper run its checks and record
+ * completed (on passing evidence) or failed; ask again until done.
  */
 function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHooks = {}): Generator<any, Loop, TurnContext> {
   const project = lead.project;
@@ -261,6 +275,8 @@ function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHook
     const finished = Object.entries(running).filter(([id]) => seen.has(id));
     for (const [id, s] of finished) {
       delete running[id];
+      // Its cost first (from the agent's own transcript), then its report.
+      yield* helper(lead, `Recording what ${s.agent} cost.`, "record-usage", [], { fill: { agent: s.agent } });
       ok((yield* calls(`${s.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: s.agent } }))).results[0]);
       const i = s.roleIndex as number;
       // The helper runs the role's checks and records the evidence; only then may the role complete.
@@ -510,10 +526,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     ];
     const project = planned(projects, "overlap with a failing holder", roles);
     // Two attempts of holder already failed (an earlier run); this run's attempt is its last.
-    for (let k = 0; k < 2; k++) {
-      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
-      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "failed", result: `attempt ${k + 1}: tests failed` }]));
-    }
+    earlierFailures(project, 0, 2);
     const errors: string[] = [];
     const agents = agentTable(
       project,
@@ -569,10 +582,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     ];
     const project = planned(projects, "bind the grant to the roles", roles);
     // Two attempts of store-dev already failed (an earlier run): this run's attempt, store-dev--3, is its last.
-    for (let k = 0; k < 2; k++) {
-      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
-      helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "failed", result: `attempt ${k + 1}: tests failed` }]));
-    }
+    earlierFailures(project, 0, 2);
     const CHECK = "node --test test/";
     const own = { edit: "src/db/store.js", from: "const todos = new Map();", to: "const todos = new Map(); // store-dev" };
     const foreign = { edit: "src/ui/index.html", from: "<title>todos</title>", to: "<title>store-dev was here</title>" };

@@ -9,10 +9,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { cliSync } from "../helpers/cli.ts";
 import { ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
-import { designPlan, GOAL } from "./lib/fixtures.ts";
+import { DESIGN_SPEC, DESIGN_SPEC_TEXT, designPlan, GOAL } from "./lib/fixtures.ts";
 import { agent, bash, done, flowScript, helperJson, ok, read, turn, waitFor, write, type Flow } from "./lib/lead.ts";
 import { cleanup, pluginCopy, sampleProject, type Sample } from "./lib/project.ts";
 import { commandPrompt, substitute } from "./lib/prompts.ts";
@@ -20,6 +20,8 @@ import { assertClean, session } from "./lib/session.ts";
 import type { ToolResult } from "./lib/stub.ts";
 
 const TIMEOUT = 180_000;
+/** How many of executeVariants' calls come before the user approves the grant: run-start, status, summary. */
+const BEFORE_GRANT = 3;
 
 describe("decorated helper calls after the invoking turn, through claude -p", { concurrency: 1 }, () => {
   const projects: Sample[] = [];
@@ -38,6 +40,8 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
   async function executeVariants(pluginDir: string) {
     const project = fresh();
     project.write(".design/draft/plan.json", designPlan());
+    // The plan's verification spec beside the draft, as /do:design writes it: run-checks runs it for role 0.
+    project.write(`.design/draft/specs/${basename(DESIGN_SPEC.path)}`, DESIGN_SPEC_TEXT);
     const fin = cliSync(["finalize", ".design/draft/plan.json"], { cwd: project.dir });
     assert.equal(fin.json?.ok, true, fin.stdout);
     const report = { role: "schema-designer", achieved: true, filesChanged: [], acceptanceCriteria: [{ criterion: "tests", passed: true, evidence: "node --test: 1 passed" }] };
@@ -45,6 +49,10 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
     const helperPath = join(pluginDir, "skills/execute/scripts/plan.js");
     const h = `node "${helperPath}"`;
     const start = { roleIndex: 0, status: "in_progress", model: "haiku", agent: "schema-designer" };
+    // The user's "yes" to the grant-approve.js call as SKILL.md writes it (Claude Code asks about it; -p cannot, so
+    // the answer is a permission rule for exactly that command): the grant lets run-checks record the evidence a
+    // completion needs. It is the user's approval, not the hook's, so it is neither in `calls` nor in `refused`.
+    const grantApprove = `node "${join(pluginDir, "skills/execute/scripts/grant-approve.js")}" .design/plan.json`;
     const calls: string[] = [
       `cd "${project.dir}" && ${h} run-start execute --phases 'pre-flight, challenge, grant, workers, verify, learn, close' --goal '${GOAL} (the user'\\''s wish)' 2>&1`,
       `node ${helperPath} status .design/plan.json 2>&1`,
@@ -52,6 +60,7 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
       `${h} update-status .design/plan.json <<'EOF'\n${JSON.stringify([start])}\nEOF`,
       `cat .design/worker-schema-designer.json | ${h} worker-completion-validate`,
       `${h} worker-completion-validate .design/worker-schema-designer.json 2>&1`,
+      `${h} run-checks .design/plan.json --role 0 2>&1`,
       `echo '[{"roleIndex": 0, "status": "completed", "result": "it'\\''s stored"}]' | ${h} update-status .design/plan.json`,
       `${h} memory-search .design/memory.jsonl --goal 'the user'\\''s todo API' --keywords "src/db, src/api" --limit 3 2>&1`,
       `${h} run-checkpoint execute --phase pre-flight --outputs '.design/plan.json, .design/worker-schema-designer.json' --decisions 'it'\\''s ready, 1 role to run'`,
@@ -62,26 +71,32 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
       `${h} update-status .design/plan.json <<EOF\n[{"roleIndex": 1, "status": "failed", "result": "$(touch pwned)"}]\nEOF`,
     ];
     let results: ToolResult[] = [];
+    let approval: ToolResult | undefined;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
       pluginDir,
-      maxTurns: 8,
+      args: ["--allowedTools", `Bash(${grantApprove})`],
+      maxTurns: 10,
       agents: () => [{ text: "Ready." }],
       script: flowScript(function* (_first, latest): Flow {
         const spawned = yield turn("Spawning an agent first.", agent("probe", "probe", "haiku", "Agent: probe\nReply with one line."));
         done(spawned.results[0]);
         yield* waitFor(latest(), [spawned.results[0].id], "Waiting for the agent.");
-        results = (yield turn("The agent reported; the helper calls, typed my way.", ...[...calls, ...refused].map((c) => bash(c)))).results;
+        // The run first (the grant binds to it), then the user's approval, then the rest of the calls.
+        const begun = (yield turn("The agent reported; the helper calls, typed my way.", ...calls.slice(0, BEFORE_GRANT).map((c) => bash(c)))).results;
+        approval = (yield turn("The user approved the grant: recording it.", bash(grantApprove))).results[0];
+        results = [...begun, ...(yield turn("The rest of the calls.", ...[...calls.slice(BEFORE_GRANT), ...refused].map((c) => bash(c)))).results];
         yield turn("Done.");
       }),
     });
-    return { project, calls, refused, results, s };
+    return { project, calls, refused, results, approval, s };
   }
 
   it("/do:execute: the lead's decorated calls are approved by the hook and the helper gets the data as typed", { timeout: TIMEOUT }, async () => {
-    const { project, calls, refused, results, s } = await executeVariants(PLUGIN_DIR);
+    const { project, calls, refused, results, approval, s } = await executeVariants(PLUGIN_DIR);
     assert.equal(s.agents.length > 0, true, "the agent never ran");
+    assert.equal(ok(approval).recorded, true, "the user's approval recorded the grant");
     assert.deepEqual([s.run.timedOut, s.run.code, s.scriptErrors, s.escapes], [false, 0, [], []]);
     assert.equal(results.length, calls.length + refused.length);
     // The CLI may drop a leading `cd <its cwd> && ` from the command it records (2.1.332 does for the unquoted form).
@@ -105,6 +120,8 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
     assert.equal(answers[1].roleCount, 4);
     assert.equal(answers[4].valid, true);
     assert.equal(answers[5].valid, true);
+    // The completion below stands on the evidence run-checks recorded, not on the report's word.
+    assert.equal(answers[6].passed, true, JSON.stringify(answers[6]));
     const plan = project.json(".design/plan.json");
     assert.equal(plan.roles[0].status, "completed");
     assert.equal(plan.roles[0].result, "it's stored");
@@ -118,11 +135,14 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
     const copy = pluginCopy(PLUGIN_DIR);
     dirs.push(copy);
     rmSync(join(copy, "hooks"), { recursive: true, force: true });
-    const { project, calls, refused, results, s } = await executeVariants(copy);
+    const { project, calls, refused, results, approval, s } = await executeVariants(copy);
     assert.equal(results.length, calls.length + refused.length);
     assert.equal(s.denials.length, calls.length + refused.length, JSON.stringify(s.denials.map((d: any) => d.tool_input.command)));
     for (const r of results) assert.throws(() => ok(r));
     assert.equal(project.exists(".design/run-execute.json"), false);
+    // The user's approval still lets grant-approve.js run, but with no execute run started there is nothing to grant.
+    assert.throws(() => ok(approval));
+    assert.equal(project.exists(".design/grant.json"), false);
   });
 
   it("/do:improve: skill-find takes a path and plugin:name after the invoking turn", { timeout: TIMEOUT }, async () => {
