@@ -16,23 +16,13 @@ import { SPECS } from "../../src/hooks/specs.ts";
 import { editCovers, readGrant } from "../../src/lib/grant.ts";
 import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 import { soak } from "../helpers/soak.ts";
+import { rng } from "../helpers/rng.ts";
 
 const ROOT = resolve(__dirname, "../..");
 const SEED = Number(process.env.DO_PROPERTY_SEED ?? 20261124);
 const CASES = 1500;
 const MAX_RUNS = 20;
 
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let base: string;
 let project: string;

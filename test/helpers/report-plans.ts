@@ -1,19 +1,13 @@
 // Plans of any size for the report's tests: seeded, so a failure replays. Roles depend on up to three earlier
 // roles, share scope folders often enough to overlap, and carry statuses and attempt logs of every kind.
+import { rng } from "./rng.ts";
+
+export { rng };
+
 const STATUSES = ["completed", "failed", "in_progress", "pending", "skipped", "blocked"];
 const OUTCOMES = ["completed", "failed", "stalled", "interrupted"];
 const TIERS = ["haiku", "sonnet", "opus"];
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function reportPlan(n: number, seed = n): any {
   const r = rng(seed);
