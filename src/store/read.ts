@@ -46,6 +46,17 @@ function openCapped(path: string, maxBytes: number): { fd: number; size: number 
   return o;
 }
 
+/**
+ * Where the whole lines in `buf[0, have)` end: just after the last line end, not counting a final "\r" that may be
+ * half of a "\r\n" still to come; 0 when no line has ended yet. A cut there never splits a UTF-8 sequence.
+ */
+export function wholeLinesEnd(buf: Buffer, have: number): number {
+  const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
+  const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
+  const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
+  return Math.max(lf, cr) + 1;
+}
+
 export type TextRead = { kind: "ok"; text: string } | { kind: "missing" } | { kind: "error"; detail: string };
 
 const CHUNK = 64 * 1024;
@@ -370,15 +381,9 @@ export function countJsonlFile(path: string, shape: RegExp): ({ kind: "ok"; coun
       total += n;
       if (total > MAX_JSONL_BYTES) return { kind: "error", detail: grewPast(path, MAX_JSONL_BYTES).error };
       const last = n === 0;
-      // Complete lines only: up to the last line end, not counting a final "\r" that may be half of "\r\n".
-      let cut = have;
-      if (!last) {
-        const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
-        const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
-        const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
-        cut = Math.max(lf, cr) + 1;
-        if (cut === 0) continue;
-      }
+      // Complete lines only (the last read takes the rest).
+      const cut = last ? have : wholeLinesEnd(buf, have);
+      if (cut === 0 && !last) continue;
       // A cut after a line end never splits a UTF-8 sequence (line ends are ASCII).
       const text = buf.toString("utf8", 0, cut);
       let start = 0;

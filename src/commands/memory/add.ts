@@ -20,7 +20,7 @@ import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
   appendLine, argLabel, confine, ensureDir, MAX_JSONL_BYTES, openForRead, parseJsonl, parseJsonText, pathKind, readBytes, readFileBytes, readJson, readText,
-  replaceLine, sweepOrphans, updateText, withLock, writeAtomic,
+  replaceLine, sweepOrphans, wholeLinesEnd, updateText, withLock, writeAtomic,
 } from "../../store.js";
 import { OWN } from "../../lib/owned.js";
 import {
@@ -301,14 +301,8 @@ function forEachRun(fd: number, visit: (text: string, buf: Buffer, base: number)
     const n = readSync(fd, buf, have, buf.length - have, base + have);
     have += n;
     const last = n === 0;
-    let cut = have;
-    if (!last) {
-      const limit = have > 0 && buf[have - 1] === 13 ? have - 1 : have;
-      const lf = limit > 0 ? buf.lastIndexOf(10, limit - 1) : -1;
-      const cr = limit > 0 ? buf.lastIndexOf(13, limit - 1) : -1;
-      cut = Math.max(lf, cr) + 1;
-      if (cut === 0) continue;
-    }
+    const cut = last ? have : wholeLinesEnd(buf, have);
+    if (cut === 0 && !last) continue;
     if (cut > 0) visit(buf.toString("latin1", 0, cut), buf, base);
     if (last) return;
     buf.copy(buf, 0, cut, have);
