@@ -160,7 +160,7 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
       ? {
           goalAchieved: lastExecute ? lastExecute.goalAchieved === true : verdict === "achieved",
           verdict,
-          summary: clip(text(evaluation.summary ?? evaluation.goalReview ?? (verify ? verify.decisions : ""))),
+          summary: clip(text(evaluation.summary ?? evaluation.goalReview ?? "")),
           whatWorked: lines(evaluation.whatWorked),
           whatFailed: lines(evaluation.whatFailed),
           doNextTime: lines(evaluation.doNextTime),
