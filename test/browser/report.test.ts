@@ -111,4 +111,48 @@ describe("the report in headless Chromium", { skip: !available && !process.env.C
     assert.ok((await page.evaluate<string>(`document.body.innerText`)).includes(`Work item 0 <with> "markup" & text`));
     assert.deepEqual(page.errors(), []);
   });
+
+  it("shows the whole run on screen: attempts, evidence, reflexion, phases, verdicts, cost, memories, history", async () => {
+    const dir = join(base, "run");
+    mkdirSync(join(dir, ".design"), { recursive: true });
+    const plan = reportPlan(3);
+    const check = plan.roles[1].acceptanceCriteria[0].check;
+    plan.roles[1].status = "failed";
+    plan.roles[1].attemptLog = [
+      { attempt: 1, model: "haiku", agent: "r1", outcome: "stalled", startedAt: "2026-11-26T08:00:00Z", endedAt: "2026-11-26T08:03:00Z" },
+      {
+        attempt: 2, model: "sonnet", agent: "r1--2", outcome: "failed", startedAt: "2026-11-26T08:04:00Z", endedAt: "2026-11-26T08:06:00Z",
+        reflexion: { rootCause: "it stalled reading logs", wrongAssumptions: "logs were small", alternative: "tail the logs" },
+        usage: { tokens: 7777, toolUses: 5, durationMs: 120000 },
+        evidence: [{ kind: "check", check, exitCode: 2, passed: false, timedOut: false, durationMs: 900, output: "expected 3, got 2" }],
+      },
+    ];
+    const line = (o: object) => JSON.stringify(o) + "\n";
+    writeFileSync(join(dir, ".design/plan.json"), JSON.stringify(plan));
+    writeFileSync(join(dir, ".design/run-execute.json"), JSON.stringify({
+      schemaVersion: 1, skill: "execute", runId: "run-b", goal: "g", startedAt: "2026-11-26T07:59:00Z", updatedAt: "2026-11-26T08:10:00Z", completedAt: "2026-11-26T08:10:00Z", outcome: "failed",
+      phases: ["pre-flight", "workers", "verify"], completed: [{ phase: "workers", at: "2026-11-26T08:07:00Z", outputs: [], decisions: "0 completed, 1 failed" }], skippedPhases: ["verify"],
+    }));
+    writeFileSync(join(dir, ".design/integration-verifier-report.json"), JSON.stringify({ status: "FAIL", summary: "r1 broke the build", crossRoleIssues: [{ issue: "r2 reads what r1 never wrote", severity: "blocking" }] }));
+    writeFileSync(join(dir, ".design/memory.jsonl"), line({ id: "m", timestamp: "2026-11-26T08:08:00Z", category: "mistake", keywords: ["logs"], content: "Tail long logs" }));
+    writeFileSync(join(dir, ".design/reflection.jsonl"), line({ id: "r", timestamp: "2026-11-26T08:09:00Z", skill: "execute", goal: "ship it", outcome: "failed", goalAchieved: false, evaluation: { whatWorked: [], whatFailed: ["r1 stalled twice"], doNextTime: ["Tail long logs"] } }));
+    const out = await invoke("report", [], makeContext(dir));
+    const url = (out.output as any).url as string;
+    const page = await browser.page(1280, 1000);
+    await page.open(url);
+    const text = await page.evaluate<string>(`document.body.innerText`);
+    for (const s of [
+      "stalled (stalled)", "r1--2", "7,777", "120 s",
+      "Before attempt 2: root cause it stalled reading logs",
+      "✖ failed (exit 2, 0.9 s, attempt 2)", "expected 3, got 2",
+      "Phases of the run", "0 completed, 1 failed", "verify: not reached",
+      "Integration verifier: FAIL", "r2 reads what r1 never wrote", "Goal review: goal not met", "r1 stalled twice",
+      "Tail long logs", "Run history", "ship it",
+    ]) assert.ok(text.includes(s), `the page does not show: ${s}`);
+    // The attempt with its tier, agent and outcome is one row of the role's table, as a reader sees it.
+    const row = await page.evaluate<string>(`document.querySelector('#role-1 tr[data-attempt="2"]').innerText`);
+    assert.deepEqual(row.split("\t").map((c) => c.trim()), ["2", "sonnet", "r1--2", "failed", "120 s", "7,777", "5"]);
+    assert.deepEqual(page.errors(), []);
+    assert.deepEqual([...new Set(page.requests())], [url]);
+  });
 });

@@ -39,6 +39,7 @@ describe("report", () => {
       "  ○ ui    sonnet  0 attempts",
       "  ○ docs  sonnet  0 attempts  ← api",
       "Never together (same files): api ⇄ ui",
+      "Run: run-1 partial (ended 2026-11-26T07:10:00Z); verifier FAIL; goal not met",
       "Cost: 4,600 tokens (haiku 1,200, sonnet 3,400) over 1 run",
       "Next: start docs, ui",
       "Memories: 2 stored",
@@ -87,12 +88,19 @@ describe("report", () => {
     assert.equal(lines.filter((l: string) => /^ {2}\S /.test(l)).length, 300);
   });
 
-  it("costs nothing when not asked for: no other command's bundle holds the report's code", () => {
+  it("costs nothing when not asked for: no bundle but the report's own (and run-end's) holds the report's code", () => {
     const { readdirSync, readFileSync } = require("node:fs");
     const dist = join(__dirname, "../../dist");
-    const files: string[] = ["plan.js", ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f: string) => f.endsWith(".js")).map((f: string) => join("commands", f))];
-    const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes("do report</title>"));
-    assert.deepEqual(holding, [join("commands", "plan", "report.js")]);
+    const files: string[] = ["plan.js", "permit.js", ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f: string) => f.endsWith(".js")).map((f: string) => join("commands", f))];
+    // A string each part of the report keeps through minification: the HTML, the terminal summary, the gathering.
+    const markers = ["do report</title>", "Never together (same files): ", "The scheduler could not answer"];
+    // The commands that write the report: report itself, and run-end (execute's close) where the build has it.
+    const writers = new Set([join("commands", "plan", "report.js"), join("commands", "run", "end.js")]);
+    for (const marker of markers) {
+      const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes(marker));
+      assert.ok(holding.includes(join("commands", "plan", "report.js")), `${marker}: the marker is not in the report's bundle`);
+      assert.deepEqual(holding.filter((f) => !writers.has(f)), [], `${marker}: other bundles hold the report's code`);
+    }
   });
 
   it("takes what runs next from the scheduler, counts the memories and names an interrupted run", async (t) => {
@@ -110,5 +118,91 @@ describe("report", () => {
     assert.ok(lines.includes("Next: running a; b waits for a (dependency); c waits for a (overlap)"), out.summary);
     assert.ok(lines.includes("Memories: 3 stored"));
     assert.ok(lines.includes("Interrupted: /do:design stopped after pre-flight; it resumes at experts"));
+  });
+
+  it("shows the whole run: attempts with tier, agent, stalls, reflexion and escalation; every check's evidence; phases; verdicts; memories", async (t) => {
+    const plan: any = planWith([{ name: "store", dirs: ["src/db/"] }, { name: "api", dirs: ["src/api/"], deps: ["store"] }]);
+    plan.goal = "Due dates";
+    // store completed: update-status keeps only its attempts, so its checks live in the evidence alone.
+    plan.roles[0] = { name: "store", goal: "store due dates", status: "completed", result: "stored", model: "sonnet", scope: { directories: ["src/db/"], patterns: [], dependencies: [] }, attempts: 1 };
+    plan.roles[0].attemptLog = [
+      { attempt: 1, model: "haiku", agent: "store", outcome: "stalled", startedAt: "2026-11-26T08:00:00Z", endedAt: "2026-11-26T08:04:00Z" },
+      {
+        attempt: 2, model: "sonnet", agent: "store--2", outcome: "completed", startedAt: "2026-11-26T08:05:00Z", endedAt: "2026-11-26T08:06:30Z",
+        escalated: { from: "haiku", reason: "failed on its first tier before" },
+        reflexion: { rootCause: "the worker read the whole repository", wrongAssumptions: "that the store had tests", alternative: "write the test first" },
+        usage: { tokens: 5000, toolUses: 4, durationMs: 90000 },
+        evidence: [
+          { kind: "check", check: "node --test test/", exitCode: 0, passed: true, timedOut: false, durationMs: 1500, output: "# pass 3" },
+          { kind: "spec", check: "sh .design/specs/spec-store.sh", exitCode: 0, passed: true, timedOut: false, durationMs: 800, output: "spec ok" },
+        ],
+      },
+    ];
+    plan.roles[1].status = "failed";
+    plan.roles[1].attemptLog = [
+      { attempt: 1, model: "sonnet", agent: "api", outcome: "failed", startedAt: "2026-11-26T08:07:00Z", endedAt: "2026-11-26T08:09:00Z", evidence: [{ kind: "check", check: plan.roles[1].acceptanceCriteria[0].check, exitCode: null, passed: false, timedOut: true, durationMs: 300000, output: "killed" }] },
+    ];
+    const p = project(t, {
+      [P]: plan,
+      ".design/run-execute.json": {
+        schemaVersion: 1, skill: "execute", runId: "run-9", goal: "Due dates", startedAt: "2026-11-26T07:59:00Z", updatedAt: "2026-11-26T08:20:00Z", completedAt: "2026-11-26T08:20:00Z", outcome: "partial",
+        phases: ["pre-flight", "workers", "verify", "learn", "close"],
+        completed: [
+          { phase: "pre-flight", at: "2026-11-26T07:59:10Z", outputs: [], decisions: "0 roles reset, 2 to run" },
+          { phase: "workers", at: "2026-11-26T08:10:00Z", outputs: [], decisions: "1 completed, 1 failed, 0 skipped" },
+          { phase: "verify", at: "2026-11-26T08:15:00Z", outputs: [], decisions: "goal partial, 0 fix rounds" },
+        ],
+        skippedPhases: ["learn", "close"],
+      },
+      ".design/integration-verifier-report.json": { status: "FAIL", summary: "api missing", crossRoleIssues: [{ issue: "api never reads dueDate", affectedRoles: ["api"], severity: "blocking" }, { issue: "naming", severity: "low" }] },
+      ".design/regression-checker-report.json": { passed: true, changes: [], regressions: [], summary: "nothing broke" },
+      ".design/memory.jsonl": [{ id: "m1", timestamp: "2026-11-26T08:16:00Z", category: "mistake", keywords: ["api"], content: "Time-box api checks" }],
+      ".design/reflection.jsonl": [
+        { id: "r0", timestamp: "2026-11-01T00:00:00Z", skill: "execute", goal: "Earlier goal", outcome: "completed", goalAchieved: true, evaluation: { whatWorked: ["old"], whatFailed: [], doNextTime: [] } },
+        { id: "r1", timestamp: "2026-11-26T08:19:00Z", skill: "execute", goal: "Due dates", outcome: "partial", goalAchieved: false, evaluation: { whatWorked: ["the spec caught a bad default"], whatFailed: ["api's check timed out"], doNextTime: ["Time-box api checks"] } },
+      ],
+    });
+    const out: any = await p.run("report");
+    assert.ok(out.summary.split("\n").includes("Run: run-9 partial (ended 2026-11-26T08:20:00Z); verifier FAIL; goal partial"), out.summary);
+    const html = p.read(".design/report.html");
+    const has = (s: string) => assert.ok(html.includes(s), `the report lacks: ${s}`);
+    // Attempts: tier, agent, outcome with the stall, duration, escalation and the retry's reflexion.
+    has(`<tr data-attempt="1"><td>1</td><td>haiku</td><td>store</td><td>stalled (stalled)</td><td>240 s</td>`);
+    has(`<td>sonnet <span class="muted">(escalated from haiku: failed on its first tier before)</span></td><td>store--2</td><td>completed</td><td>90 s</td><td>5,000</td><td>4</td>`);
+    has("Before attempt 2: root cause the worker read the whole repository; wrong assumption that the store had tests; instead write the test first");
+    // A completed role's checks and its spec, from the evidence; a timed-out check of the failed role.
+    has(`<h4>Checks run</h4>`);
+    has(`Check: <code>node --test test/</code><div class="pass">✔ passed (exit 0, 1.5 s, attempt 2)</div><pre># pass 3</pre>`);
+    has(`Spec: <code>sh .design/specs/spec-store.sh</code><div class="pass">✔ passed (exit 0, 0.8 s, attempt 2)</div>`);
+    has(`✖ failed (timed out, 300 s, attempt 1)</div><pre>killed</pre>`);
+    // Phases, verdicts and the goal review of this run (not the earlier one), memories of this run.
+    has(`<li data-phase="verify"><strong>verify</strong> <span class="muted">2026-11-26T08:15:00Z</span> — goal partial, 0 fix rounds</li>`);
+    has(`<li class="muted" data-phase="learn">learn: not reached</li>`);
+    has("<li>api never reads dueDate</li>");
+    assert.ok(!html.includes("<li>naming</li>"), "only blocking issues are listed");
+    has("Regression checker: <strong>no regression</strong> — nothing broke");
+    has("Goal review: <strong>goal partial</strong>");
+    has("<li>api&#39;s check timed out</li>");
+    assert.ok(!html.includes("<li>old</li>"), "an earlier run's evaluation is not this run's goal review");
+    has("<strong>mistake</strong>: Time-box api checks");
+    has("Earlier goal");
+  });
+
+  it("writes a report for an execute run that had no plan (aborted), and none for a project that never ran one", async (t) => {
+    const p = project(t, {
+      ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-a", goal: "no plan", startedAt: "2026-11-26T09:00:00Z", updatedAt: "2026-11-26T09:00:05Z", completedAt: "2026-11-26T09:00:05Z", outcome: "aborted", phases: ["pre-flight"], completed: [], skippedPhases: ["pre-flight"] },
+      ".design/reflection.jsonl": [{ id: "r1", timestamp: "2026-11-26T09:00:04Z", skill: "execute", goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation: { whatWorked: [], whatFailed: ["no plan"], doNextTime: ["run /do:design first"] } }],
+    });
+    const out: any = await p.run("report");
+    assert.equal(out.exitCode, 0);
+    assert.equal(out.path, ".design/report.html");
+    assert.match(out.problems[0], /No plan at \.design\/plan\.json/);
+    assert.ok(out.summary.split("\n").includes("Run: run-a aborted (ended 2026-11-26T09:00:05Z); goal not met"), out.summary);
+    const html = p.read(".design/report.html");
+    assert.ok(html.includes("aborted") && html.includes("run /do:design first") && html.includes("No plan at"), "the aborted run is shown");
+    const q = project(t, {});
+    const none: any = await q.run("report");
+    assert.equal(none.url, null);
+    assert.equal(q.exists(".design"), false, "a look at the status creates no .design/");
   });
 });

@@ -11,7 +11,7 @@ import { newestFirst } from "../../lib/lifecycle.js";
 import { OWN } from "../../lib/owned.js";
 import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, type Json } from "../../lib/plan.js";
 import { reportHtml } from "../../lib/report/html.js";
-import type { AttemptView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
+import type { AttemptView, EvidenceView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
 import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
 import { schedulerCore } from "../../lib/scheduler.js";
@@ -36,10 +36,20 @@ function attemptsOf(role: Json): AttemptView[] {
     const endedAt = time(a.endedAt);
     const measured = num(a.durationMs) ?? num(usage.durationMs) ?? num(usage.duration_ms);
     const durationMs = measured ?? (startedAt && endedAt ? Math.max(0, Date.parse(endedAt) - Date.parse(startedAt)) : null);
-    const evidence = (Array.isArray(a.evidence) ? a.evidence : []).filter(isObject).map((e) => {
+    const evidence = (Array.isArray(a.evidence) ? a.evidence : []).filter(isObject).map((e): EvidenceView => {
       const exitCode = typeof e.exitCode === "number" ? e.exitCode : null;
-      return { check: text(e.check), exitCode, passed: typeof e.passed === "boolean" ? e.passed : exitCode === 0, output: clip(text(e.output ?? e.tail)) };
+      return {
+        kind: e.kind === "spec" ? "spec" : "check",
+        check: text(e.check),
+        exitCode,
+        passed: typeof e.passed === "boolean" ? e.passed : exitCode === 0,
+        timedOut: e.timedOut === true,
+        durationMs: num(e.durationMs),
+        output: clip(text(e.output ?? e.tail)),
+      };
     });
+    const rx = isObject(a.reflexion) ? a.reflexion : null;
+    const esc = isObject(a.escalated) ? a.escalated : null;
     return {
       attempt: typeof a.attempt === "number" ? a.attempt : k + 1,
       model: text(a.model) || "?",
@@ -52,6 +62,8 @@ function attemptsOf(role: Json): AttemptView[] {
       tokens: num(usage.tokens) ?? num(usage.totalTokens) ?? num(usage.subagent_tokens),
       toolUses: num(usage.toolUses) ?? num(usage.tool_uses),
       evidence,
+      reflexion: rx ? { rootCause: clip(text(rx.rootCause)), wrongAssumptions: clip(text(rx.wrongAssumptions)), alternative: clip(text(rx.alternative)) } : null,
+      escalated: esc ? [text(esc.from) && `from ${text(esc.from)}`, text(esc.reason)].filter(Boolean).join(": ") || "yes" : null,
     };
   });
 }
@@ -114,23 +126,53 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
   const runDoc = readObject(cwd, join(design, "run-execute.json"));
   const run =
     runDoc && typeof runDoc.runId === "string"
-      ? { runId: runDoc.runId, startedAt: text(runDoc.startedAt), completedAt: time(runDoc.completedAt), outcome: text(runDoc.outcome) || "open" }
+      ? {
+          runId: runDoc.runId,
+          startedAt: text(runDoc.startedAt),
+          completedAt: time(runDoc.completedAt),
+          outcome: text(runDoc.outcome) || "open",
+          phases: (Array.isArray(runDoc.completed) ? runDoc.completed : []).filter(isObject).map((c) => ({ phase: text(c.phase), at: text(c.at), decisions: clip(text(c.decisions)) })),
+          skippedPhases: stringsOf(runDoc.skippedPhases),
+        }
       : null;
   const verifierDoc = readObject(cwd, join(design, "integration-verifier-report.json"));
-  const verifier = verifierDoc ? { verdict: text(verifierDoc.status ?? verifierDoc.verdict) || "reported", summary: clip(text(verifierDoc.summary)) } : null;
+  const verifier = verifierDoc
+    ? {
+        verdict: text(verifierDoc.status ?? verifierDoc.verdict) || "reported",
+        summary: clip(text(verifierDoc.summary)),
+        blocking: (Array.isArray(verifierDoc.crossRoleIssues) ? verifierDoc.crossRoleIssues : []).filter((i) => isObject(i) && i.severity === "blocking").map((i) => clip(text((i as Json).issue))),
+      }
+    : null;
+  const regressionDoc = readObject(cwd, join(design, "regression-checker-report.json"));
+  const regression = regressionDoc && typeof regressionDoc.passed === "boolean" ? { passed: regressionDoc.passed, summary: clip(text(regressionDoc.summary)) } : null;
 
   const reflections = newestFirst(readEntries(cwd, join(design, "reflection.jsonl")));
-  const lastExecute = reflections.find((e) => e.skill === "execute");
-  const goalReview = lastExecute
-    ? { goalAchieved: lastExecute.goalAchieved === true, summary: clip(text(isObject(lastExecute.evaluation) ? lastExecute.evaluation.summary ?? lastExecute.evaluation.goalReview : "")) }
-    : null;
+  // The goal review of this run: the verdict the lead wrote at the verify checkpoint ("goal achieved|partial|not
+  // achieved, …") and the run's execute reflection (one written before this run started belongs to an earlier run).
+  const runStart = run ? parseTimestamp(run.startedAt) : 0;
+  const lastExecute = reflections.find((e) => e.skill === "execute" && (!run || parseTimestamp(e.timestamp) >= runStart));
+  const verify = run?.phases.find((ph) => ph.phase === "verify");
+  const verdict = verify ? (/\bgoal (not achieved|achieved|partial)\b/i.exec(verify.decisions)?.[1]?.toLowerCase() ?? "") : "";
+  const lines = (v: unknown) => (Array.isArray(v) ? v : []).map((x) => (typeof x === "string" ? x : isObject(x) ? JSON.stringify(x) : "")).filter(Boolean).slice(0, 20).map(clip);
+  const evaluation = lastExecute && isObject(lastExecute.evaluation) ? lastExecute.evaluation : {};
+  const goalReview =
+    lastExecute || verdict
+      ? {
+          goalAchieved: lastExecute ? lastExecute.goalAchieved === true : verdict === "achieved",
+          verdict,
+          summary: clip(text(evaluation.summary ?? evaluation.goalReview ?? "")),
+          whatWorked: lines(evaluation.whatWorked),
+          whatFailed: lines(evaluation.whatFailed),
+          doNextTime: lines(evaluation.doNextTime),
+        }
+      : null;
   const history: HistoryView[] = reflections.slice(0, 10).map((e) => {
     const ev = isObject(e.evaluation) ? e.evaluation : {};
     const cost = isObject(e.cost) ? e.cost : isObject(ev.cost) ? ev.cost : {};
     return { timestamp: text(e.timestamp), skill: text(e.skill), outcome: text(e.outcome), goalAchieved: e.goalAchieved === true, goal: text(e.goal), tokens: num(cost.tokens) };
   });
 
-  const since = run ? parseTimestamp(run.startedAt) : 0;
+  const since = runStart;
   const memories = readEntries(cwd, join(design, "memory.jsonl"))
     .filter((m) => since > 0 && parseTimestamp(m.timestamp) >= since)
     .slice(-50)
@@ -167,7 +209,7 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
   const state = roles.length === 0 ? (problems.length ? "none" : "empty") : open ? (views.some((v) => v.status !== "pending") ? "in_progress" : "ready") : "done";
   const c = costSummary(doc);
   const cost = { tokens: c.tokens, byTier: c.byTier, byRun: c.byRun, auxiliaries: c.auxiliaries, unrecorded: c.unrecorded };
-  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, goalReview, memories, history, cost, next, memoryCount, interrupted, problems };
+  return { goal: text(doc.goal), generatedAt: isoSeconds(now), state, roles: views, deps, overlaps, counts, run, verifier, regression, goalReview, memories, history, cost, next, memoryCount, interrupted, problems };
 }
 
 export default defineCommand({
@@ -179,7 +221,9 @@ export default defineCommand({
     const model = gatherReport(ctx.cwd, args.plan_path as string, ctx.now());
     const { design } = projectRoots(ctx.cwd);
     let url: string | null = null;
-    if (model.problems.length === 0 || model.roles.length > 0) {
+    // A report needs something to show: a plan, or an execute run (an aborted run may have had no plan). A project
+    // that never used do gets no .design/ from a look at its status.
+    if (model.problems.length === 0 || model.roles.length > 0 || model.run !== null) {
       try {
         const target = confine(ctx.cwd, "report", ".design/report.html", "write", OWN.report);
         ensureDir(design);

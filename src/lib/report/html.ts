@@ -3,7 +3,7 @@
 // same in words; status is a glyph and a word beside its colour; every role is a link target reachable by keyboard;
 // colours follow the reader's light or dark scheme; print drops the backgrounds and keeps sections whole.
 import { BOX_H, layoutGraph, type Layout } from "./layout.js";
-import { glyphOf, type AttemptView, type ReportModel, type RoleView } from "./model.js";
+import { glyphOf, type AttemptView, type EvidenceView, type ReportModel, type RoleView } from "./model.js";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
@@ -123,22 +123,39 @@ function attemptRows(attempts: AttemptView[]): string {
   if (attempts.length === 0) return `<p class="muted">No attempt yet.</p>`;
   const rows = attempts.map(
     (a) =>
-      `<tr><td>${a.attempt}</td><td>${esc(a.model)}</td><td>${esc(a.agent)}</td><td>${esc(a.outcome)}${a.stalled ? " (stalled)" : ""}</td><td>${a.durationMs === null ? "—" : `${Math.round(a.durationMs / 1000)} s`}</td><td>${a.tokens === null ? "—" : a.tokens.toLocaleString("en-US")}</td><td>${a.toolUses === null ? "—" : a.toolUses}</td></tr>`,
+      `<tr data-attempt="${a.attempt}"><td>${a.attempt}</td><td>${esc(a.model)}${a.escalated ? ` <span class="muted">(escalated ${esc(a.escalated)})</span>` : ""}</td><td>${esc(a.agent)}</td><td>${esc(a.outcome)}${a.stalled ? " (stalled)" : ""}</td><td>${a.durationMs === null ? "—" : seconds(a.durationMs)}</td><td>${a.tokens === null ? "—" : a.tokens.toLocaleString("en-US")}</td><td>${a.toolUses === null ? "—" : a.toolUses}</td></tr>`,
   );
-  return `<table><caption class="muted">Attempts</caption><thead><tr><th scope="col">#</th><th scope="col">Tier</th><th scope="col">Agent</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Tool uses</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const table = `<table><caption class="muted">Attempts</caption><thead><tr><th scope="col">#</th><th scope="col">Tier</th><th scope="col">Agent</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Tokens</th><th scope="col">Tool uses</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const reflexions = attempts
+    .filter((a) => a.reflexion)
+    .map((a) => {
+      const r = a.reflexion!;
+      return `<li>Before attempt ${a.attempt}: root cause ${esc(r.rootCause)}; wrong assumption ${esc(r.wrongAssumptions)}; instead ${esc(r.alternative)}</li>`;
+    });
+  return table + (reflexions.length ? `<h4>Reflexion on retry</h4><ul class="reflexion">${reflexions.join("")}</ul>` : "");
 }
 
+const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
+
+function proof(ev: EvidenceView, attempt: number): string {
+  const how = ev.timedOut ? "timed out" : `exit ${ev.exitCode === null ? "none" : ev.exitCode}`;
+  const took = ev.durationMs === null ? "" : `, ${seconds(ev.durationMs)}`;
+  return `<div class="${ev.passed ? "pass" : "fail"}">${ev.passed ? "✔ passed" : "✖ failed"} (${how}${took}, attempt ${attempt})</div>${ev.output ? `<pre>${esc(ev.output)}</pre>` : ""}`;
+}
+
+/** Each acceptance criterion with the newest evidence of its check; then the checks run without a criterion left in
+ *  the plan (the role's spec command, and every check of a completed role: update-status keeps only its attempts). */
 function criteria(r: RoleView): string {
-  if (r.criteria.length === 0) return "";
   const last = [...r.attempts].reverse().find((a) => a.evidence.length > 0);
   const items = r.criteria.map((c) => {
     const ev = last?.evidence.find((e) => e.check === c.check);
-    const proof = ev
-      ? `<div class="${ev.passed ? "pass" : "fail"}">${ev.passed ? "✔ passed" : "✖ failed"} (exit ${ev.exitCode === null ? "none" : ev.exitCode}, attempt ${last?.attempt})</div>${ev.output ? `<pre>${esc(ev.output)}</pre>` : ""}`
-      : `<div class="muted">no evidence recorded</div>`;
-    return `<li>${esc(c.criterion)}<br><code>${esc(c.check)}</code>${proof}</li>`;
+    return `<li data-criterion>${esc(c.criterion)}<br><code>${esc(c.check)}</code>${ev && last ? proof(ev, last.attempt) : `<div class="muted">no evidence recorded</div>`}</li>`;
   });
-  return `<h4>Acceptance criteria</h4><ul>${items.join("")}</ul>`;
+  const named = new Set(r.criteria.map((c) => c.check));
+  const rest = (last?.evidence ?? []).filter((e) => !named.has(e.check) || e.kind === "spec");
+  const more = rest.map((e) => `<li data-evidence="${e.kind}">${e.kind === "spec" ? "Spec" : "Check"}: <code>${esc(e.check)}</code>${proof(e, last!.attempt)}</li>`);
+  if (items.length === 0 && more.length === 0) return "";
+  return `${items.length ? `<h4>Acceptance criteria</h4><ul>${items.join("")}</ul>` : ""}${more.length ? `<h4>${items.length ? "Other checks run" : "Checks run"}</h4><ul>${more.join("")}</ul>` : ""}`;
 }
 
 function roleSection(r: RoleView): string {
@@ -188,10 +205,22 @@ export function reportHtml(model: ReportModel): string {
   const run = model.run
     ? `<p>Run <code>${esc(model.run.runId)}</code> started ${esc(model.run.startedAt)}${model.run.completedAt ? `, ended ${esc(model.run.completedAt)} (${esc(model.run.outcome)})` : ", still open"}.</p>`
     : `<p class="muted">No execute run recorded.</p>`;
+  const phases = model.run && (model.run.phases.length || model.run.skippedPhases.length)
+    ? `<section aria-labelledby="phases-h"><h2 id="phases-h">Phases of the run</h2><ol class="phases">${model.run.phases
+        .map((p) => `<li data-phase="${esc(p.phase)}"><strong>${esc(p.phase)}</strong> <span class="muted">${esc(p.at)}</span>${p.decisions ? ` — ${esc(p.decisions)}` : ""}</li>`)
+        .join("")}${model.run.skippedPhases.map((p) => `<li class="muted" data-phase="${esc(p)}">${esc(p)}: not reached</li>`).join("")}</ol></section>`
+    : "";
   const anyTokens = model.cost.tokens > 0;
+  const list = (title: string, xs: string[]) => (xs.length ? `<div>${esc(title)}<ul>${xs.map((x) => `<li>${esc(x)}</li>`).join("")}</ul></div>` : "");
+  const g = model.goalReview;
   const verdicts = [
-    model.verifier ? `<li>Integration verifier: <strong>${esc(model.verifier.verdict)}</strong>${model.verifier.summary ? ` — ${esc(model.verifier.summary)}` : ""}</li>` : `<li class="muted">Integration verifier: no report.</li>`,
-    model.goalReview ? `<li>Goal review: <strong>${model.goalReview.goalAchieved ? "goal met" : "goal not met"}</strong>${model.goalReview.summary ? ` — ${esc(model.goalReview.summary)}` : ""}</li>` : `<li class="muted">Goal review: none recorded.</li>`,
+    model.verifier
+      ? `<li data-verdict="verifier">Integration verifier: <strong>${esc(model.verifier.verdict)}</strong>${model.verifier.summary ? ` — ${esc(model.verifier.summary)}` : ""}${list("Blocking issues:", model.verifier.blocking)}</li>`
+      : `<li class="muted" data-verdict="verifier">Integration verifier: no report.</li>`,
+    model.regression ? `<li data-verdict="regression">Regression checker: <strong>${model.regression.passed ? "no regression" : "regressions found"}</strong>${model.regression.summary ? ` — ${esc(model.regression.summary)}` : ""}</li>` : "",
+    g
+      ? `<li data-verdict="goal">Goal review: <strong>${g.verdict ? `goal ${esc(g.verdict)}` : g.goalAchieved ? "goal met" : "goal not met"}</strong>${g.summary ? ` — ${esc(g.summary)}` : ""}${list("What worked:", g.whatWorked)}${list("What failed:", g.whatFailed)}${list("Next time:", g.doNextTime)}</li>`
+      : `<li class="muted" data-verdict="goal">Goal review: none recorded.</li>`,
   ].join("");
   const memories = model.memories.length
     ? `<ul>${model.memories.map((m) => `<li><strong>${esc(m.category)}</strong>: ${esc(m.content)}${m.keywords.length ? ` <span class="muted">(${esc(m.keywords.join(", "))})</span>` : ""}</li>`).join("")}</ul>`
@@ -226,6 +255,7 @@ ${graphTable(model)}
 <h2 id="timeline-h">Attempts</h2>
 <div class="scroll">${timelineSvg(model)}</div>
 </section>
+${phases}
 <section aria-labelledby="verdicts-h">
 <h2 id="verdicts-h">Verdicts</h2>
 <ul>${verdicts}</ul>

@@ -13,8 +13,23 @@ export interface AttemptView {
   durationMs: number | null;
   tokens: number | null;
   toolUses: number | null;
-  /** Check evidence recorded for the attempt: the command, its exit code and the last lines of its output. */
-  evidence: Array<{ check: string; exitCode: number | null; passed: boolean; output: string }>;
+  /** Check evidence recorded for the attempt (run-checks): an acceptance check or the role's spec command, its exit
+   *  code, how long it ran and the last lines of its output. */
+  evidence: EvidenceView[];
+  /** A retry's reflexion, as its in_progress update gave it. */
+  reflexion: { rootCause: string; wrongAssumptions: string; alternative: string } | null;
+  /** Why the attempt started above the scheduler's tier (budget's forecast), e.g. "haiku → sonnet: …". */
+  escalated: string | null;
+}
+
+export interface EvidenceView {
+  kind: "check" | "spec";
+  check: string;
+  exitCode: number | null;
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number | null;
+  output: string;
 }
 
 export interface RoleView {
@@ -37,6 +52,10 @@ export interface RunView {
   startedAt: string;
   completedAt: string | null;
   outcome: string;
+  /** The run's checkpoints in order: each phase the lead closed, when, and the decisions it wrote. */
+  phases: Array<{ phase: string; at: string; decisions: string }>;
+  /** Phases the run never checkpointed (run-complete records them for a run that ended early). */
+  skippedPhases: string[];
 }
 
 export interface HistoryView {
@@ -67,8 +86,18 @@ export interface ReportModel {
   overlaps: Array<[number, number]>;
   counts: Record<string, number>;
   run: RunView | null;
-  verifier: { verdict: string; summary: string } | null;
-  goalReview: { goalAchieved: boolean; summary: string } | null;
+  verifier: { verdict: string; summary: string; blocking: string[] } | null;
+  regression: { passed: boolean; summary: string } | null;
+  /** The goal review: the verdict the lead wrote at the verify checkpoint, the execute reflection's goalAchieved and
+   *  what that run's evaluation says worked, failed and should change. */
+  goalReview: {
+    goalAchieved: boolean;
+    verdict: string;
+    summary: string;
+    whatWorked: string[];
+    whatFailed: string[];
+    doNextTime: string[];
+  } | null;
   memories: Array<{ category: string; content: string; keywords: string[] }>;
   history: HistoryView[];
   cost: CostView;

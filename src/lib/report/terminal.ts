@@ -34,6 +34,14 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
     const names = model.overlaps.slice(0, 5).map(([a, b]) => `${oneLine(model.roles[a].name)} ⇄ ${oneLine(model.roles[b].name)}`);
     lines.push(`Never together (same files): ${names.join(", ")}${model.overlaps.length > 5 ? ` and ${model.overlaps.length - 5} more` : ""}`);
   }
+  if (model.run) {
+    const r = model.run;
+    const parts = [r.completedAt ? `${oneLine(r.outcome)} (ended ${oneLine(r.completedAt)})` : `open since ${oneLine(r.startedAt)}`];
+    if (model.verifier) parts.push(`verifier ${oneLine(model.verifier.verdict)}`);
+    const g = model.goalReview;
+    if (g) parts.push(g.verdict ? `goal ${g.verdict}` : g.goalAchieved ? "goal met" : "goal not met");
+    lines.push(`Run: ${oneLine(r.runId)} ${parts.join("; ")}`);
+  }
   const c = model.cost;
   if (c.tokens > 0) {
     const n = (x: number) => x.toLocaleString("en-US");
