@@ -137,7 +137,18 @@ export interface Metrics {
   patterns: Array<Record<string, unknown>>;
   patternCounts: Record<Status, number> & { total: number; recurring: number };
   unaddressedFeedback: Array<Record<string, unknown>>;
+  /** What gets a hypothesis: each active pattern above `anecdotal`, each piece of unaddressed advice. */
+  hypothesize: Hypothesize[];
   trend: Record<string, unknown>;
+}
+
+/** One thing /do:reflect writes a hypothesis for, pointing into `patterns` or `unaddressedFeedback` by index. */
+export interface Hypothesize {
+  from: "patterns" | "unaddressedFeedback";
+  index: number;
+  text: string;
+  runs: number;
+  confidence: Confidence;
 }
 
 /** Metrics over one skill's reflections (any order in; sorted by timestamp, file order on ties). */
@@ -202,6 +213,14 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
     .sort((a, b) => b.rs.length - a.rs.length || b.rs[b.rs.length - 1].epoch - a.rs[a.rs.length - 1].epoch)
     .map(({ g, rs }) => ({ text: g.mentions[0].text, examples: examples(g), runs: rs.length, firstSeen: rs[0].timestamp, lastSeen: rs[rs.length - 1].timestamp, reflections: rs.map(ref) }));
 
+  const shownPatterns = patterns.slice(0, MAX_GROUPS).map(({ _order, ...p }) => p);
+  const shownAdvice = unaddressed.slice(0, MAX_GROUPS);
+  const hypothesize: Hypothesize[] = [
+    ...shownPatterns.flatMap((p, index) =>
+      p.status === "active" && p.confidence !== "anecdotal" ? [{ from: "patterns" as const, index, text: p.text, runs: p.runs, confidence: p.confidence }] : []),
+    // Advice repeated in REPEATED_ADVICE_RUNS runs or more was not taken: its confidence counts those runs.
+    ...shownAdvice.map((a, index) => ({ from: "unaddressedFeedback" as const, index, text: a.text, runs: a.runs, confidence: (a.runs >= HIGH_CONFIDENCE_RUNS ? "high" : "medium") as Confidence })),
+  ];
   return {
     runs: {
       total: runs.length,
@@ -211,9 +230,10 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
       newest: runs[runs.length - 1]?.timestamp ?? null,
       recent: runs.slice(-RECENT_RUNS).reverse().map(ref),
     },
-    patterns: patterns.slice(0, MAX_GROUPS).map(({ _order, ...p }) => p),
+    patterns: shownPatterns,
     patternCounts: counts,
-    unaddressedFeedback: unaddressed.slice(0, MAX_GROUPS),
+    unaddressedFeedback: shownAdvice,
+    hypothesize,
     trend: trend(runs, (r) => strings(evalOf(r).whatFailed).length),
   };
 }

@@ -22,7 +22,7 @@ describe("preflight", () => {
       plan: { state: "none", roleCount: 0, counts: {}, goal: "", isResume: false },
       lifecycle: { handoff: "", reflections: [], plan: "" },
       memory: { count: 0, skippedLines: 0 },
-      reflections: { count: 0, skippedLines: 0, lastForSkill: null },
+      reflections: { count: 0, skippedLines: 0, evidence: 0, lastForSkill: null },
       recon: { exists: false },
       run: null,
       nextStep: "No plan: run /do:design first",
@@ -95,7 +95,7 @@ describe("preflight", () => {
     const out = await p.run("preflight", ["execute"]);
     assert.equal(out.exitCode, 0);
     assert.deepEqual(out.memory, { count: 2, skippedLines: 3 });
-    assert.deepEqual(out.reflections, { count: 3, skippedLines: 1, lastForSkill: "completed succeeded 2026-01-03T00:00:00Z" });
+    assert.deepEqual(out.reflections, { count: 3, skippedLines: 1, evidence: 3, lastForSkill: "completed succeeded 2026-01-03T00:00:00Z" });
     assert.deepEqual((out.lifecycle as any).reflections, ["design: completed (succeeded)", "execute: completed (succeeded)"]);
     assert.deepEqual(out.problems, [
       "memory.jsonl: 3 unparsable line(s) skipped (lines 2, 4, 6)",
@@ -144,6 +144,26 @@ describe("preflight", () => {
     const out = await p.run("preflight", ["reflect"]);
     assert.equal((out.lifecycle as any).handoff, "Done: api\nNext: tests");
     assert.equal(out.nextStep, "No reflections yet: run a skill first, there is nothing to reflect on");
+  });
+
+  it("counts as reflect's evidence every run but reflect's own aborted ones, which /do:reflect compares with its minimum [feature:reflect/not-enough-runs]", async (t) => {
+    // Two reflect runs that stopped for too few runs, one real design run: the minimum of 2 is not met.
+    const p = project(t, {
+      ".design/reflection.jsonl": [
+        refl("design", "2026-01-01T00:00:00Z", false, "failed"),
+        refl("reflect", "2026-01-02T00:00:00Z", false, "aborted"),
+        refl("reflect", "2026-01-03T00:00:00Z", false, "aborted"),
+        refl("reflect", "2026-01-04T00:00:00Z"),
+      ],
+    });
+    const out = await p.run("preflight", ["reflect"]);
+    assert.equal((out.reflections as any).count, 4);
+    assert.equal((out.reflections as any).evidence, 2, "a completed reflect run is evidence about reflect; an aborted one is not");
+    assert.equal(out.nextStep, "2 reflection(s) to analyse");
+    const only = project(t, { ".design/reflection.jsonl": [refl("reflect", "2026-01-02T00:00:00Z", false, "aborted")] });
+    const none = await only.run("preflight", ["reflect"]);
+    assert.equal((none.reflections as any).evidence, 0);
+    assert.equal(none.nextStep, "No reflections yet: run a skill first, there is nothing to reflect on");
   });
 
   it("reports a design_dir that is a file as a problem", async (t) => {

@@ -96,6 +96,19 @@ describe("reflect-metrics", () => {
     assert.deepEqual([fb[0].firstSeen, fb[0].lastSeen], [day(1), day(6)]);
   });
 
+  it("names what gets a hypothesis: active patterns above anecdotal and each unaddressed advice, with the confidence to use [feature:reflect/metrics-from-helper] [feature:reflect/unaddressed-feedback]", async (t) => {
+    const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
+    // The resolved context pattern, the likely resolved lint one and the anecdotal network one get none.
+    assert.deepEqual(out.hypothesize, [
+      { from: "patterns", index: 0, text: "test-writer check needs a database that is not running", runs: 3, confidence: "high" },
+      { from: "unaddressedFeedback", index: 0, text: "Scope test checks to the files a role owns", runs: 3, confidence: "high" },
+    ]);
+    const two = project(t, { ".design/reflection.jsonl": [run(1, "design", "failed", ["experts disagreed on the storage layer"], ["review the storage choice early"]), run(2, "design", "partial", ["experts disagreed about the storage layer"], ["review the storage choice early on"])] });
+    const d: any = await two.run("reflect-metrics", ["--skill", "design"]);
+    assert.deepEqual(d.hypothesize.map((h: any) => [h.from, h.confidence]), [["patterns", "medium"], ["unaddressedFeedback", "medium"]]);
+    for (const h of d.hypothesize) assert.equal(d[h.from][h.index].text, h.text, "the index points at its entry");
+  });
+
   it("computes the trend from the older and newer halves [feature:reflect/trend]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     assert.deepEqual(out.trend, {

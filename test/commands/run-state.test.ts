@@ -167,6 +167,38 @@ describe("run-status and run-complete", () => {
     assert.deepEqual(out.changed, ["goal", "spec.md"]);
   });
 
+  it("names the refs a resumed session reads first: those an earlier phase loaded that the next one works from", async (t) => {
+    const DESIGN = "pre-flight,experts,cross-review,plan,finalize,reflect-and-report";
+    const walk = async (skill: string, phases: string, steps: Array<[string, string]>) => {
+      const p = project(t);
+      await p.run("run-start", [skill, "--phases", phases, "--goal", "g"]);
+      const seen: unknown[] = [];
+      for (const [phase, decisions] of steps) {
+        await p.run("run-checkpoint", [skill, "--phase", phase, "--decisions", decisions]);
+        seen.push((await p.run("run-status", [skill, "--goal", "g"])).refs);
+      }
+      return seen;
+    };
+    // Full path: only finalize carries a ref over (its fallback rebuilds the draft from the plan template).
+    assert.deepEqual(await walk("design", DESIGN, [["pre-flight", "x"], ["experts", "experts: a, b"], ["cross-review", "none"], ["plan", "2 roles"], ["finalize", "ok"]]), [
+      [], [], [], ["refs/plan-template.md"], [],
+    ]);
+    // Quick path: the plan phase writes the draft as refs/quick-path.md (read at experts) says.
+    assert.deepEqual(await walk("design", DESIGN, [["pre-flight", "x"], ["experts", "skipped: quick path"], ["cross-review", "skipped: quick path"]]), [
+      [], [], ["refs/quick-path.md"],
+    ]);
+    assert.deepEqual(await walk("improve", "pre-flight,mode,analysis,cross-review,synthesis,guards,finalize,reflect-and-report", [["pre-flight", "x"], ["mode", "general"], ["analysis", "a"]]), [
+      [], ["refs/analyst-briefs.md"], ["refs/analyst-briefs.md"],
+    ]);
+    assert.deepEqual(await walk("reflect", "pre-flight,gather,analyse,hypotheses,plan,reflect-and-report", [["pre-flight", "x"], ["gather", "y"], ["analyse", "z"]]), [
+      [], [], ["refs/pattern-analysis.md"],
+    ]);
+    // Execute keeps its own resume text: no table, no field.
+    const e = project(t);
+    await e.run("run-start", ["execute", "--phases", "pre-flight,workers", "--goal", "g"]);
+    assert.equal("refs" in (await e.run("run-status", ["execute", "--goal", "g"])), false);
+  });
+
   it("reports no run without failing", async (t) => {
     const out = await project(t).run("run-status", ["recon"]);
     assert.deepEqual({ ...out, exitCode: undefined }, { ok: true, skill: "recon", exists: false, resumable: false, exitCode: undefined });

@@ -282,6 +282,8 @@ describe("golden path through claude -p", () => {
         check(/Resume from cross-review/.test(digest.nextStep), `nextStep: ${digest.nextStep}`);
         const status = yield* helper(lead, "An earlier design run stopped after its experts.", "run-status", [], { fill: { goal: digest.run.goal } });
         check(status.resumable === true && status.nextPhase === "cross-review", JSON.stringify(status));
+        // Cross-review reads its own ref at its start: nothing an earlier phase loaded is carried over.
+        check(Array.isArray(status.refs) && status.refs.length === 0, `refs: ${JSON.stringify(status.refs)}`);
         check(status.goal === GOAL, `run goal: ${status.goal}`);
         const outputs: string[] = status.outputs;
         check(outputs.includes(".design/expert-architect.json") && outputs.includes(".design/expert-api-designer.json"), `outputs: ${outputs}`);
@@ -956,8 +958,9 @@ describe("golden path through claude -p", () => {
         const past = yield* helper(lead, "Past improve runs.", "reflection-search", ["--skill improve"]);
         check(Array.isArray(past.reflections), JSON.stringify(past));
         yield* helper(lead, "Memories.", "memory-search", [], { fill: { "skill name": "greet", focus: "clarity" } });
-        ctx = yield* calls("Phase 3/8 Analysis (targeted: a focus was given).", lead.ref("analyst-briefs.md"), lead.ref("scoring-rubric.md"));
-        ctx.results.forEach((r) => done(r));
+        // The mode comes from the analyst ref's Mode section (read in phase 2), the rubric in phase 3.
+        done((yield* calls("Phase 2/8 Mode: targeted, a focus was given.", lead.ref("analyst-briefs.md"))).results[0]);
+        done((yield* calls("Phase 3/8 Analysis.", lead.ref("scoring-rubric.md"))).results[0]);
         ctx = yield* calls("Spawning the analyst.", agent("clarity analysis", "clarity-analyst", "sonnet", brief("analyst-clarity", "Analyse .claude/skills/greet/SKILL.md for clarity; write .design/expert-clarity-analyst.json.")));
         ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the analyst.");
         ok((yield* calls("Checking the artifact.", lead.run("expert-validate", [], { fill: { name: "clarity-analyst" } }))).results[0]);

@@ -2,7 +2,8 @@
 // design clarifies a goal only once it has read recon and the memories, records the goal as given (so the same
 // /do:design again stays resumable) and the clarified one at its checkpoint; a design split into phases leaves the
 // later ones in the handoff, which execute keeps; every flag a skill advertises is read; every skill that asks
-// with AskUserQuestion says what to do without it; execute shows restored roles.
+// with AskUserQuestion says what to do without it; execute shows restored roles; recon leaves counting to the helper;
+// improve starts a run on a target outside the project; reflect's evidence and hypotheses come from the helper.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -34,7 +35,7 @@ describe("design's pre-flight: read first, clarify after, record the goal as giv
     assert.equal(flagValue(first("run-status"), "--goal"), "{goal}");
     assert.equal(flagValue(first("run-start"), "--goal"), "{goal}");
     assert.ok(first("run-start").line < lineOf(f, /^\d+\. Clarify the goal/), "the run starts before the goal is clarified");
-    assert.match(f.body, /`\{goal\}` is the goal as given \(the line above\) in steps 1, 3 and 7; the clarified goal goes only to the checkpoint/);
+    assert.match(f.body, /`\{goal\}` is the goal as given \(the line above\) in steps 1, 3 and 6; the clarified goal goes only to the checkpoint/);
     const pre = calls.find((c) => c.command === "run-checkpoint" && flagValue(c, "--phase") === "pre-flight")!;
     assert.match(flagValue(pre, "--decisions")!, /^goal: \{clarified goal\}; /);
     assert.match(f.body, /take `decisions` \(clarified goal, /);
@@ -105,5 +106,58 @@ describe("what the skills advertise and ask", () => {
     assert.match(body, /At least one role completed and `integration-verifier` is listed → spawn it/);
     assert.match(body, /`regression-checker` listed → spawn it/);
     assert.match(body, /`memory-curator` listed → read `refs\/memory-curator\.md` now, spawn it/);
+  });
+});
+
+describe("recon, improve and reflect: what issue 24 found in their text", () => {
+  it("recon never tells the lead to count: the helper counts the findings, and the counts it records come from answers", () => {
+    const f = skill("recon");
+    assert.doesNotMatch(f.body, /\bCount the findings\b/);
+    assert.doesNotMatch(f.body, /you do not count/i);
+    const synthesis = phaseSections(f).find((p) => p.name === "synthesis")!;
+    assert.match(synthesis.text, /The helper counts the findings and domains/);
+    const findings = invocations(f).find((c) => c.command === "recon-findings")!;
+    assert.ok(findings.line >= synthesis.line && findings.line <= synthesis.endLine);
+    assert.match(f.body, /`findingsCount`\s+\(recon-findings' `findings`\), `interventionsProduced` \(`interventionCount`\)/);
+  });
+
+  it("recon, improve and reflect each say what to do without AskUserQuestion, in their boundaries", () => {
+    for (const name of ["design", "recon", "improve", "reflect"]) {
+      const f = skill(name);
+      const boundaries = f.body.slice(f.body.indexOf("## Boundaries"), f.body.indexOf("## 1. "));
+      assert.match(boundaries, /No AskUserQuestion in this session → ask each of its questions in plain words, options listed, and end your\s+turn\./, name);
+    }
+  });
+
+  it("improve starts a run on a target outside the project without --inputs, which the helper would refuse", (t) => {
+    const f = skill("improve");
+    const start = invocations(f).find((c) => c.command === "run-start")!;
+    assert.equal(flagValue(start, "--inputs"), "{target path}");
+    assert.match(f.body, /a target outside the project: leave out `--inputs`/);
+    const dir = mkdtempSync(join(tmpdir(), "do-issue24-improve-"));
+    const outside = mkdtempSync(join(tmpdir(), "do-issue24-plugin-"));
+    t.after(() => [dir, outside].forEach((d) => rmSync(d, { recursive: true, force: true })));
+    const phases = flagValue(start, "--phases")!;
+    const target = join(outside, "SKILL.md");
+    const refused = cliSync(["run-start", "improve", "--phases", phases, "--goal", "execute", "--inputs", target], { cwd: dir }).json as any;
+    assert.equal(refused.code, "E_PATH", "what the written call does for a plugin's skill");
+    const started = cliSync(["run-start", "improve", "--phases", phases, "--goal", "execute"], { cwd: dir }).json as any;
+    assert.equal(started.ok, true, JSON.stringify(started));
+  });
+
+  it("reflect stops early on the helper's evidence count and writes the hypotheses the helper names", () => {
+    const f = skill("reflect");
+    assert.match(phaseSections(f)[0].text, /The digest's `reflections\.evidence` \(runs to learn from\) below the minimum/);
+    assert.doesNotMatch(f.body, /`reflections\.count`/);
+    const hyp = phaseSections(f).find((p) => p.name === "hypotheses")!;
+    assert.match(hyp.text, /One hypothesis per entry of reflect-metrics' `hypothesize`/);
+    assert.doesNotMatch(hyp.text, /anecdotal/, "which patterns get a hypothesis is the helper's answer");
+  });
+
+  it("improve chooses its mode from the analyst ref, read in the mode phase", () => {
+    const f = skill("improve");
+    const mode = phaseSections(f).find((p) => p.name === "mode")!;
+    assert.match(mode.text, /Read `refs\/analyst-briefs\.md` now\. Choose the mode and its analysts as its Mode section says/);
+    assert.match(readRef("improve", "analyst-briefs.md"), /## Mode\n[\s\S]*\*cross-skill\*[\s\S]*\*targeted\*[\s\S]*under 80 lines[\s\S]*\*general\*/);
   });
 });

@@ -5,9 +5,14 @@ import { allowedTools, approxTokens, commandFiles, editAllowed, readRef, skillFi
 describe("skill bodies", () => {
   const files = skillFiles();
 
+  // Each skill's cap is its measured size rounded up to the next 100 (issue 24: all five at most half the
+  // original's 26,607 tokens on invoke); a skill that grows past it moves detail to refs/ or a helper answer.
+  const CAPS: Record<string, number> = { design: 2700, execute: 4500, recon: 2000, improve: 2800, reflect: 2000 };
+
   it("stay within the token budget (about 4 characters per token)", () => {
     const costs = Object.fromEntries(files.map((f) => [f.name, approxTokens(f.body)]));
-    for (const [name, t] of Object.entries(costs)) assert.ok(t <= 4500, `${name}: ~${t} tokens`);
+    assert.deepEqual(Object.keys(costs).sort(), Object.keys(CAPS).sort());
+    for (const [name, t] of Object.entries(costs)) assert.ok(t <= CAPS[name], `${name}: ~${t} tokens, over its ${CAPS[name]}`);
     const total = Object.values(costs).reduce((a, b) => a + b, 0);
     assert.ok(total < 16000, `all five: ~${total} tokens`);
   });

@@ -70,6 +70,7 @@ export default defineCommand({
         confirmedResolved: "a memory about it recorded at or after its last occurrence",
         confidence: `high from ${HIGH_CONFIDENCE_RUNS} runs, medium ${MEDIUM_CONFIDENCE_RUNS}, low 1 failed or aborted run, anecdotal 1 other run`,
         unaddressed: `advice repeated in ${REPEATED_ADVICE_RUNS} or more runs`,
+        hypothesize: "each active pattern whose confidence is not anecdotal, and each unaddressed advice",
         trend: `success rate of the newer half against the older, change of ${TREND_DELTA} or more; needs ${TREND_MIN_RUNS} runs`,
       },
     };

@@ -202,6 +202,15 @@ function jsonlFacts(file: string, read: JsonlFile, problems: string[]): { count:
   return { count: read.entries.length, skippedLines: read.skipped };
 }
 
+/**
+ * The runs /do:reflect may learn from: every reflection but reflect's own aborted runs (too few runs, a plan kept),
+ * which record no evidence about any skill (reflect-metrics leaves them out the same way).
+ */
+function evidenceCount(read: JsonlFile): number {
+  if (read.kind !== "ok") return 0;
+  return read.entries.filter((e) => !(e.value.skill === "reflect" && e.value.outcome === "aborted")).length;
+}
+
 function lastForSkill(read: JsonlFile, skill: string | null): string | null {
   if (read.kind !== "ok" || skill === null) return null;
   const mine = newestFirst(read.entries.map((e) => e.value).filter((e) => e.skill === skill));
@@ -253,7 +262,11 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   if (handoffRead.kind === "error") problems.push(`handoff.md: cannot read: ${handoffRead.detail}`);
   const life: Lifecycle = lifecycle(handoffRead, reflectionRead, planRead);
   const memory = memoryFacts(typeof memoryPath === "string" ? memoryPath : null, problems);
-  const reflections = { ...jsonlFacts("reflection.jsonl", reflectionRead, problems), lastForSkill: lastForSkill(reflectionRead, skill) };
+  const reflections = {
+    ...jsonlFacts("reflection.jsonl", reflectionRead, problems),
+    evidence: evidenceCount(reflectionRead),
+    lastForSkill: lastForSkill(reflectionRead, skill),
+  };
   const recon = reconFacts(reconRead, problems);
   let run: RunFacts | null = null;
   if (usable && skill) {
@@ -280,7 +293,7 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
     reflections,
     recon,
     run,
-    nextStep: nextStep({ skill, run, plan, reflectionCount: reflections.count, recon }),
+    nextStep: nextStep({ skill, run, plan, reflectionCount: reflections.evidence, recon }),
     problems,
   };
 }
@@ -302,7 +315,7 @@ export default defineCommand({
         plan: { state: "invalid", roleCount: 0, counts: {}, goal: "", isResume: false, error: "internal_error" },
         lifecycle: { handoff: "", reflections: [], plan: "" },
         memory: { count: 0, skippedLines: 0 },
-        reflections: { count: 0, skippedLines: 0, lastForSkill: null },
+        reflections: { count: 0, skippedLines: 0, evidence: 0, lastForSkill: null },
         recon: { exists: false },
         run: null,
         nextStep: "Preflight failed: run the skill's own checks",
