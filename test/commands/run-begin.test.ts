@@ -65,7 +65,7 @@ describe("run-begin execute", () => {
     assert.equal((out.lifecycle as { handoff: string }).handoff, "Next: build the API");
     assert.deepEqual(out.git, { repo: false, dirty: [], dirtyCount: 0 });
     assert.equal(out.budget, undefined);
-    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge/);
+    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge · not a git repository: nothing will be committed$/);
     const state = p.json(".design/run-execute.json");
     assert.equal(state.runId, run.runId);
     assert.equal(state.goal, "Test goal");
@@ -261,6 +261,7 @@ describe("run-begin execute", () => {
     const index = snapshot(join(p.dir, ".git"));
     const out = await begin(p);
     assert.deepEqual(out.git, { repo: true, dirty: ["notes.txt", "src/a.ts"], dirtyCount: 2 });
+    assert.match(out.announce as string, /the work tree has 2 changed file\(s\) outside \.design\/: commits leave them alone$/);
     assert.deepEqual(changed(index, snapshot(join(p.dir, ".git"))), [], "git status wrote nothing in .git/");
   });
 
