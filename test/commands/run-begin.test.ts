@@ -306,3 +306,28 @@ describe("run-begin for the other skills", () => {
     assert.equal(p.read(`${out.archivedTo}/run-recon.json`), "{ broken");
   });
 });
+
+describe("run-begin's git", () => {
+  it("never runs a git the project put in its own folder, even with an empty PATH entry", async (t) => {
+    const { findGit } = await import("../../src/lib/git-status.ts");
+    const { chmodSync, mkdirSync, realpathSync } = await import("node:fs");
+    const p = project(t, { "bin/git": "#!/bin/sh\ntouch pwned\n", "git": "#!/bin/sh\ntouch pwned\n" });
+    chmodSync(join(p.dir, "bin/git"), 0o755);
+    chmodSync(join(p.dir, "git"), 0o755);
+    const root = realpathSync(p.dir);
+    assert.equal(findGit(root, `:.:bin:${join(root, "bin")}`), null);
+    const real = findGit(root, `${join(root, "bin")}:${process.env.PATH}`);
+    assert.ok(real !== null && !real.startsWith(root), String(real));
+    mkdirSync(join(p.dir, ".design"));
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan()));
+    const saved = process.env.PATH;
+    process.env.PATH = `:${join(root, "bin")}:${saved}`;
+    try {
+      const out = await begin(p);
+      assert.equal(out.exitCode, 0, JSON.stringify(out));
+    } finally {
+      process.env.PATH = saved;
+    }
+    assert.ok(!p.exists("pwned"), "the project's git never ran");
+  });
+});
