@@ -35,7 +35,7 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "budget", "challenge-resolve", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-checkpoint", "run-checks", "run-complete", "run-start", "run-status", "schema", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "curator-apply", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-begin", "run-checkpoint", "run-checks", "run-complete", "run-end", "run-start", "run-status", "schema", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "worker-completion-validate", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
@@ -92,6 +92,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   id: "text",
   decisions: "text",
   "goal-achieved": "text",
+  eval: "path",
   draft_path: "path",
   out: "path",
   memory: "path",
