@@ -84,6 +84,17 @@ describe("next records the starts it hands out [feature:execute/helper-schedules
     assert.deepEqual(p.json(P).roles.map((r: any) => r.status ?? "pending"), ["in_progress", "pending"]);
   });
 
+  it("leaves the workflow path to its own scheduler: compiling records nothing, and a recorded start holds it", async (t) => {
+    const p = project(t, { [P]: planWith(["api", "ui"]) });
+    const before = p.read(P);
+    const compiled: any = await p.run("workflow");
+    assert.deepEqual([compiled.ok, compiled.startsNow.map((s: any) => s.agent)], [true, ["api", "ui"]]);
+    assert.equal(p.read(P), before, "the workflow's script records its starts only when the lead replays them");
+    await p.run("next", [], { now: T });
+    const held: any = await p.run("workflow");
+    assert.equal(held.code, "E_INVALID", "roles next started are running: no second start through the workflow");
+  });
+
   it("records nothing while the challenger's blocking issues are open", async (t) => {
     const report = { issues: [{ category: "missing-dependency", severity: "blocking", description: "api reads a table no role creates", affectedRoles: ["api"], recommendation: "Order them" }], summary: "One blocking issue" };
     const p = project(t, { [P]: planWith(["api"]), ".design/challenger-report.json": report });
