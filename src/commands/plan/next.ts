@@ -157,7 +157,6 @@ export default defineCommand({
         running,
         stalled: running.filter((r) => r.stalled).map((r) => r.roleIndex),
         stallMinutes,
-        restored: applied.restored,
         budget,
         stoppedBy,
         ...(warnings.length ? { warnings } : {}),
