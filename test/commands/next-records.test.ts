@@ -171,6 +171,25 @@ describe("next hands each start its memories", () => {
     assert.deepEqual(resumed.start[0].memories, first.start[0].memories);
   });
 
+  it("gives the workflow the same memories per role when the lead chose none", async (t) => {
+    const plan = planWith([
+      { name: "api", goal: "Build the api endpoints", dirs: ["src/api/"] },
+      { name: "ui", goal: "Build the ui components", dirs: ["src/ui/"] },
+    ]);
+    const p = project(t, { [P]: plan, [MEM]: memories });
+    const out: any = await p.run("workflow", [], { now: T });
+    assert.deepEqual([out.ok, out.memories, out.warnings], [true, 4, undefined]);
+    const script = p.read(".design/workflow.js");
+    const data = JSON.parse(/const PLAN = (.*);\n/.exec(script)![1]);
+    assert.deepEqual(data.memories, {
+      0: ["Paginate every list endpoint of the api", "The api auth middleware must run before the router", "The api orders test needs the database seeded"],
+      1: ["UI components live in src/ui/components, one per file"],
+    });
+    const chosen = project(t, { [P]: plan, [MEM]: memories, ".design/tmp/memories.json": { ui: ["Use the design tokens"] } });
+    assert.equal((await chosen.run("workflow", ["--memories", ".design/tmp/memories.json"])).ok, true);
+    assert.deepEqual(JSON.parse(/const PLAN = (.*);\n/.exec(chosen.read(".design/workflow.js"))![1]).memories, { 1: ["Use the design tokens"] }, "the lead's choice wins");
+  });
+
   it("answers without memories and with a warning when the memory file is missing, broken or outside the project", async (t) => {
     const plan = planWith([{ name: "api", goal: "Build the api endpoints" }]);
     const none: any = await project(t, { [P]: plan }).run("next", [], { now: T });
