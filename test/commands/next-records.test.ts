@@ -33,6 +33,7 @@ describe("next records the starts it hands out [feature:execute/helper-schedules
       ["ui", "ui", "sonnet", true, "2026-03-03T10:00:00Z"],
     ]);
     assert.deepEqual(out.running, [], "the starts recorded now are in start, not in running");
+    assert.deepEqual(out.counts, { pending: 1, in_progress: 2, completed: 0, failed: 0, skipped: 0, blocked: 0 }, "counted as the plan now stands");
     const roles = p.json(P).roles;
     assert.deepEqual(roles.map((r: any) => r.status ?? "pending"), ["in_progress", "in_progress", "pending"]);
     assert.deepEqual(roles[0].attemptLog, [{ attempt: 1, model: "sonnet", agent: "api", outcome: "running", startedAt: "2026-03-03T10:00:00Z", runId: "run-7" }]);

@@ -96,8 +96,15 @@ export default defineCommand({
           ...(s.retry ? { failure: retryFailures.get(s.roleIndex) } : {}),
         };
       });
+      // The counts as the plan now stands, the starts just recorded included.
+      const counts: Record<string, number> = Object.fromEntries(Object.keys(decision.counts).map((k) => [k, 0]));
+      for (const role of roles) {
+        const st = core.statusOf(role);
+        counts[st] = (counts[st] ?? 0) + 1;
+      }
       const result = {
         ...decision,
+        counts,
         start,
         running,
         stalled: running.filter((r) => r.stalled).map((r) => r.roleIndex),
