@@ -14,6 +14,7 @@ import { confine, ensureDir, projectRoots, readJson, updateText } from "../../st
 import { budgetFor, openRunId } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
+import { memoriesFor } from "../memory/for-roles.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
@@ -35,6 +36,15 @@ function priorContext(cwd: string, roles: Record<string, unknown>[]): Record<str
     if (parts.length === 0 && typeof role.result === "string" && role.result) parts.push(role.result);
     if (parts.length) out[String(i)] = parts.join("\n");
   });
+  return out;
+}
+
+/** Without `--memories`: per role still to do, the memories `next` would hand its start (memory/for-roles.ts). */
+function chosenMemories(cwd: string, roles: Record<string, unknown>[], nowMs: number, warnings: string[]): Record<string, string[]> {
+  const core = schedulerCore();
+  const todo = roles.flatMap((r, i) => (core.statusOf(r) === "completed" ? [] : [i]));
+  const out: Record<string, string[]> = {};
+  for (const [i, list] of memoriesFor(cwd, roles, todo, nowMs, warnings)) if (list.length) out[String(i)] = list.map((m) => m.content);
   return out;
 }
 
@@ -61,7 +71,7 @@ function memoriesFrom(cwd: string, path: string | undefined, roles: Record<strin
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {
-    memories: { type: "string", path: "read", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
+    memories: { type: "string", path: "read", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role (default: the best 3 of .design/memory.jsonl per role, as next hands them)" },
   },
   async run(ctx, args) {
     const planPath = args.plan_path as string;
@@ -69,7 +79,8 @@ export default defineCommand({
     refuseWhileChallenged(ctx.cwd, doc, "the workflow");
     const roles = rolesOf(doc);
     const core = schedulerCore();
-    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
+    const warnings: string[] = [];
+    const memories = args.memories !== undefined ? memoriesFrom(ctx.cwd, args.memories as string, roles) : chosenMemories(ctx.cwd, roles, ctx.now(), warnings);
     const decision = core.decide(roles, ctx.cwd);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
@@ -102,6 +113,8 @@ export default defineCommand({
       roles: roles.length,
       startsNow: decision.start.map((s) => ({ name: s.name, agent: s.agent, model: s.model })),
       call: { scriptPath: WORKFLOW_PATH },
+      memories: Object.values(memories).reduce((n, list) => n + list.length, 0),
+      ...(warnings.length ? { warnings } : {}),
     };
   },
 });
