@@ -115,6 +115,39 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
   );
 }
 
+/**
+ * Apply a parsed batch to the plan document in memory (the caller holds the plan's lock and writes it): the
+ * reflexion gate, the state machine with its cascade and restoration, and the evidence gate on every completion.
+ * Throws a HelperError on the first update refused, having changed nothing the caller then writes.
+ */
+export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: string; project: string; now: number }): ReturnType<SchedulerCore["apply"]> {
+  const roles = rolesOf(doc);
+  checkReflexions(roles, updates);
+  const at = isoSeconds(env.now);
+  const core = schedulerCore();
+  let runId: string | null | undefined;
+  return core.apply(roles, updates, {
+    fail: (code, message) => {
+      throw new HelperError(code as "E_TRANSITION", message);
+    },
+    beforeComplete: (role, i) => {
+      const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(env.project, path, sha256));
+      if (gaps.length) throw noEvidence(role, i, gaps);
+    },
+    onOpen: (entry, role) => {
+      entry.startedAt = at;
+      if (runId === undefined) runId = openRunId(env.cwd);
+      if (runId !== null) entry.runId = runId;
+      const why = escalation(core, role, entry, () => gatherSamples(projectRoots(env.cwd).design, doc), runId);
+      if (why) entry.escalated = why;
+    },
+    onClose: (entry) => {
+      entry.endedAt = at;
+    },
+    onComplete: (role) => completeRole(doc, role),
+  });
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
@@ -122,33 +155,9 @@ export default defineCommand({
   async run(ctx, args) {
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
-    let runId: string | null | undefined;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
-      const roles = rolesOf(doc);
-      const updates = parseUpdates(input, roles.length);
-      checkReflexions(roles, updates);
-      const at = isoSeconds(ctx.now());
-      const core = schedulerCore();
-      const result = core.apply(roles, updates, {
-        fail: (code, message) => {
-          throw new HelperError(code as "E_TRANSITION", message);
-        },
-        beforeComplete: (role, i) => {
-          const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
-          if (gaps.length) throw noEvidence(role, i, gaps);
-        },
-        onOpen: (entry, role) => {
-          entry.startedAt = at;
-          if (runId === undefined) runId = openRunId(ctx.cwd);
-          if (runId !== null) entry.runId = runId;
-          const why = escalation(core, role, entry, () => gatherSamples(projectRoots(ctx.cwd).design, doc), runId);
-          if (why) entry.escalated = why;
-        },
-        onClose: (entry) => {
-          entry.endedAt = at;
-        },
-        onComplete: (role) => completeRole(doc, role),
-      });
+      const updates = parseUpdates(input, rolesOf(doc).length);
+      const result = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
       return { write: updates.length > 0, result: { ...result } };
     });
   },
