@@ -119,8 +119,8 @@ function corpus(): Base[] {
   for (const skill of SKILLS) {
     for (const c of writtenCalls(skill)) {
       const command = filled(c, skill);
-      // run-checks starts the plan's commands: the hook approves it only under a grant (test/unit/permit.test.ts).
-      if (/ run-checks /.test(command)) continue;
+      // run-checks, finish, commit and clean-attempt run programs: approved only under a grant (test/unit/permit.test.ts).
+      if (/ (run-checks|finish|commit|clean-attempt) /.test(command)) continue;
       if (seen.has(command)) continue;
       seen.add(command);
       calls.push(baseOf(skill, command));
@@ -207,19 +207,9 @@ function decorations(b: Base): Variant[] {
   return v;
 }
 
-/** Calls with shapes of their own: the report file in any stdin form, skill-find targets as the skills take them. */
+/** Calls with shapes of their own: skill-find targets as the skills take them. */
 function special(bases: Base[]): Variant[] {
   const v: Variant[] = [];
-  const wcv = bases.find((b) => b.args.startsWith("worker-completion-validate "))!;
-  const report = ".design/worker-api.json";
-  const noFile = (argv: string[]) => argv.filter((a) => a !== report);
-  const stdinForms: Array<[string, string]> = [
-    ["worker-completion-validate < file", rebuild(wcv, { args: "worker-completion-validate", stdin: ` < ${report}` })],
-    ["worker-completion-validate from cat", rebuild(wcv, { args: "worker-completion-validate", feed: `cat ${report} | ` })],
-    ["worker-completion-validate from a here-doc", rebuild(wcv, { args: "worker-completion-validate", stdin: ` <<'EOF'\n${fileText(report)}EOF` })],
-    ["worker-completion-validate < file, 2>&1", rebuild(wcv, { args: "worker-completion-validate", stdin: ` < ${report}`, suffix: " 2>&1" })],
-  ];
-  for (const [group, command] of stdinForms) v.push({ group, command, cwd: project, argv: noFile, stdin: () => fileText(report), base: wcv });
   for (const b of bases.filter((x) => / skill-find /.test(` ${x.args} `))) {
     const current = /^skill-find (\S+)/.exec(b.args)![1];
     for (const target of ["greet", "Greet", "gree", "do:execute", "my_plugin:greet-formal", ".claude/skills/greet/SKILL.md", "./.claude/skills/greet/SKILL.md", ".claude/skills/greet", `${project}/.claude/skills/greet/SKILL.md`]) {
@@ -247,7 +237,6 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
   const echoUpd = bases.find((b) => b.echo !== undefined)!;
   const goal = bases.find((b) => /^run-start design /.test(b.args))!;
   const find = bases.find((b) => /^skill-find /.test(b.args))!;
-  const wcv = bases.find((b) => b.args.startsWith("worker-completion-validate "))!;
   const view = bases.find((b) => b.owner === "commands" && b.args.startsWith("report "))!;
   const script = status.script;
   const updNode = `node "${upd.script}" update-status .design/plan.json`;
@@ -342,9 +331,6 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
     ["list empty entry", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json, ,.design/plan.json'")],
     ["list entry with a tab", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json,\t.design/plan.json'")],
     ["unquoted spaced list", withGoal("'g'").replace(/--inputs \S+/, "--inputs .design/recon.json, .design/plan.json")],
-    ["report file and stdin", rebuild(wcv, { stdin: " < .design/worker-api.json" })],
-    ["report file missing and no stdin", rebuild(wcv, { args: "worker-completion-validate" })],
-    ["report file outside", rebuild(wcv, { args: "worker-completion-validate /etc/passwd" })],
     ["echo feeding a here-doc call", `${rebuild(echoUpd, { suffix: "" })} <<'EOF'\n[]\nEOF`],
   ];
 }

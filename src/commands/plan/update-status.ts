@@ -9,7 +9,7 @@ import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
 import { stampOpen } from "../../lib/attempts.js";
-import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
+import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
@@ -125,6 +125,46 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
   );
 }
 
+/**
+ * Apply a parsed batch to the plan document in memory (the caller holds the plan's lock and writes it): the
+ * reflexion gate, the state machine with its cascade and restoration, and the evidence gate on every completion.
+ * Throws a HelperError on the first update refused, having changed nothing the caller then writes.
+ */
+export function applyUpdates(
+  doc: Json,
+  updates: StatusUpdate[],
+  env: { cwd: string; project: string; now: number },
+): ReturnType<SchedulerCore["apply"]> & { alreadyRecorded?: true; alreadyRecordedRoles?: number[] } {
+  const roles = rolesOf(doc);
+  checkReflexions(roles, updates);
+  const at = isoSeconds(env.now);
+  const core = schedulerCore();
+  const repeated: number[] = [];
+  const result = core.apply(roles, updates, {
+    fail: (code, message) => {
+      throw new HelperError(code as "E_TRANSITION", message);
+    },
+    beforeComplete: (role, i) => {
+      const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(env.project, path, sha256));
+      if (gaps.length) throw noEvidence(role, i, gaps);
+    },
+    onOpen: stampOpen(env.cwd, doc, core, env.now),
+    onSame: (role, i, u) => {
+      if (repeatedStart(role, i, u)) repeated.push(i);
+    },
+    onClose: (entry) => {
+      entry.endedAt = at;
+    },
+    onComplete: (role) => completeRole(doc, role),
+  });
+  return repeated.length ? { ...result, alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : result;
+}
+
+/** How many of `updates` name a role whose start was a recorded repeat. */
+function countRepeats(updates: StatusUpdate[], roles: number[]): number {
+  return updates.filter((u) => roles.includes(u.roleIndex)).length;
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
@@ -133,34 +173,12 @@ export default defineCommand({
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
-      const roles = rolesOf(doc);
-      const updates = parseUpdates(input, roles.length);
-      checkReflexions(roles, updates);
-      const now = ctx.now();
-      const at = isoSeconds(now);
-      const core = schedulerCore();
-      const repeated: number[] = [];
-      const result = core.apply(roles, updates, {
-        fail: (code, message) => {
-          throw new HelperError(code as "E_TRANSITION", message);
-        },
-        beforeComplete: (role, i) => {
-          const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
-          if (gaps.length) throw noEvidence(role, i, gaps);
-        },
-        onOpen: stampOpen(ctx.cwd, doc, core, now),
-        onSame: (role, i, u) => {
-          if (repeatedStart(role, i, u)) repeated.push(i);
-        },
-        onClose: (entry) => {
-          entry.endedAt = at;
-        },
-        onComplete: (role) => completeRole(doc, role),
-      });
+      const updates = parseUpdates(input, rolesOf(doc).length);
+      const result = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
       // A batch that only repeats recorded starts leaves the file as it is.
-      const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
-      const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
-      return { write: updates.length > 0 && !onlyRepeats, result: { ...result, ...already } };
+      const repeats = result.alreadyRecordedRoles?.length ?? 0;
+      const onlyRepeats = repeats > 0 && updates.every((u) => !u.hasResult) && countRepeats(updates, result.alreadyRecordedRoles ?? []) === updates.length;
+      return { write: updates.length > 0 && !onlyRepeats, result: { ...result } };
     });
   },
 });
