@@ -108,6 +108,8 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   report_path: "path",
   role: "text",
   agent: "name",
+  waiting: "names",
+  "stall-minutes": "text",
 };
 
 /**

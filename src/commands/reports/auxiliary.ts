@@ -5,6 +5,7 @@ import { HelperError } from "../../lib/errors.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";
 import { loadArtifact } from "./expert-validate.js";
+import { WAITING_FLAGS, withWaiting } from "./waiting.js";
 
 export const AUX_TYPES = ["challenger", "scout", "integration-verifier", "regression-checker", "memory-curator"] as const;
 export type AuxType = (typeof AUX_TYPES)[number];
@@ -91,12 +92,15 @@ export default defineCommand({
   positionals: [{ name: "artifact_path", help: "report file, e.g. .design/challenger-report.json", path: "read" }],
   flags: {
     type: { type: "string", help: "report type", required: true, choices: AUX_TYPES },
+    ...WAITING_FLAGS,
   },
   run(ctx, args) {
-    const type = args.type as AuxType;
-    const report = loadArtifact(ctx.cwd, args.artifact_path as string);
-    const errors = auxiliaryErrors(type, report);
-    if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
-    return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>) };
+    return withWaiting(ctx, args, "validate-auxiliary-report", () => {
+      const type = args.type as AuxType;
+      const report = loadArtifact(ctx.cwd, args.artifact_path as string);
+      const errors = auxiliaryErrors(type, report);
+      if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
+      return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>) };
+    });
   },
 });
