@@ -43,7 +43,7 @@ describe("shared protocol blocks", () => {
       // Every report check names the agents still out, so the answer carries their liveness.
       const checks = f.raw.split("\n").filter((l) => l.includes("plan.js\" expert-validate "));
       assert.ok(checks.length > 0, f.rel);
-      for (const c of checks) assert.match(c, /--waiting '\{names still out\}'`/, `${f.rel}: ${c.trim()}`);
+      for (const c of checks) assert.match(c, /--waiting '\{names still out\}'/, `${f.rel}: ${c.trim()}`);
     }
   });
 
