@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { project, type Project } from "../helpers/design-dir.ts";
 import { projectFolderName } from "../../src/lib/usage.ts";
 import { agentLiveness, stallLimitMs } from "../../src/lib/liveness.ts";
+import { permits, type HookInput } from "../../src/hooks/permit.ts";
 
 const FIXTURES = resolve(__dirname, "../fixtures/transcripts");
 const SESSION = "5d0c2f7e-1b7a-4f0e-9a51-0f3c2b9d7a11";
@@ -228,5 +229,27 @@ describe("the stall limit", () => {
     plant(config, p, "h1", "w", lines("2.1.332", firstToolResult("2.1.332")), 15 * MIN + 1);
     const out = agentLiveness(realpathSync(p.dir), SESSION, ["w"], NOW, 15 * MIN);
     assert.deepEqual(out.stalled, ["w"]);
+  });
+});
+
+describe("the hook and --waiting", () => {
+  const ROOT = resolve(__dirname, "../..");
+  const call = (skill: string, tail: string) => `node "${ROOT}/skills/${skill}/scripts/plan.js" expert-validate .design/expert-api.json ${tail}`;
+  const allows = (p: Project, skill: "design" | "recon" | "improve", command: string) =>
+    permits({ tool_name: "Bash", tool_input: { command, description: "x" }, cwd: realpathSync(p.dir) } as HookInput, ROOT, skill);
+
+  it("approves the check as the lead types it (a list, with spaces, empty, with a limit), never a name that is not one", (t) => {
+    const saved = process.env.CLAUDE_PROJECT_DIR;
+    const p = project(t, { ".design/expert-api.json": EXPERT });
+    process.env.CLAUDE_PROJECT_DIR = realpathSync(p.dir);
+    t.after(() => (saved === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = saved)));
+    for (const skill of ["design", "recon", "improve"] as const) {
+      for (const tail of ["--waiting 'api,web'", "--waiting 'api, web-2'", "--waiting api", "--waiting ''", "--waiting 'api' --stall-minutes 20", "--waiting 'api' --scores"]) {
+        assert.equal(allows(p, skill, call(skill, tail)), true, `${skill}: ${tail}`);
+      }
+      for (const tail of ["--waiting '../x'", "--waiting 'Api'", "--waiting 'a;b'", "--waiting \"$(id)\"", "--waiting api --stall-minutes '$(id)'"]) {
+        assert.equal(allows(p, skill, call(skill, tail)), false, `${skill}: ${tail}`);
+      }
+    }
   });
 });
