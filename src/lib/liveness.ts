@@ -14,7 +14,7 @@
 // costs no more, a link, FIFO or device is skipped at once. Never a write.
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { openRegular } from "./safe-read.js";
-import { agentTranscripts, subagentsDir } from "./usage.js";
+import { namedTranscripts, subagentsDir } from "./usage.js";
 import { isoSeconds } from "./values.js";
 
 type Obj = Record<string, unknown>;
@@ -148,13 +148,14 @@ export function agentLiveness(
   env: NodeJS.ProcessEnv = process.env,
 ): LivenessAnswer {
   const dir = sessionId ? subagentsDir(project, sessionId, env) : null;
+  const found = dir === null ? new Map<string, string[]>() : namedTranscripts(dir, names);
   const agents = names.map((name): AgentLiveness => {
     const none = (note: string): AgentLiveness => ({ name, found: false, startedAt: null, lastActivityAt: null, idleMs: null, finished: false, stalled: false, note });
     if (!sessionId) return none("no Claude Code session (CLAUDE_CODE_SESSION_ID) to look in");
     if (dir === null) return none(`no agent transcripts of session ${sessionId} under the Claude config folder`);
     let best: TranscriptFacts | null = null;
     const refused: string[] = [];
-    for (const path of agentTranscripts(dir, name)) {
+    for (const path of found.get(name) ?? []) {
       const f = transcriptFacts(path);
       if (typeof f === "string") refused.push(f);
       else if (best === null || f.lastWriteMs > best.lastWriteMs) best = f;
