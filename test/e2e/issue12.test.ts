@@ -69,7 +69,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
       }),
     });
     assertClean(s);
-    assert.match(s.received, /`ambiguous` → AskUserQuestion with the `candidates` \(qualifiedName,\s+source, path\)/);
+    assert.match(s.received, /`ambiguous` → AskUserQuestion with the `candidates`\s+\(qualifiedName,\s+source, path\)/);
     assert.deepEqual([partial.match, partial.skill.path, partial.skill.inProject], ["partial", ".claude/skills/farewell/SKILL.md", true]);
     assert.deepEqual([ambiguous.match, ambiguous.resolved], ["ambiguous", false]);
     assert.deepEqual(ambiguous.candidates.map((c: any) => c.name).sort(), ["greet", "greet-formal"]);
