@@ -55,11 +55,11 @@ export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 /**
  * What each argument of the allowed subcommands holds, by name (positional or flag; `COMMAND_ARG_KINDS` overrides
  * one command's). `path` and `paths` (a comma list) must resolve inside `.design/`, `dir` inside or to `.design/`
- * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names); a list's
- * entries may have spaces around them (the helper trims them); `skillref` is a skill to look up; `text` is free
- * data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
+ * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names), `agents` such
+ * a list or nothing (`--waiting ''`: no agent is still out); a list's entries may have spaces around them (the helper
+ * trims them); `skillref` is a skill to look up; `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
  */
-export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "skillref" | "text";
+export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "agents" | "skillref" | "text";
 export const ARG_KINDS: Record<string, ArgKind> = {
   plan_path: "path",
   plan_a: "path",
@@ -112,6 +112,8 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   message: "text",
   report: "path",
   result: "text",
+  waiting: "agents",
+  "stall-minutes": "text",
 };
 
 /**
@@ -266,6 +268,9 @@ function argOk(command: string, name: string, value: string, project: Project, c
       return (SKILLS as readonly string[]).includes(value);
     case "name":
       return NAME.test(value);
+    case "agents":
+      if (value === "") return true;
+    // falls through
     case "names":
       return value.split(",").every((v) => NAME.test(entry(v)));
     case "skillref":

@@ -130,7 +130,12 @@ function headText(path: string): string {
  * begins "You are <agent>, the worker" (the prompt the helper's Workflow script gives it).
  */
 export function agentTranscripts(subagents: string, agent: string): string[] {
-  const out: string[] = [];
+  return namedTranscripts(subagents, [agent]).get(agent) ?? [];
+}
+
+/** agentTranscripts for several names, reading each sidecar once. */
+export function namedTranscripts(subagents: string, agents: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>(agents.map((a) => [a, []]));
   const scan = (dir: string, workflow: boolean) => {
     let names: string[];
     try {
@@ -143,9 +148,12 @@ export function agentTranscripts(subagents: string, agent: string): string[] {
       if (!meta) continue;
       const transcript = join(dir, n.replace(/\.meta\.json$/, ".jsonl"));
       if (!workflow) {
-        if (meta.name === agent) out.push(transcript);
-      } else if (meta.description === agent) out.push(transcript);
-      else if (meta.description === undefined && headText(transcript).includes(`You are ${agent}, the worker`)) out.push(transcript);
+        if (typeof meta.name === "string") out.get(meta.name)?.push(transcript);
+      } else if (typeof meta.description === "string") out.get(meta.description)?.push(transcript);
+      else if (meta.description === undefined) {
+        const head = headText(transcript);
+        for (const a of agents) if (head.includes(`You are ${a}, the worker`)) out.get(a)?.push(transcript);
+      }
     }
   };
   scan(subagents, false);

@@ -10,9 +10,11 @@ const FENCE = "```";
 const setup = (skill: string, runner = "node") =>
   `### Script Setup\n\nResolve the helper once:\n\n${FENCE}bash\nPLAN_CLI=skills/${skill}/scripts/plan.js\n` +
   `TEAM_NAME=$(${runner} $PLAN_CLI team-name ${skill}).teamName\nnode $PLAN_CLI team-name ${skill}\n${FENCE}\n`;
-const liveness = (turns: number, attempts: number) =>
-  `| Rule | Action |\n|---|---|\n| Turn timeout (${turns} turns) | Nudge, then replace |\n` +
-  `| Proceed with available | After ${attempts} attempts → proceed with artifacts |\n| Other row | ignored ${turns} |\n\n`;
+const liveness = (minutes: number, attempts: number) =>
+  `| Rule | Action |\n|---|---|\n| Stalled | each of \`waiting.stalled\` (${minutes} minutes) → stop, replace |\n` +
+  `| Proceed with available | After ${attempts} attempts → proceed with artifacts |\n| Other row | ignored ${minutes} |\n\n`;
+/** The skills the liveness table is shared by: execute's is its own. */
+const LIVE = ["design", "improve", "recon"];
 const fallback = (first = "Read the errors, fix them; re-run finalize.", second = "If the structure is broken: rebuild it.") =>
   `**Fallback** (if finalize fails):\n1. ${first}\n2. ${second}\n\nMore text.\n`;
 
@@ -39,7 +41,7 @@ describe("sync-check", () => {
       ok: true,
       synced: [
         { block: "Script Setup", skills: SKILLS, present_in: 5 },
-        { block: "Liveness Pipeline Table", skills: SKILLS, present_in: 5 },
+        { block: "Liveness Pipeline Table", skills: LIVE, present_in: 3 },
         { block: "Finalize Fallback", skills: SKILLS, present_in: 5 },
       ],
       drifted: [],
@@ -86,7 +88,7 @@ describe("sync-check", () => {
       reflect: noLiveness("reflect"),
     })).run("sync-check");
     assert.equal(out.error, "drift detected in 1 shared block(s)");
-    assert.deepEqual(out.drifted, [{ block: "Liveness Pipeline Table", skills: SKILLS, issue: "block not found in any skill file" }]);
+    assert.deepEqual(out.drifted, [{ block: "Liveness Pipeline Table", skills: LIVE, issue: "block not found in any skill file" }]);
     assert.deepEqual((out.synced as any[]).map((b) => [b.block, b.skills, b.present_in]), [
       ["Script Setup", SKILLS, 5],
       ["Finalize Fallback", ["design", "improve", "recon", "reflect"], 4],
@@ -122,14 +124,23 @@ describe("sync-check normalisers (contract 4.15 step 3)", () => {
     assert.equal(normalizeScriptSetup("skills/other/x"), "skills/other/x");
   });
 
-  it("Liveness table: only the turn-timeout and proceed rows count, in that order", () => {
-    const rows = "| Proceed with available | after 9 tries |\n  | Turn timeout (7 turns) | kill |\n| Spawn | x |\n";
-    assert.equal(
-      normalizeLiveness(rows),
-      "| Turn timeout (N turns) | ACTION | | Proceed with available | After N attempts → proceed with artifacts |",
-    );
-    assert.equal(normalizeLiveness("| Turn timeout | x |\n"), "| Turn timeout (N turns) | ACTION |");
+  it("Liveness table: only the stalled and proceed rows count, in that order; counting turns is marked", () => {
+    const rows = "| Proceed with available | after 9 tries |\n  | Stalled | stop it |\n| Spawn | x |\n";
+    assert.equal(normalizeLiveness(rows), "| Stalled | ACTION | | Proceed with available | After N attempts → proceed with artifacts |");
+    assert.equal(normalizeLiveness("| Stalled | x |\n"), "| Stalled | ACTION |");
     assert.equal(normalizeLiveness("| Spawn | x |\n"), "");
+    for (const row of ["| Silence | No report after 2 of your turns → ping |", "| Turn timeout (3 turns) | stop |", "| Stalled | silent for three turns |"]) {
+      assert.equal(normalizeLiveness(`| Stalled | x |\n${row}\n`), "| Stalled | ACTION | | COUNTS TURNS |", row);
+    }
+  });
+
+  it("a liveness table that counts the lead's turns drifts from the clock's; execute's own table is not compared", async (t) => {
+    const counting = "| Rule | Action |\n|---|---|\n| Stalled | after 3 of your turns → stop |\n| Proceed with available | After 2 attempts → proceed with artifacts |\n\n";
+    const out = await project(t, skills({ recon: skillFile("recon", { liveness: counting }) })).run("sync-check");
+    assert.equal(out.ok, false);
+    assert.deepEqual((out.drifted as any[]).map((d) => [d.block, d.skills]), [["Liveness Pipeline Table", LIVE]]);
+    const own = "| Rule | Action |\n|---|---|\n| Turn timeout (3 turns) | stop |\n\n";
+    assert.equal((await project(t, skills({ execute: skillFile("execute", { liveness: own }) })).run("sync-check")).ok, true);
   });
 
   it("Finalize fallback: the first two lines reduced to their intent, punctuation runs become one comma", () => {

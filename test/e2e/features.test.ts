@@ -93,7 +93,7 @@ describe("feature files through claude -p", { concurrency: 1 }, () => {
         done(ctx.results[0]);
         yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the analyst.");
         // After the lead ended its turn, only the plugin's hook can approve this call.
-        validated = ok((yield* calls("Checking the artifact against the declared features.", lead.run("expert-validate", ["--features"], { fill: { name: "skill-analyst" } }))).results[0]);
+        validated = ok((yield* calls("Checking the artifact against the declared features.", lead.run("expert-validate", ["--features"], { fill: { name: "skill-analyst", "names still out": "skill-analyst" } }))).results[0]);
         yield turn("The analyst scored both declared features.");
       }),
     });
@@ -103,7 +103,10 @@ describe("feature files through claude -p", { concurrency: 1 }, () => {
     assert.equal(project.read(".design/skill-features.json"), project.read(`${TARGET}/skill.json`));
     assert.equal(project.read(".design/skill-snapshot.md"), project.read(`${TARGET}/SKILL.md`));
     for (const n of names) assert.ok(analystRead.includes(n), `the analyst did not see ${n}: ${analystRead.slice(0, 300)}`);
-    assert.deepEqual(validated, { ok: true, valid: true, featuresScored: 2 });
+    const { waiting, ...verdict } = validated;
+    assert.deepEqual(verdict, { ok: true, valid: true, featuresScored: 2 });
+    // The analyst named in --waiting is found by its name in this session and has finished.
+    assert.deepEqual(waiting.agents.map((a: any) => [a.name, a.found, a.finished, a.stalled]), [["skill-analyst", true, true, false]]);
     assert.deepEqual(project.json(".design/expert-skill-analyst.json").featureScores.map((f: any) => f.feature), names);
   });
 

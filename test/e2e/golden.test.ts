@@ -157,8 +157,12 @@ describe("golden path through claude -p", () => {
           ctx.results.map((r) => (done(r), r.id)),
           "Waiting for the researchers.",
         );
-        ctx = yield* calls("Checking the artifacts.", ...names.map((name) => lead.run("expert-validate", [], { fill: { name } })));
-        ctx.results.forEach((r) => ok(r));
+        ctx = yield* calls("Checking the artifacts.", ...names.map((name) => lead.run("expert-validate", [], { fill: { name, "names still out": names.join(",") } })));
+        // Each check tells the researchers apart by their transcripts in this session: all three found and finished.
+        ctx.results.forEach((r) => {
+          const w = ok(r).waiting;
+          check(w?.agents?.length === 3 && w.agents.every((x: any) => x.found && x.finished && !x.stalled) && w.stalled.length === 0, `waiting: ${JSON.stringify(w)}`);
+        });
         yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { names: names.join(", ") } });
         done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"))).results[0]);
         const counted = yield* helper(lead, "Counting the findings.", "recon-findings", [], {
@@ -243,7 +247,7 @@ describe("golden path through claude -p", () => {
         );
         const ids = ctx.results.map((r) => (done(r), r.id));
         ctx = yield* waitFor(latest(), ids, "Waiting for the experts.");
-        ctx = yield* calls("Validating the artifacts.", lead.run("expert-validate", [], { fill: { name: "architect" } }), lead.run("expert-validate", [], { fill: { name: "api-designer" } }));
+        ctx = yield* calls("Validating the artifacts.", lead.run("expert-validate", [], { fill: { name: "architect", "names still out": "architect,api-designer" } }), lead.run("expert-validate", [], { fill: { name: "api-designer", "names still out": "architect, api-designer" } }));
         ctx.results.forEach((r) => check(ok(r).valid === true, r.text));
         const cp = yield* helper(lead, "Experts done.", "run-checkpoint", ["--phase experts"], {
           fill: { name: ["architect", "api-designer"], names: "architect, api-designer" },
@@ -963,7 +967,7 @@ describe("golden path through claude -p", () => {
         done((yield* calls("Phase 3/8 Analysis.", lead.ref("scoring-rubric.md"))).results[0]);
         ctx = yield* calls("Spawning the analyst.", agent("clarity analysis", "clarity-analyst", "sonnet", brief("analyst-clarity", "Analyse .claude/skills/greet/SKILL.md for clarity; write .design/expert-clarity-analyst.json.")));
         ctx = yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the analyst.");
-        ok((yield* calls("Checking the artifact.", lead.run("expert-validate", [], { fill: { name: "clarity-analyst" } }))).results[0]);
+        ok((yield* calls("Checking the artifact.", lead.run("expert-validate", [], { fill: { name: "clarity-analyst", "names still out": "clarity-analyst" } }))).results[0]);
         done((yield* calls("Phase 5/8 Synthesis.", lead.ref("improvement-plan.md"))).results[0]);
         const plan = {
           ...(designPlan("improve greet") as any),

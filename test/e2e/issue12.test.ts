@@ -69,7 +69,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
       }),
     });
     assertClean(s);
-    assert.match(s.received, /`ambiguous` → AskUserQuestion with the `candidates` \(qualifiedName,\s+source, path\)/);
+    assert.match(s.received, /`ambiguous` → AskUserQuestion with the `candidates`\s+\(qualifiedName,\s+source, path\)/);
     assert.deepEqual([partial.match, partial.skill.path, partial.skill.inProject], ["partial", ".claude/skills/farewell/SKILL.md", true]);
     assert.deepEqual([ambiguous.match, ambiguous.resolved], ["ambiguous", false]);
     assert.deepEqual(ambiguous.candidates.map((c: any) => c.name).sort(), ["greet", "greet-formal"]);
@@ -97,7 +97,7 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
       script: flowScript(function* (first): Flow {
         digest = lead.digest(first);
         moved = yield* helper(lead, "A fresh run: earlier researcher artifacts go to history.", "archive", ["--only experts"]);
-        stale = yield* refused(lead, "The earlier artifact can no longer pass as this run's.", "expert-validate", [], { fill: { name: "codebase-analyst" } });
+        stale = yield* refused(lead, "The earlier artifact can no longer pass as this run's.", "expert-validate", [], { fill: { name: "codebase-analyst", "names still out": "codebase-analyst" } });
         done((yield* calls("The user keeps the old recon: writing the draft.", lead.write(".design/tmp/recon-draft.json", reconDoc()))).results[0]);
         ranked = yield* helper(lead, "Ranking.", "recon-rank");
         yield turn("Written to recon-2.json; the previous recon is kept.");

@@ -271,7 +271,7 @@ function* fullPathExperts(lead: SkillLead, c: Canon, latest: () => TurnContext):
     ...c.experts.map((name) => agent(`${name} expert`, name, "sonnet", brief(`expert-${name}`, `You are ${name}. Goal: ${c.goal}. Write .design/expert-${name}.json.`))),
   );
   ctx = yield* waitFor(latest(), ctx.results.map((r) => (done(r), r.id)), "Waiting for the experts.");
-  ctx = yield* calls("Validating the artifacts.", ...c.experts.map((name) => lead.run("expert-validate", [], { fill: { name } })));
+  ctx = yield* calls("Validating the artifacts.", ...c.experts.map((name) => lead.run("expert-validate", [], { fill: { name, "names still out": c.experts.join(",") } })));
   ctx.results.forEach((r) => ok(r));
   yield* helper(lead, "Experts done.", "run-checkpoint", ["--phase experts"], {
     replace: [[".design/expert-{name}.json,.design/expert-{name}.json", c.experts.map((n) => `.design/expert-${n}.json`).join(",")]],

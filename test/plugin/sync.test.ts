@@ -13,7 +13,8 @@ const BLOCKS = {
 
 const EXPECTED: Record<keyof typeof BLOCKS, readonly string[]> = {
   "Script Setup": ["design", "execute", "recon", "improve", "reflect"],
-  "Liveness Pipeline Table": ["design", "execute", "recon", "improve"],
+  // execute's table is its own (workers judged by `next`'s clock): checked below only for not counting turns.
+  "Liveness Pipeline Table": ["design", "recon", "improve"],
   "Finalize Fallback": ["design", "improve", "reflect"],
 };
 
@@ -22,7 +23,8 @@ describe("shared protocol blocks", () => {
 
   for (const [block, re] of Object.entries(BLOCKS) as Array<[keyof typeof BLOCKS, RegExp]>) {
     it(`${block} is present exactly where it belongs`, () => {
-      const found = files.filter((f) => re.test(f.raw)).map((f) => f.name).sort();
+      const shared = block === "Liveness Pipeline Table" ? files.filter((f) => f.name !== "execute") : files;
+      const found = shared.filter((f) => re.test(f.raw)).map((f) => f.name).sort();
       assert.deepEqual(found, [...EXPECTED[block]].sort());
     });
   }
@@ -32,11 +34,16 @@ describe("shared protocol blocks", () => {
     assert.equal(texts.size, 1);
   });
 
-  it("liveness tables have the turn-timeout and proceed rows", () => {
+  it("liveness tables act on the helper's stalled, never on counted turns [feature:design/stall-by-the-clock] [feature:recon/stall-by-the-clock] [feature:improve/stall-by-the-clock]", () => {
     for (const f of files.filter((x) => EXPECTED["Liveness Pipeline Table"].includes(x.name))) {
       const rows = BLOCKS["Liveness Pipeline Table"].exec(f.raw)![1].split("\n");
-      assert.ok(rows.some((r) => r.trim().startsWith("| Turn timeout")), f.rel);
+      assert.ok(rows.some((r) => r.trim().startsWith("| Stalled") && r.includes("`waiting.stalled`")), f.rel);
       assert.ok(rows.some((r) => r.trim().startsWith("| Proceed with available")), f.rel);
+      assert.doesNotMatch(f.raw, /of your turns|turn timeout|\b\d+ turns\b/i, f.rel);
+      // Every report check names the agents still out, so the answer carries their liveness.
+      const checks = f.raw.split("\n").filter((l) => l.includes("plan.js\" expert-validate "));
+      assert.ok(checks.length > 0, f.rel);
+      for (const c of checks) assert.match(c, /--waiting '\{names still out\}'/, `${f.rel}: ${c.trim()}`);
     }
   });
 

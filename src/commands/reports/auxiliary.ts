@@ -8,6 +8,7 @@ import { loadArtifact } from "./expert-validate.js";
 import { join } from "node:path";
 import { pathKind, projectRoots } from "../../store.js";
 import { recordUsage } from "../plan/record-usage.js";
+import { WAITING_FLAGS, withWaiting } from "./waiting.js";
 
 export const AUX_TYPES = ["challenger", "scout", "integration-verifier", "regression-checker", "memory-curator"] as const;
 export type AuxType = (typeof AUX_TYPES)[number];
@@ -122,15 +123,19 @@ export default defineCommand({
   flags: {
     type: { type: "string", help: "report type", required: true, choices: AUX_TYPES },
     agent: AGENT_FLAG,
+    ...WAITING_FLAGS,
   },
   async run(ctx, args) {
     const type = args.type as AuxType;
     const agent = agentName(args.agent, type);
-    const report = loadArtifact(ctx.cwd, args.artifact_path as string);
-    const errors = auxiliaryErrors(type, report);
-    if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
+    const checked = withWaiting(ctx, args, "validate-auxiliary-report", () => {
+      const report = loadArtifact(ctx.cwd, args.artifact_path as string);
+      const errors = auxiliaryErrors(type, report);
+      if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
+      return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>) };
+    });
     // A valid report: the agent is done, so what it cost is final (record-usage's record, replaced on a repeat).
     const usage = await auxiliaryUsage(ctx.cwd, agent, ctx.now());
-    return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>), usage };
+    return { ...checked, usage };
   },
 });

@@ -11,6 +11,7 @@ import { isInt, isObject } from "../../lib/values.js";
 import { readJson } from "../../store.js";
 import { absentKeys } from "./checks.js";
 import { qualityScoreProblems } from "../../lib/quality.js";
+import { WAITING_FLAGS, withWaiting } from "./waiting.js";
 
 /** Read an artifact with the messages shared by expert-validate and validate-auxiliary-report. */
 export function loadArtifact(cwd: string, path: string): unknown {
@@ -70,22 +71,28 @@ export default defineCommand({
   flags: {
     features: { type: "string", help: "the target's feature file (improve): every feature it declares must be scored once", path: "read" },
     scores: { type: "boolean", help: "an improve analyst's artifact: qualityScores must score all seven dimensions 1-5 with evidence" },
+    ...WAITING_FLAGS,
   },
   run(ctx, args) {
-    const doc = loadArtifact(ctx.cwd, args.artifact_path as string);
-    if (!isObject(doc)) throw new HelperError("E_SCHEMA", "Artifact must be a JSON object");
-    const absent = absentKeys(doc, ["summary", "verificationProperties"]);
-    if (absent.length) throw new HelperError("E_INVALID", `Missing required fields: ${absent.join(", ")}`);
-    if (!Array.isArray(doc.verificationProperties)) {
-      throw new HelperError("E_INVALID", "verificationProperties must be an array");
-    }
-    const featuresPath = args.features as string | undefined;
-    const declared = featuresPath === undefined ? undefined : declaredFeatures(ctx.cwd, featuresPath);
-    const problems = [
-      ...(args.scores || doc.qualityScores !== undefined ? qualityScoreProblems(doc.qualityScores) : []),
-      ...featureScoreProblems(doc.featureScores, declared),
-    ];
-    if (problems.length) throw new HelperError("E_INVALID", problems.join("; "), { problems });
-    return declared === undefined ? { valid: true } : { valid: true, featuresScored: declared.length };
+    return withWaiting(ctx, args, "expert-validate", () => check(ctx.cwd, args));
   },
 });
+
+/** The artifact check itself. */
+function check(cwd: string, args: Record<string, unknown>): Record<string, unknown> {
+  const doc = loadArtifact(cwd, args.artifact_path as string);
+  if (!isObject(doc)) throw new HelperError("E_SCHEMA", "Artifact must be a JSON object");
+  const absent = absentKeys(doc, ["summary", "verificationProperties"]);
+  if (absent.length) throw new HelperError("E_INVALID", `Missing required fields: ${absent.join(", ")}`);
+  if (!Array.isArray(doc.verificationProperties)) {
+    throw new HelperError("E_INVALID", "verificationProperties must be an array");
+  }
+  const featuresPath = args.features as string | undefined;
+  const declared = featuresPath === undefined ? undefined : declaredFeatures(cwd, featuresPath);
+  const problems = [
+    ...(args.scores || doc.qualityScores !== undefined ? qualityScoreProblems(doc.qualityScores) : []),
+    ...featureScoreProblems(doc.featureScores, declared),
+  ];
+  if (problems.length) throw new HelperError("E_INVALID", problems.join("; "), { problems });
+  return declared === undefined ? { valid: true } : { valid: true, featuresScored: declared.length };
+}

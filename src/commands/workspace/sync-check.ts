@@ -20,18 +20,24 @@ export function normalizeScriptSetup(text: string): string {
   return collapse(t);
 }
 
-/** Liveness table: only the turn-timeout and proceed rows count, with their numbers and actions abstracted. */
+/**
+ * Liveness table: only the stalled and proceed rows count, their wording abstracted; a row that judges an agent by
+ * counting the lead's turns drifts (liveness is the helper's clock: `--waiting` on the report checks).
+ */
 export function normalizeLiveness(text: string): string {
-  let turn = false;
+  let stalled = false;
   let proceed = false;
+  let turns = false;
   for (const line of text.trim().split("\n")) {
     const l = line.trim();
-    if (l.startsWith("| Turn timeout")) turn = true;
+    if (l.startsWith("| Stalled")) stalled = true;
     else if (l.startsWith("| Proceed with available")) proceed = true;
+    if (/\b(\d+|two|three) (of your )?turns\b|of your turns|turn timeout/i.test(l)) turns = true;
   }
   const parts: string[] = [];
-  if (turn) parts.push("| Turn timeout (N turns) | ACTION |");
+  if (stalled) parts.push("| Stalled | ACTION |");
   if (proceed) parts.push("| Proceed with available | After N attempts → proceed with artifacts |");
+  if (turns) parts.push("| COUNTS TURNS |");
   return collapse(parts.join(" "));
 }
 
@@ -49,6 +55,8 @@ export function normalizeFallback(text: string): string {
 
 interface Block {
   name: string;
+  /** The skills that must share it (default: all five). */
+  skills?: readonly (typeof SKILLS)[number][];
   pattern: RegExp;
   normalize: (s: string) => string;
 }
@@ -57,6 +65,8 @@ export const BLOCKS: readonly Block[] = [
   { name: "Script Setup", pattern: /### Script Setup\n\n[\s\S]*?```bash\n([\s\S]*?)```/, normalize: normalizeScriptSetup },
   {
     name: "Liveness Pipeline Table",
+    // execute judges its workers by `next`'s clock and its auxiliaries by the same `--waiting`: its table is its own.
+    skills: ["design", "improve", "recon"],
     pattern: /\| Rule \| Action \|\n\|---\|---\|\n((?:\|[\s\S]*?\|\n)+)/,
     normalize: normalizeLiveness,
   },
@@ -97,13 +107,13 @@ export default defineCommand({
     const drifted: Record<string, unknown>[] = [];
     for (const block of BLOCKS) {
       const found: Array<{ skill: string; text: string }> = [];
-      for (const skill of SKILLS) {
+      for (const skill of block.skills ?? SKILLS) {
         const m = block.pattern.exec(texts.get(skill) as string);
         if (m) found.push({ skill, text: block.normalize(m[1]) });
       }
       const skills = found.map((f) => f.skill);
       if (found.length === 0) {
-        drifted.push({ block: block.name, skills: [...SKILLS], issue: "block not found in any skill file" });
+        drifted.push({ block: block.name, skills: [...(block.skills ?? SKILLS)], issue: "block not found in any skill file" });
       } else if (found.every((f) => f.text === found[0].text)) {
         synced.push({ block: block.name, skills, present_in: found.length });
       } else {
