@@ -3,6 +3,7 @@
 // long a running attempt has run against the plan's stall limit (`stallMinutes`, default 30). Liveness is judged by
 // the clock, never by counting the lead's turns: a worker that is quiet through a long test run is not stalled
 // until its attempt has run longer than the limit.
+import { agentLiveness, stallLimitMs } from "./liveness.js";
 import { HelperError } from "./errors.js";
 import { DEFAULT_STALL_MINUTES, STALL_MINUTES_RANGE } from "./plan.js";
 import { firstTierFailures, gatherSamples, roleKind, type Sample } from "./forecast.js";
@@ -70,6 +71,12 @@ export interface RunningAttempt {
   elapsedMs: number | null;
   /** Running longer than the plan's stall limit: the lead stops it and records it failed with `stalled: true`. */
   stalled: boolean;
+  /** Past the limit but its transcript was written lately (a long task, not a stall): the last write's time. */
+  lastActivityAt?: string | null;
+  /** Milliseconds since that write. */
+  idleMs?: number | null;
+  /** Past the limit and its transcript ends in the agent's final answer: finished, its report is due (finish it). */
+  finished?: boolean;
 }
 
 /** The open attempt's start time of a role, when its last attempt is running and carries one. */
@@ -87,5 +94,24 @@ export function liveness(roles: Json[], running: Decision["running"], nowMs: num
     const startedAt = startedAtOf(roles[r.roleIndex]);
     const elapsedMs = startedAt === null ? null : Math.max(0, nowMs - parseTimestamp(startedAt) * 1000);
     return { ...r, startedAt, elapsedMs, stalled: elapsedMs !== null && elapsedMs > limit };
+  });
+}
+
+/**
+ * A second look at the attempts the clock calls stalled: an agent whose transcript in this session was written within
+ * the idle limit (lib/liveness.ts: past the Bash tool's ceiling) is working on a long task, and one whose transcript
+ * ends in its final answer has finished; neither is stalled. Where no transcript is found, the clock decides.
+ */
+export function refineByActivity(running: RunningAttempt[], project: string, nowMs: number, env: NodeJS.ProcessEnv = process.env): RunningAttempt[] {
+  const over = running.filter((r) => r.stalled && r.agent);
+  if (over.length === 0) return running;
+  const seen = agentLiveness(project, env.CLAUDE_CODE_SESSION_ID ?? "", over.map((r) => r.agent), nowMs, stallLimitMs(undefined, env), env);
+  const byName = new Map(seen.agents.map((a) => [a.name, a]));
+  return running.map((r) => {
+    const a = r.stalled ? byName.get(r.agent) : undefined;
+    if (!a || !a.found) return r;
+    const facts = { lastActivityAt: a.lastActivityAt, idleMs: a.idleMs };
+    if (a.finished) return { ...r, ...facts, stalled: false, finished: true };
+    return { ...r, ...facts, stalled: a.stalled };
   });
 }

@@ -17,7 +17,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { liveness, stallMinutesOf, stampOpen } from "../../lib/attempts.js";
+import { liveness, refineByActivity, stallMinutesOf, stampOpen } from "../../lib/attempts.js";
 import { openRunId, underBudget } from "../../lib/budget.js";
 import { PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
@@ -67,7 +67,7 @@ export default defineCommand({
       const core = schedulerCore();
       const { decision, costs, budget, stoppedBy } = underBudget(core.decide(roles, ctx.cwd), roles, plan, design, openRunId(design));
       // Liveness of what ran before this call; the starts recorded now are in `start`, not in `running`.
-      const running = liveness(roles, decision.running, now, stallMinutes);
+      const running = refineByActivity(liveness(roles, decision.running, now, stallMinutes), projectRoots(ctx.cwd).project, now);
       const retryFailures = new Map(decision.start.filter((s) => s.retry).map((s) => [s.roleIndex, failureOf(roles[s.roleIndex], ctx.cwd)]));
 
       // Record each first start as update-status would (the state machine refuses anything but pending → in_progress).
