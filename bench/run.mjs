@@ -459,6 +459,9 @@ try {
     // config folder), 40 roles, two verification spec files; the CLI gives the hook CLAUDE_PROJECT_DIR.
     const hp = project(join(tmp, "hook"), { ".design/plan.json": { ...planOf(40), verificationSpecs: [0, 1].map((i) => ({ role: `role-${i}`, path: `.design/specs/spec-${i}.test.ts`, runCommand: `npx vitest run .design/specs/spec-${i}.test.ts` })) } });
     mkdirSync(join(hp, ".design/specs"), { recursive: true });
+    // The helper call's stdin file: the hook approves `< file` only for an existing regular file.
+    mkdirSync(join(hp, ".design/tmp"), { recursive: true });
+    writeFileSync(join(hp, ".design/tmp/updates.json"), JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
     for (const i of [0, 1]) writeFileSync(join(hp, `.design/specs/spec-${i}.test.ts`), `import { test } from "vitest";\n${"test('part', () => {});\n".repeat(200)}`);
     const config = join(tmp, "hook-config");
     const env = { CLAUDE_PROJECT_DIR: hp, CLAUDE_CONFIG_DIR: config };

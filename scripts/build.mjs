@@ -1,5 +1,6 @@
 // Bundle the helper (src/cli.ts → plan.js, plus one file per command under commands/) and the plugin's PreToolUse
-// hook (src/hooks/permit-main.ts → permit.js) into self-contained files in dist/ (an installed plugin has no
+// hook (src/hooks/permit-main.ts → permit.js, plus permit-verify.js and permit-sandbox.js, which it requires only to
+// verify a grant in full or to check the sandbox) into self-contained files in dist/ (an installed plugin has no
 // node_modules).
 //
 // Startup matters: the helper is started many times per skill run, and V8 pre-parses every function in the file
@@ -177,10 +178,27 @@ const externalCommands = {
       args.importer.endsWith(join("src", "registry.ts")) ? { path: args.path, external: true } : undefined);
   },
 };
+// The hook runs before every tool call: V8 compiles the whole of permit.js at each start, so what only a full
+// verification of the execute grant needs (node:crypto's use, the canonical JSON, the fingerprint, the scheduler core
+// for the worker names: src/lib/grant-verify.ts, which grant.ts requires on first use) is its own file beside it,
+// dist/permit-verify.js. The helper's bundles include that module as usual.
+// Likewise the sandbox check (src/hooks/sandbox.ts: settings files, PATH, node:os), which only a plan that asks for
+// the sandbox needs: dist/permit-sandbox.js.
+const hookRarePaths = {
+  name: "hook-rare-paths",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/grant-verify\.js$/ }, (args) =>
+      args.importer.endsWith(join("src", "lib", "grant.ts")) ? { path: "./permit-verify.js", external: true } : undefined);
+    b.onResolve({ filter: /^\.\/sandbox\.js$/ }, (args) =>
+      args.importer.endsWith(join("src", "hooks", "permit.ts")) ? { path: "./permit-sandbox.js", external: true } : undefined);
+  },
+};
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
-  { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [], banner: true },
+  { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [hookRarePaths], banner: true },
+  { entry: "src/lib/grant-verify.ts", file: "permit-verify.js", plugins: [], banner: false },
+  { entry: "src/hooks/sandbox.ts", file: "permit-sandbox.js", plugins: [], banner: false },
   ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly], zod: true, banner: false })),
 ];
 for (const o of outputs) {

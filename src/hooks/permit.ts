@@ -26,8 +26,13 @@ import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep 
 import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { parseHelperLine } from "./helper-line.js";
-import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
+
+// The sandbox check (settings files, PATH) matters only for a plan that asks for the sandbox: required on first use,
+// and in the hook's build a file of its own (dist/permit-sandbox.js), so no other call compiles it or loads node:os.
+type Sandbox = typeof import("./sandbox.js");
+let sandboxModule: Sandbox | undefined;
+const sandboxState: Sandbox["sandboxState"] = (opts) => (sandboxModule ??= require("./sandbox.js") as Sandbox).sandboxState(opts);
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 export type Skill = (typeof SKILLS)[number];
@@ -438,7 +443,7 @@ function checksCovered(words: readonly string[], root: string): boolean {
     else if (words[i].startsWith("--role=")) ref = words[i].slice("--role=".length);
   }
   if (ref === undefined) return false;
-  const covered = checksGrant(root, ref);
+  const covered = checksGrant(root, ref, Date.now(), process.env, {});
   if ("why" in covered) return false;
   return !covered.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
 }
@@ -597,8 +602,9 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
     request = { tool: "Edit", filePath: real };
   }
   // A call no recorded item covers (for anyone) is refused before the key, the HMAC and the plan's fingerprint:
-  // most Bash calls of a session are no granted command.
-  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root));
+  // most Bash calls of a session are no granted command. One it covers is answered by the record of an earlier full
+  // verification when every file the grant binds reads as it did then (src/lib/grant-cache.ts): no node:crypto.
+  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root), {});
   if (!grant) return false;
   const role = grantShare(callerOf(input), grant);
   if (role === "none") return false;

@@ -77,7 +77,8 @@ export function insideByRealPath(root: string, path: string): boolean {
   let cur = path;
   for (;;) {
     try {
-      const real = realpathSync(cur);
+      // realpath(3) in one call: the JavaScript realpathSync lstats every component (the hook calls this per spec).
+      const real = realpathSync.native(cur);
       const rel = relative(root, real);
       return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
     } catch {
@@ -93,13 +94,18 @@ export function insideByRealPath(root: string, path: string): boolean {
  * (no final link followed, at most 8 MiB).
  */
 export function specFileHash(projectDir: string, path: unknown, hash: (b: Buffer) => string): string | null {
+  const buf = specFileBytes(projectDir, path);
+  return buf === null ? null : hash(buf);
+}
+
+/** The bytes of a spec file as it is now (what `specFileHash` hashes), or null under the same rules. */
+export function specFileBytes(projectDir: string, path: unknown): Buffer | null {
   if (typeof path !== "string" || path === "" || path.includes("\0")) return null;
   const abs = resolve(projectDir, path);
   const rel = relative(projectDir, abs);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
   if (!insideByRealPath(projectDir, abs)) return null;
-  const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
-  return buf === null ? null : hash(buf);
+  return readRegular(abs, MAX_SPEC, { noFollow: true });
 }
 
 /** The attempt still open on a role (the last attemptLog entry, when it is `running`), or null. */
