@@ -606,7 +606,7 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   // verification when every file the grant binds reads as it did then (src/lib/grant-cache.ts): no node:crypto.
   const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root), {});
   if (!grant) return false;
-  const role = grantShare(callerOf(input), grant);
+  const role = grantShare(input.agent_id === undefined ? { kind: "lead" } : callerOf(input), grant);
   if (role === "none") return false;
   // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
   if (isBash && grant.requiresSandbox && sandboxState({ cwd: root }) !== "on") return false;

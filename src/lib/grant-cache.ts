@@ -52,8 +52,8 @@ export interface GrantCacheRecord {
 }
 
 /**
- * The file: one line of JSON (these keys, exactly), then the verified bytes one after the other, in the order and
- * of the sizes the line gives (grant, run, plan, then each spec file that was read). Bytes, not text: compared with
+ * The file: the header's length in 8 decimal digits, the header (JSON, these keys exactly), then the verified bytes
+ * one after the other, in the order and of the sizes the header gives (grant, run, plan, then each spec file read). Bytes, not text: compared with
  * memcmp, never decoded or escaped.
  */
 const HEADER_KEYS: readonly string[] = ["format", "root", "key", "sizes", "specs", "workers"];
@@ -113,11 +113,13 @@ export function readGrantCache(path: string, root: string): GrantCacheRecord | n
   if (me === undefined) return null;
   const bytes = readRegular(path, MAX_GRANT_CACHE, { noFollow: true, privateTo: me });
   if (bytes === null) return null;
-  const eol = bytes.indexOf(10);
-  if (eol < 0) return null;
+  // The header's length: 8 decimal digits, then the header.
+  const length = bytes.length >= 8 ? Number(bytes.toString("latin1", 0, 8)) : NaN;
+  if (!Number.isInteger(length) || length < 2 || 8 + length > bytes.length) return null;
+  const eol = 8 + length;
   let h: unknown;
   try {
-    h = JSON.parse(bytes.toString("utf8", 0, eol));
+    h = JSON.parse(bytes.toString("utf8", 8, eol));
   } catch {
     return null;
   }
@@ -129,7 +131,7 @@ export function readGrantCache(path: string, root: string): GrantCacheRecord | n
   if (!Array.isArray(sizes) || sizes.length !== 3 || !sizes.every(size)) return null;
   if (!pairs(h.specs, strOrNull, (x) => x === null || size(x)) || !pairs(h.workers, str, strOrNull)) return null;
   const specs = h.specs as Array<[string | null, number | null]>;
-  let at = eol + 1;
+  let at = eol;
   const take = (n: number): Buffer | null => {
     if (at + n > bytes.length) return null;
     at += n;
@@ -166,7 +168,9 @@ export function writeGrantCache(path: string, record: GrantCacheRecord, now: num
     workers: record.workers,
   };
   const blobs = [record.grant, record.run, record.plan, ...record.specs.flatMap(([, b]) => (b === null ? [] : [b]))];
-  const data = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), ...blobs]);
+  const head = Buffer.from(JSON.stringify(header), "utf8");
+  if (head.length > 99_999_999) return false;
+  const data = Buffer.concat([Buffer.from(String(head.length).padStart(8, "0"), "latin1"), head, ...blobs]);
   if (data.length > MAX_GRANT_CACHE) return false;
   const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 10) || "0"}.tmp`;
   let fd: number;

@@ -13,7 +13,7 @@
 //
 // Why one file: the key, the fingerprint, the signature and the reading of a grant must agree byte for byte, and the
 // hook bundles them together.
-import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileBytes, type RoleCommand } from "./evidence.js";
 import { fileIdentity, grantCachePath, readGrantCache, writeGrantCache, type GrantCacheUse } from "./grant-cache.js";
@@ -390,8 +390,14 @@ function jsonObject(bytes: Buffer): Obj | null {
  */
 function cachedState(projectDir: string, keyPath: string, grantBytes: Buffer, body: GrantBody): GrantState | null {
   const path = grantCachePath(keyPath, projectDir);
-  // The key's own rule: a config folder inside the project is one the project could write.
-  if (insideByRealPath(projectDir, path)) return null;
+  // The key's own rule: a config folder inside the project is one the project could write (a missing record: a miss).
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    return null;
+  }
+  if (real === projectDir || real.startsWith(projectDir.endsWith(sep) ? projectDir : projectDir + sep)) return null;
   const record = readGrantCache(path, projectDir);
   if (!record || !record.grant.equals(grantBytes)) return null;
   try {
