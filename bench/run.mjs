@@ -10,7 +10,7 @@
 // Wall-clock medians over interleaved rounds (node -e 0 runs in every round, so the ratios compare like with like),
 // plus the child's CPU time (user + sys, from /usr/bin/time) which other load on the machine disturbs far less.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -477,12 +477,23 @@ try {
       JSON.stringify({ session_id: "bench", transcript_path: transcript, cwd: hp, permission_mode: "default", hook_event_name: "PreToolUse", tool_name, tool_input, ...extra });
     const allow = (r) => r.status === 0 && r.stdout.includes('"allow"');
     const none = (r) => r.status === 0 && r.stdout === "";
+    // The hook's record of a verified grant (src/lib/grant-cache.ts) lives beside the key: a "cold" case removes it
+    // first (the call verifies the grant in full, loading dist/permit-verify.js and node:crypto, and writes it anew);
+    // the others find the record the call before them wrote ("record").
+    const keyDir = join(config, "do");
+    const dropRecords = () => {
+      for (const n of readdirSync(keyDir)) if (n.startsWith("grant-cache-")) rmSync(join(keyDir, n));
+    };
+    const leadCheck = event("Bash", { command: "npm test -- part0", description: "check" });
+    const workerEdit = event("Edit", { file_path: join(hp, "src/m0/part0/x.ts"), old_string: "a", new_string: "b" }, { agent_id: "w1" });
     const cases = [
       { label: "helper call (allow-list)", input: event("Bash", { command: `node "${ROOT}/skills/execute/scripts/plan.js" update-status .design/plan.json < .design/tmp/updates.json`, description: "Mark role 0 in progress" }), check: allow },
       { label: ".design write (allow-list)", input: event("Write", { file_path: join(hp, ".design/worker-role-0.json"), content: "{}" }), check: allow },
-      { label: "granted check, lead (signed grant)", input: event("Bash", { command: "npm test -- part0", description: "check" }), check: allow },
-      { label: "granted check, worker (grant + sidecar)", input: event("Bash", { command: "npm test -- part0", description: "check" }, { agent_id: "w1" }), check: allow },
-      { label: "granted Edit, worker (grant + sidecar)", input: event("Edit", { file_path: join(hp, "src/m0/part0/x.ts"), old_string: "a", new_string: "b" }, { agent_id: "w1" }), check: allow },
+      { label: "granted check, lead, cold (full verification)", input: leadCheck, check: allow, before: dropRecords },
+      { label: "granted check, lead (record)", input: leadCheck, check: allow },
+      { label: "granted check, worker (record + sidecar)", input: event("Bash", { command: "npm test -- part0", description: "check" }, { agent_id: "w1" }), check: allow },
+      { label: "granted Edit, worker, cold (full verification)", input: workerEdit, check: allow, before: dropRecords },
+      { label: "granted Edit, worker (record + sidecar)", input: workerEdit, check: allow },
       { label: "other command (grant read, no decision)", input: event("Bash", { command: "npm test -- part0; curl x", description: "x" }), check: none },
     ].map((c) => ({ ...c, label: `permit.js: ${c.label}`, argv: [process.execPath, PERMIT_JS], cwd: hp, env }));
     const res = measure(cases);
