@@ -97,11 +97,6 @@ export function grantCachePath(keyPath: string, root: string): string {
 const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const pairs = (v: unknown, first: (x: unknown) => boolean, second: (x: unknown) => boolean): boolean =>
-  Array.isArray(v) && v.every((p) => Array.isArray(p) && p.length === 2 && first(p[0]) && second(p[1]));
-const str = (x: unknown): x is string => typeof x === "string";
-const strOrNull = (x: unknown): x is string | null => x === null || typeof x === "string";
-const size = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
 
 /**
  * The record for `root` at `path`, or null: missing, a link, not a regular file, not private to this user, larger
@@ -114,8 +109,10 @@ export function readGrantCache(path: string, root: string): GrantCacheRecord | n
   const bytes = readRegular(path, MAX_GRANT_CACHE, { noFollow: true, privateTo: me });
   if (bytes === null) return null;
   // The header's length: 8 decimal digits, then the header.
-  const length = bytes.length >= 8 ? Number(bytes.toString("latin1", 0, 8)) : NaN;
-  if (!Number.isInteger(length) || length < 2 || 8 + length > bytes.length) return null;
+  const digits = bytes.toString("latin1", 0, 8);
+  if (!/^[0-9]{8}$/.test(digits)) return null;
+  const length = Number(digits);
+  if (length < 2 || 8 + length > bytes.length) return null;
   const eol = 8 + length;
   let h: unknown;
   try {
@@ -126,21 +123,30 @@ export function readGrantCache(path: string, root: string): GrantCacheRecord | n
   if (!isObj(h)) return null;
   const keys = Object.keys(h);
   if (keys.length !== HEADER_KEYS.length || !keys.every((k) => HEADER_KEYS.includes(k))) return null;
-  if (h.format !== GRANT_CACHE_FORMAT || h.root !== root || !str(h.key)) return null;
-  const sizes = h.sizes;
-  if (!Array.isArray(sizes) || sizes.length !== 3 || !sizes.every(size)) return null;
-  if (!pairs(h.specs, strOrNull, (x) => x === null || size(x)) || !pairs(h.workers, str, strOrNull)) return null;
-  const specs = h.specs as Array<[string | null, number | null]>;
+  const { sizes, specs, workers } = h;
+  if (h.format !== GRANT_CACHE_FORMAT || h.root !== root || typeof h.key !== "string") return null;
+  if (!Array.isArray(sizes) || sizes.length !== 3 || !Array.isArray(specs) || !Array.isArray(workers)) return null;
+  // The bytes after the header, each run of them exactly as long as the header says, and nothing more.
   let at = eol;
-  const take = (n: number): Buffer | null => {
-    if (at + n > bytes.length) return null;
+  const take = (n: unknown): Buffer | null => {
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0 || at + n > bytes.length) return null;
     at += n;
     return bytes.subarray(at - n, at);
   };
-  const [grant, run, plan] = (sizes as number[]).map(take);
-  const specBytes = specs.map(([p, n]): [string | null, Buffer | null] => [p, n === null ? null : take(n)]);
-  if (!grant || !run || !plan || specs.some(([, n], i) => n !== null && specBytes[i][1] === null) || at !== bytes.length) return null;
-  return { root, key: h.key, grant, run, plan, specs: specBytes, workers: h.workers as Array<[string, string | null]> };
+  const grant = take(sizes[0]);
+  const run = take(sizes[1]);
+  const plan = take(sizes[2]);
+  if (!grant || !run || !plan) return null;
+  const specBytes: Array<[string | null, Buffer | null]> = [];
+  for (const s of specs) {
+    if (!Array.isArray(s) || s.length !== 2 || (s[0] !== null && typeof s[0] !== "string")) return null;
+    const b = s[1] === null ? null : take(s[1]);
+    if (b === null && s[1] !== null) return null;
+    specBytes.push([s[0], b]);
+  }
+  for (const w of workers) if (!Array.isArray(w) || w.length !== 2 || typeof w[0] !== "string" || (w[1] !== null && typeof w[1] !== "string")) return null;
+  if (at !== bytes.length) return null;
+  return { root, key: h.key, grant, run, plan, specs: specBytes, workers: workers as Array<[string, string | null]> };
 }
 
 /**

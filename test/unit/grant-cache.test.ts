@@ -11,7 +11,8 @@ import {
   renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
+import { strictlyInside } from "../../src/lib/evidence.ts";
 import { grantState, type GrantCacheUse } from "../../src/lib/grant.ts";
 import { grantCachePath, MAX_GRANT_CACHE, readGrantCache, writeGrantCache } from "../../src/lib/grant-cache.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
@@ -378,5 +379,23 @@ describe("the verified-grant cache answers only what a full verification would",
       chownSync(join(base, "real"), 4242, 4242);
       assert.equal(writeGrantCache(join(base, "real", "grant-cache-0000000000000001.json"), record, Date.now(), 1000), false);
     }
+  });
+});
+
+describe("the spec files' path check", () => {
+  it("strictlyInside says exactly what path.relative says (the check the full verification made before)", () => {
+    const roots = ["/", "/p", "/p/", "/p/q", "/a b/p", "/p/..x", "/.."];
+    const parts = ["", "/", "p", "q", "..", "...", "..x", ".x", ".", "x..", "p..", "q/r", "../p", "p/../q", "//", "a b"];
+    let n = 0;
+    for (const root of roots) {
+      for (const a of parts) for (const b of parts) for (const c of ["", "/", "/x"]) {
+        const abs = `/${a}/${b}${c}`.replace(/\/+$/, "") || "/";
+        const rel = relative(root, abs);
+        const expected = !(rel === "" || rel.startsWith("..") || isAbsolute(rel));
+        assert.equal(strictlyInside(root, abs), expected, `${root} ${abs}`);
+        n++;
+      }
+    }
+    assert.ok(n > 5000);
   });
 });
