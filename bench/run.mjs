@@ -485,6 +485,9 @@ try {
       for (const n of readdirSync(keyDir)) if (n.startsWith("grant-cache-")) rmSync(join(keyDir, n));
     };
     const leadCheck = event("Bash", { command: "npm test -- part0", description: "check" });
+    // The Edit tool changes a file that exists.
+    mkdirSync(join(hp, "src/m0/part0"), { recursive: true });
+    writeFileSync(join(hp, "src/m0/part0/x.ts"), "export const a = 1;\n");
     const workerEdit = event("Edit", { file_path: join(hp, "src/m0/part0/x.ts"), old_string: "a", new_string: "b" }, { agent_id: "w1" });
     const cases = [
       { label: "helper call (allow-list)", input: event("Bash", { command: `node "${ROOT}/skills/execute/scripts/plan.js" update-status .design/plan.json < .design/tmp/updates.json`, description: "Mark role 0 in progress" }), check: allow },
