@@ -17,7 +17,9 @@
 //               plan and the run: src/lib/grant.ts), a Bash command equal to a granted command, or a Write/Edit
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
-//               worker's call (an agent named after a role's `agent`) only within its own role's items.
+//               worker's call (an agent named after a role's `agent`) only within its own role's items. A grant
+//               verified in full is recorded beside the user's key (src/lib/grant-cache.ts, the hook's one write):
+//               later calls compare the files it binds with that record, byte for byte, instead of verifying anew.
 //
 // Why one file: the hook's allow-list is one decision (`permits`), read top to bottom by whoever checks what it
 // approves; the helper-line grammar and the sandbox check already live beside it.

@@ -5,21 +5,23 @@
 // project (`grantKeyPath`), bound to the project's real root, the execute run, an expiry and the fingerprint of
 // everything in the plan that will run. A grant.json that does not verify grants nothing, whoever wrote it.
 //
-// This module imports only Node built-ins, the bounded reader and the self-contained scheduler (no zod, no store),
-// so the permission hook can include it cheaply: `readGrant(projectDir)` answers the grant that holds now (or
-// null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
-// whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
-// attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
+// This module imports only Node built-ins, the bounded reader and the grant's own modules (no zod, no store), so the
+// permission hook can include it cheaply: `readGrant(projectDir)` answers the grant that holds now (or null), and
+// `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent whose name is a
+// role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's attempts) is judged
+// against its own role's items only; the lead's and the known auxiliaries' against all. The costly half of a full
+// verification (node:crypto, the canonical JSON, the fingerprint, the HMAC, the scheduler's names) is
+// src/lib/grant-verify.ts, required on first use; the hook's record of a grant it verified is src/lib/grant-cache.ts.
 //
-// Why one file: the key, the fingerprint, the signature and the reading of a grant must agree byte for byte, and the
-// hook bundles them together.
+// Why one file: the key, the reading of a grant and what it grants must agree byte for byte, and the hook bundles
+// them together.
 import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileBytes, type RoleCommand } from "./evidence.js";
 import { fileIdentity, grantCachePath, readGrantCache, writeGrantCache, type GrantCacheUse } from "./grant-cache.js";
 import { readRegular, readRegularWithStat } from "./safe-read.js";
-export type { GrantCacheUse } from "./grant-cache.js";
 import type { RunState } from "./run-state.js";
+export type { GrantCacheUse } from "./grant-cache.js";
 export const GRANT_FILE = "grant.json";
 /** 2: signed, bound to the project root and an expiry, fingerprinting everything that runs. */
 export const GRANT_VERSION = 2;
