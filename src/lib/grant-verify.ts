@@ -7,6 +7,8 @@
 //
 // It imports nothing of grant.ts (the two would form a circle): what it signs and fingerprints comes in as data.
 import { specFileBytes } from "./evidence.js";
+// The record of a verification is written only after one: the hook's permit.js never compiles the writer.
+export { writeGrantCache } from "./grant-cache.js";
 import { schedulerCore } from "./scheduler.js";
 
 // node:crypto is loaded on first use: a grant that does not need verifying never needs it.

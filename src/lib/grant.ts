@@ -18,7 +18,7 @@
 import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileBytes, type RoleCommand } from "./evidence.js";
-import { fileIdentity, grantCachePath, readGrantCache, writeGrantCache, type GrantCacheUse } from "./grant-cache.js";
+import { fileIdentity, grantCachePath, readGrantCache, type GrantCacheUse } from "./grant-cache.js";
 import { readRegular, readRegularWithStat } from "./safe-read.js";
 import type { RunState } from "./run-state.js";
 export type { GrantCacheUse } from "./grant-cache.js";
@@ -366,7 +366,7 @@ export function grantState(
         specs: specs.map((x): [string | null, Buffer | null] => [x.path, x.bytes]),
         workers: [...workers],
       };
-      cache.outcome = writeGrantCache(grantCachePath(keyPath, projectDir), record, now, GRANT_TTL_MS) ? "written" : "miss";
+      cache.outcome = v.writeGrantCache(grantCachePath(keyPath, projectDir), record, now, GRANT_TTL_MS) ? "written" : "miss";
     }
     return { grant: { ...body, workers }, plan };
   } catch (err) {
