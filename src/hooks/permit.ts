@@ -186,10 +186,17 @@ export function realPath(p: string): string | null {
   }
 }
 
+/**
+ * Whether `file` lies inside `dir` (or is it, with `orSame`): what `path.relative(dir, file)` answers when it is
+ * neither "", "..", nor a path up, found by comparing the resolved strings (path.relative is a large function to
+ * compile at every hook start).
+ */
 function within(dir: string, file: string, orSame = false): boolean {
   if (orSame && file === dir) return true;
-  const rel = relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel);
+  const d = resolve(dir);
+  const f = resolve(file);
+  const prefix = d.endsWith(sep) ? d : d + sep;
+  return f.length > prefix.length && f.startsWith(prefix);
 }
 
 /** A path that is absolute, free of NUL, and already in normal form (no `.`/`..` segments, no `//`). */
@@ -599,7 +606,8 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
     // The real path decides: a link inside the scope that points elsewhere is judged where it points.
     const real = realPath(file as string);
     if (real === null || !within(root, real) || hardLinked(real)) return false;
-    const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
+    // `within` held: the part of the real path below the root.
+    const rel = real.slice(root.length + 1).normalize("NFC").toLowerCase().split(sep);
     if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
     request = { tool: "Edit", filePath: real };
   }

@@ -16,8 +16,8 @@
 // Why one file: the key, the reading of a grant and what it grants must agree byte for byte, and the hook bundles
 // them together.
 import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
-import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { insideByRealPath, roleCommands, specFileBytes, type RoleCommand } from "./evidence.js";
+import { dirname, isAbsolute, join, posix, resolve, sep } from "node:path";
+import { insideByRealPath, roleCommands, specFileBytes, strictlyInside, type RoleCommand } from "./evidence.js";
 import { fileIdentity, grantCachePath, readGrantCache, type GrantCacheUse } from "./grant-cache.js";
 import { readRegular, readRegularWithStat } from "./safe-read.js";
 import type { RunState } from "./run-state.js";
@@ -191,9 +191,10 @@ export function isGrantAuxiliary(name: string): boolean {
 /** A project-relative path in posix form, or null when it leaves the project. */
 export function projectPath(projectDir: string, path: string): string | null {
   const abs = isAbsolute(path) ? resolve(path) : resolve(projectDir, path);
-  const rel = relative(resolve(projectDir), abs);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  return rel.split(sep).join(posix.sep);
+  // As path.relative would give it (strictlyInside: the same verdict, by comparing strings).
+  if (!strictlyInside(projectDir, abs)) return null;
+  const root = resolve(projectDir);
+  return abs.slice(root.endsWith(sep) ? root.length : root.length + 1).split(sep).join(posix.sep);
 }
 
 /** Why a scope entry cannot be granted for edits, or "" when it can. */

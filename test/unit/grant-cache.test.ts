@@ -11,9 +11,9 @@ import {
   renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { strictlyInside } from "../../src/lib/evidence.ts";
-import { grantState, type GrantCacheUse } from "../../src/lib/grant.ts";
+import { grantState, projectPath, type GrantCacheUse } from "../../src/lib/grant.ts";
 import { grantCachePath, MAX_GRANT_CACHE, readGrantCache, writeGrantCache } from "../../src/lib/grant-cache.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
 
@@ -397,5 +397,17 @@ describe("the spec files' path check", () => {
       }
     }
     assert.ok(n > 5000);
+  });
+
+  it("projectPath gives what it gave through path.relative", () => {
+    const before = (projectDir: string, path: string): string | null => {
+      const abs = isAbsolute(path) ? resolve(path) : resolve(projectDir, path);
+      const rel = relative(resolve(projectDir), abs);
+      if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
+      return rel.split(sep).join(posix.sep);
+    };
+    const roots = ["/", "/p", "/p/", "/p/q", "/p/..x"];
+    const paths = ["", ".", "..", "x", "..x", "x/..", "x/../..", "/p", "/p/x", "/p/..x/y", "/px", "/p//x/", "/q/../p/x", "a b/c", "./x/./y"];
+    for (const root of roots) for (const path of paths) assert.equal(projectPath(root, path), before(root, path), `${root} ${path}`);
   });
 });
