@@ -17,7 +17,9 @@
 //               plan and the run: src/lib/grant.ts), a Bash command equal to a granted command, or a Write/Edit
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
-//               worker's call (an agent named after a role's `agent`) only within its own role's items.
+//               worker's call (an agent named after a role's `agent`) only within its own role's items. A grant
+//               verified in full is recorded beside the user's key (src/lib/grant-cache.ts, the hook's one write):
+//               later calls compare the files it binds with that record, byte for byte, instead of verifying anew.
 //
 // Why one file: the hook's allow-list is one decision (`permits`), read top to bottom by whoever checks what it
 // approves; the helper-line grammar and the sandbox check already live beside it.
@@ -26,8 +28,13 @@ import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep 
 import { checksGrant, findRole, grantAllows, grantState, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { parseHelperLine } from "./helper-line.js";
-import { sandboxState } from "./sandbox.js";
 import { SPECS } from "./specs.js";
+
+// The sandbox check (settings files, PATH) matters only for a plan that asks for the sandbox: required on first use,
+// and in the hook's build a file of its own (dist/permit-sandbox.js), so no other call compiles it or loads node:os.
+type Sandbox = typeof import("./sandbox.js");
+let sandboxModule: Sandbox | undefined;
+const sandboxState: Sandbox["sandboxState"] = (opts) => (sandboxModule ??= require("./sandbox.js") as Sandbox).sandboxState(opts);
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 export type Skill = (typeof SKILLS)[number];
@@ -185,10 +192,17 @@ export function realPath(p: string): string | null {
   }
 }
 
+/**
+ * Whether `file` lies inside `dir` (or is it, with `orSame`): what `path.relative(dir, file)` answers when it is
+ * neither "", "..", nor a path up, found by comparing the resolved strings (path.relative is a large function to
+ * compile at every hook start).
+ */
 function within(dir: string, file: string, orSame = false): boolean {
   if (orSame && file === dir) return true;
-  const rel = relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(".." + sep) && !isAbsolute(rel);
+  const d = resolve(dir);
+  const f = resolve(file);
+  const prefix = d.endsWith(sep) ? d : d + sep;
+  return f.length > prefix.length && f.startsWith(prefix);
 }
 
 /** A path that is absolute, free of NUL, and already in normal form (no `.`/`..` segments, no `//`). */
@@ -476,17 +490,17 @@ function grantedCall(words: readonly string[], root: string): boolean {
     let ref = flags.get("role");
     if (command === "finish") {
       const agent = flags.get("agent");
-      const grant = agent === undefined ? null : readGrant(root);
+      const grant = agent === undefined ? null : readGrant(root, Date.now(), process.env, undefined, {});
       const role = grant && agent !== undefined ? grant.workers.get(agent) : undefined;
       if (typeof role !== "string") return false;
       ref = role;
     }
     if (ref === undefined) return false;
-    state = checksGrant(root, ref);
+    state = checksGrant(root, ref, Date.now(), process.env, {});
   } else {
     const ref = flags.get("role");
     if (ref === undefined) return false;
-    const s = grantState(root);
+    const s = grantState(root, Date.now(), process.env, undefined, {});
     state = "why" in s ? s : "why" in findRole(s.plan, ref) ? { why: "no such role" } : s;
   }
   if ("why" in state) return false;
@@ -642,15 +656,17 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
     // The real path decides: a link inside the scope that points elsewhere is judged where it points.
     const real = realPath(file as string);
     if (real === null || !within(root, real) || hardLinked(real)) return false;
-    const rel = relative(root, real).normalize("NFC").toLowerCase().split(sep);
+    // `within` held: the part of the real path below the root.
+    const rel = real.slice(root.length + 1).normalize("NFC").toLowerCase().split(sep);
     if (rel.some((part) => NEVER_GRANTED.includes(part))) return false;
     request = { tool: "Edit", filePath: real };
   }
   // A call no recorded item covers (for anyone) is refused before the key, the HMAC and the plan's fingerprint:
-  // most Bash calls of a session are no granted command.
-  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root));
+  // most Bash calls of a session are no granted command. One it covers is answered by the record of an earlier full
+  // verification when every file the grant binds reads as it did then (src/lib/grant-cache.ts): no node:crypto.
+  const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root), {});
   if (!grant) return false;
-  const role = grantShare(callerOf(input), grant);
+  const role = grantShare(input.agent_id === undefined ? { kind: "lead" } : callerOf(input), grant);
   if (role === "none") return false;
   // A plan that asks for the sandbox gets its commands approved only while Claude Code's sandbox is on.
   if (isBash && grant.requiresSandbox && sandboxState({ cwd: root }) !== "on") return false;

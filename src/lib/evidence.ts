@@ -7,7 +7,7 @@
 // Imports only node:fs, node:path and the bounded reader (the permission hook bundles it through grant.ts); hashes
 // come from the caller, so a call that never completes a role never loads node:crypto.
 import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, resolve, sep } from "node:path";
 import { readRegular } from "./safe-read.js";
 
 type Obj = Record<string, unknown>;
@@ -72,14 +72,26 @@ export function roleCommands(plan: unknown, i: number): RoleCommand[] {
   return out;
 }
 
+/**
+ * Whether the absolute path `abs` lies strictly inside `root`, exactly as `path.relative(root, abs)` would say (not
+ * "", not starting with ".."), but by comparing strings: the hook runs this cold on every spec file of a grant, and
+ * path.relative is a large function to compile for it.
+ */
+export function strictlyInside(root: string, abs: string): boolean {
+  const r = resolve(root);
+  const a = resolve(abs);
+  const prefix = r.endsWith(sep) ? r : r + sep;
+  return a.startsWith(prefix) && a.length > prefix.length && !a.startsWith("..", prefix.length);
+}
+
 /** Whether `path` (or, when it does not exist, its nearest existing folder) lies inside `root` by real path. */
 export function insideByRealPath(root: string, path: string): boolean {
   let cur = path;
   for (;;) {
     try {
-      const real = realpathSync(cur);
-      const rel = relative(root, real);
-      return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+      // realpath(3) in one call: the JavaScript realpathSync lstats every component (the hook calls this per spec).
+      const real = realpathSync.native(cur);
+      return real === resolve(root) || strictlyInside(root, real);
     } catch {
       const up = dirname(cur);
       if (up === cur) return false;
@@ -93,13 +105,16 @@ export function insideByRealPath(root: string, path: string): boolean {
  * (no final link followed, at most 8 MiB).
  */
 export function specFileHash(projectDir: string, path: unknown, hash: (b: Buffer) => string): string | null {
+  const buf = specFileBytes(projectDir, path);
+  return buf === null ? null : hash(buf);
+}
+
+/** The bytes of a spec file as it is now (what `specFileHash` hashes), or null under the same rules. */
+export function specFileBytes(projectDir: string, path: unknown): Buffer | null {
   if (typeof path !== "string" || path === "" || path.includes("\0")) return null;
   const abs = resolve(projectDir, path);
-  const rel = relative(projectDir, abs);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  if (!insideByRealPath(projectDir, abs)) return null;
-  const buf = readRegular(abs, MAX_SPEC, { noFollow: true });
-  return buf === null ? null : hash(buf);
+  if (!strictlyInside(projectDir, abs) || !insideByRealPath(projectDir, abs)) return null;
+  return readRegular(abs, MAX_SPEC, { noFollow: true });
 }
 
 /** The attempt still open on a role (the last attemptLog entry, when it is `running`), or null. */

@@ -5,20 +5,23 @@
 // project (`grantKeyPath`), bound to the project's real root, the execute run, an expiry and the fingerprint of
 // everything in the plan that will run. A grant.json that does not verify grants nothing, whoever wrote it.
 //
-// This module imports only Node built-ins, the bounded reader and the self-contained scheduler (no zod, no store),
-// so the permission hook can include it cheaply: `readGrant(projectDir)` answers the grant that holds now (or
-// null), and `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent
-// whose name is a role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's
-// attempts) is judged against its own role's items only; the lead's and the known auxiliaries' against all.
+// This module imports only Node built-ins, the bounded reader and the grant's own modules (no zod, no store), so the
+// permission hook can include it cheaply: `readGrant(projectDir)` answers the grant that holds now (or null), and
+// `grantAllows(grant, request)` whether one tool call falls inside it. A call by a worker (an agent whose name is a
+// role's `agent`, one of the names in its attemptLog, or a name the scheduler gives the role's attempts) is judged
+// against its own role's items only; the lead's and the known auxiliaries' against all. The costly half of a full
+// verification (node:crypto, the canonical JSON, the fingerprint, the HMAC, the scheduler's names) is
+// src/lib/grant-verify.ts, required on first use; the hook's record of a grant it verified is src/lib/grant-cache.ts.
 //
-// Why one file: the key, the fingerprint, the signature and the reading of a grant must agree byte for byte, and the
-// hook bundles them together.
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { insideByRealPath, roleCommands, specFileHash as hashSpecFile, type RoleCommand } from "./evidence.js";
-import { readJsonObject, readRegular } from "./safe-read.js";
-import { schedulerCore } from "./scheduler.js";
+// Why one file: the key, the reading of a grant and what it grants must agree byte for byte, and the hook bundles
+// them together.
+import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
+import { dirname, isAbsolute, join, posix, resolve, sep } from "node:path";
+import { insideByRealPath, roleCommands, specFileBytes, strictlyInside, type RoleCommand } from "./evidence.js";
+import { fileIdentity, grantCachePath, readGrantCache, type GrantCacheUse } from "./grant-cache.js";
+import { readRegular, readRegularWithStat } from "./safe-read.js";
 import type { RunState } from "./run-state.js";
+export type { GrantCacheUse } from "./grant-cache.js";
 export const GRANT_FILE = "grant.json";
 /** 2: signed, bound to the project root and an expiry, fingerprinting everything that runs. */
 export const GRANT_VERSION = 2;
@@ -34,10 +37,13 @@ const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
 const KEY_BYTES = 32;
 
-// node:crypto is loaded on first use (~3 ms of CPU): the hook's allow-list calls and a project without a grant
-// never need it.
-let cryptoModule: typeof import("node:crypto") | undefined;
-const nodeCrypto = () => (cryptoModule ??= require("node:crypto") as typeof import("node:crypto"));
+// The full verification's costly half (node:crypto, the canonical JSON, the fingerprint, the HMAC, the scheduler's
+// worker names) is src/lib/grant-verify.ts, required on first use: in the hook it is a file of its own
+// (dist/permit-verify.js), which a call no grant item covers, or one the record of an earlier verification answers
+// (src/lib/grant-cache.ts), never compiles.
+type Verify = typeof import("./grant-verify.js");
+let verifyModule: Verify | undefined;
+const verify = (): Verify => (verifyModule ??= require("./grant-verify.js") as Verify);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -107,9 +113,15 @@ export function grantKeyPath(env: NodeJS.ProcessEnv = process.env): string | nul
 /** The key (32 bytes), or null: missing, not a regular file, a link, the wrong size, or inside the project. */
 export function readGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Buffer | null {
   const path = grantKeyPath(env);
-  if (path === null || insideByRealPath(projectRoot, path)) return null;
-  const text = readRegular(path, 256, { noFollow: true })?.toString("utf8").trim();
-  return text !== undefined && /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, "hex") : null;
+  return path === null ? null : (keyAt(projectRoot, path)?.key ?? null);
+}
+
+/** The key at `path` and the identity of the file it was read from (`fileIdentity`), under readGrantKey's rules. */
+function keyAt(projectRoot: string, path: string): { key: Buffer; identity: string } | null {
+  if (insideByRealPath(projectRoot, path)) return null;
+  const read = readRegularWithStat(path, 256, { noFollow: true });
+  const text = read?.bytes.toString("utf8").trim();
+  return read && text !== undefined && /^[0-9a-f]{64}$/.test(text) ? { key: Buffer.from(text, "hex"), identity: fileIdentity(read.stat) } : null;
 }
 
 /**
@@ -134,7 +146,7 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
     }
     throw err;
   }
-  const key = nodeCrypto().randomBytes(KEY_BYTES);
+  const key = (require("node:crypto") as typeof import("node:crypto")).randomBytes(KEY_BYTES);
   try {
     writeSync(fd, `${key.toString("hex")}\n`);
     fsyncSync(fd);
@@ -146,70 +158,24 @@ export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = pro
 
 // ---------------------------------------------------------------- fingerprint and signature
 
-/**
- * JSON with object keys sorted at every level: the same data gives the same text. Throws past 200 levels. Built by
- * appending to one string with indexed loops: the hook runs it cold on the whole plan at every granted call.
- */
-export function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > 200) throw new Error("too deeply nested");
-  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) {
-    let out = "[";
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      out += (i === 0 ? "" : ",") + (v === undefined ? "null" : canonicalJson(v, depth + 1));
-    }
-    return `${out}]`;
-  }
-  const obj = value as Obj;
-  const keys = Object.keys(obj).sort();
-  let out = "{";
-  for (let i = 0; i < keys.length; i++) {
-    const v = obj[keys[i]];
-    if (v === undefined) continue;
-    out += (out.length === 1 ? "" : ",") + JSON.stringify(keys[i]) + ":" + canonicalJson(v, depth + 1);
-  }
-  return `${out}}`;
-}
-
-/** The fields an execute run changes: everything else in the plan is what the user approved. */
-const RUN_FIELDS_OF_ROLE: ReadonlySet<string> = new Set(["status", "result", "attempts", "attemptLog"]);
-const RUN_FIELDS_OF_PLAN: ReadonlySet<string> = new Set(["progress"]);
-
-/** SHA-256 (hex) of a spec file as it is now, or null when it is not a regular file inside the project. */
-export function specFileHash(projectDir: string, path: unknown): string | null {
-  return hashSpecFile(projectDir, path, (b) => nodeCrypto().createHash("sha256").update(b).digest("hex"));
-}
+/** JSON with object keys sorted at every level (src/lib/grant-verify.ts). */
+export const canonicalJson = (value: unknown): string => verify().canonicalJson(value);
 
 /**
  * The fingerprint of everything in the plan that will run or that tells a worker what to do: the whole plan but
  * its run fields (each role's status, result, attempts and attemptLog, and the plan's progress), plus the current
  * SHA-256 of each verification spec file. Status updates keep it; any other change ends the grant.
  */
-export function planFingerprint(plan: unknown, projectDir: string): string {
-  const doc: Obj = isObj(plan) ? { ...plan } : {};
-  for (const k of RUN_FIELDS_OF_PLAN) delete doc[k];
-  if (Array.isArray(doc.roles)) {
-    doc.roles = doc.roles.map((r) => {
-      if (!isObj(r)) return r;
-      const copy: Obj = {};
-      for (const k of Object.keys(r)) if (!RUN_FIELDS_OF_ROLE.has(k)) copy[k] = r[k];
-      return copy;
-    });
-  }
-  const specFiles = (Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []).map((s) => (isObj(s) ? specFileHash(projectDir, s.path) : null));
-  return nodeCrypto().createHash("sha256").update(canonicalJson({ plan: doc, specFiles })).digest("hex");
-}
+export const planFingerprint = (plan: unknown, projectDir: string): string => verify().planFingerprint(plan, projectDir);
 
 /** The HMAC-SHA256 (hex) of a grant body under the key. */
-export function signGrant(body: GrantBody, key: Buffer): string {
-  return nodeCrypto().createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
-}
+export const signGrant = (body: GrantBody, key: Buffer): string => verify().signGrant(body, key);
 
-function verifies(body: GrantBody, signature: unknown, key: Buffer): boolean {
-  if (typeof signature !== "string" || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  return nodeCrypto().timingSafeEqual(Buffer.from(signGrant(body, key), "hex"), Buffer.from(signature, "hex"));
-}
+/**
+ * Each worker name of a role → that role's name: the names the plan records (its `agent`, its attemptLog's agents)
+ * and the ones the scheduler gives its attempts. A name two roles claim maps to null.
+ */
+export const planWorkers = (plan: unknown): Map<string, string | null> => verify().planWorkers(plan);
 
 /**
  * The agents execute spawns besides its workers (skills/execute: the auxiliary roles and the integration fix
@@ -225,9 +191,10 @@ export function isGrantAuxiliary(name: string): boolean {
 /** A project-relative path in posix form, or null when it leaves the project. */
 export function projectPath(projectDir: string, path: string): string | null {
   const abs = isAbsolute(path) ? resolve(path) : resolve(projectDir, path);
-  const rel = relative(resolve(projectDir), abs);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  return rel.split(sep).join(posix.sep);
+  // As path.relative would give it (strictlyInside: the same verdict, by comparing strings).
+  if (!strictlyInside(projectDir, abs)) return null;
+  const root = resolve(projectDir);
+  return abs.slice(root.endsWith(sep) ? root.length : root.length + 1).split(sep).join(posix.sep);
 }
 
 /** Why a scope entry cannot be granted for edits, or "" when it can. */
@@ -280,28 +247,6 @@ export function grantAllows(grant: Grant, request: GrantRequest, projectDir: str
     return grant.edits.some((e) => mine(e) && editCovers(e, rel));
   }
   return false;
-}
-
-/**
- * Each worker name of a role → that role's name: the names the plan records (its `agent`, its attemptLog's agents)
- * and the ones the scheduler gives its attempts. A name two roles claim maps to null.
- */
-export function planWorkers(plan: unknown): Map<string, string | null> {
-  const out = new Map<string, string | null>();
-  const roles = isObj(plan) && Array.isArray(plan.roles) ? plan.roles : [];
-  // The names the scheduler gives each attempt (`next`, and the labels of the generated Workflow script, whose
-  // agents' updates reach plan.json only when the run ends): "<slug>" and "<slug>--<attempt>".
-  const core = schedulerCore();
-  const bases = core.baseNames(roles);
-  roles.forEach((r, i) => {
-    if (!isObj(r) || typeof r.name !== "string") return;
-    const log = Array.isArray(r.attemptLog) ? r.attemptLog : [];
-    const last = Math.max(core.MAX_ATTEMPTS, core.attemptsOf(r) + 1);
-    const scheduled = Array.from({ length: last }, (_, k) => core.agentName(bases[i], k + 1));
-    const names = new Set([r.agent, ...log.map((a) => (isObj(a) ? a.agent : undefined)), ...scheduled].filter((n): n is string => typeof n === "string" && n !== ""));
-    for (const n of names) out.set(n, out.has(n) && out.get(n) !== r.name ? null : r.name);
-  });
-  return out;
 }
 
 function items(v: unknown): GrantItem[] {
@@ -362,17 +307,24 @@ export interface GrantState {
  * `mayAllow`, when given, is asked first about the recorded items as they stand, before anything is verified:
  * false ends the read at once. The hook passes "would this grant cover the call at all", so a call no grant item
  * covers costs no key, no HMAC and no plan fingerprint; only a refusal may come of it early.
+ *
+ * `cache` (the permission hook's): after the expiry, a record of an earlier full verification (src/lib/grant-cache.ts)
+ * whose files all read byte for byte as they were verified, under a key file of the same identity, answers without
+ * node:crypto; otherwise the grant is verified in full and, when it holds, recorded. What happened goes into
+ * `cache.outcome`.
  */
 export function grantState(
   projectDir: string,
   now: number = Date.now(),
   env: NodeJS.ProcessEnv = process.env,
   mayAllow?: (unverified: GrantBody) => boolean,
+  cache?: GrantCacheUse,
 ): GrantState | { why: string } {
   try {
     const design = join(projectDir, ".design");
-    const g = readJsonObject(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
-    if (!g) return { why: "no grant: the user has not approved one for this run (.design/grant.json is missing or unreadable)" };
+    const grantBytes = readRegular(join(design, GRANT_FILE), MAX_GRANT, { noFollow: true });
+    const g = grantBytes && jsonObject(grantBytes);
+    if (!grantBytes || !g) return { why: "no grant: the user has not approved one for this run (.design/grant.json is missing or unreadable)" };
     if (g.revoked === true) return { why: "the grant was revoked" };
     const body = bodyOf(g);
     if (!body) return { why: ".design/grant.json is not a signed grant of this version" };
@@ -380,26 +332,108 @@ export function grantState(
     if (mayAllow && !mayAllow(body)) return { why: "no item of the grant covers this call" };
     const expires = Date.parse(body.expiresAt);
     if (!Number.isFinite(expires) || expires <= now) return { why: `the grant expired at ${body.expiresAt}` };
-    const key = readGrantKey(projectDir, env);
-    if (!key) return { why: `no grant key on this machine (${grantKeyPath(env) ?? "no config folder"})` };
-    if (!verifies(body, g.signature, key)) return { why: "the grant's signature does not verify under this user's key" };
-    const run = readJsonObject(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
-    if (!run || !onlyKeys(run, RUN_KEYS) || run.skill !== "execute" || run.runId !== body.runId) {
+    const keyPath = grantKeyPath(env);
+    if (cache && keyPath) {
+      const hit = cachedState(projectDir, keyPath, grantBytes, body);
+      if (hit) {
+        cache.outcome = "hit";
+        return hit;
+      }
+    }
+    const key = keyPath === null ? null : keyAt(projectDir, keyPath);
+    if (!key) return { why: `no grant key on this machine (${keyPath ?? "no config folder"})` };
+    const v = verify();
+    if (!v.signatureVerifies(body, g.signature, key.key)) return { why: "the grant's signature does not verify under this user's key" };
+    const runBytes = readRegular(join(design, "run-execute.json"), MAX_RUN, { noFollow: true });
+    const run = runBytes && jsonObject(runBytes);
+    if (!runBytes || !run || !onlyKeys(run, RUN_KEYS) || run.skill !== "execute" || run.runId !== body.runId) {
       return { why: `the grant's execute run (${body.runId}) is not the current one` };
     }
     if (run.completedAt !== null && run.completedAt !== undefined) return { why: `the grant's execute run (${body.runId}) has finished` };
-    const plan = readJsonObject(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
-    if (!plan) return { why: ".design/plan.json cannot be read" };
-    if (planFingerprint(plan, projectDir) !== body.planFingerprint) return { why: "the plan or one of its spec files changed since the grant was approved" };
-    return { grant: { ...body, workers: planWorkers(plan) }, plan };
+    const planBytes = readRegular(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
+    const plan = planBytes && jsonObject(planBytes);
+    if (!planBytes || !plan) return { why: ".design/plan.json cannot be read" };
+    // The spec files are read once: the bytes hashed are the bytes a cache record holds.
+    const specs = v.specFiles(plan, projectDir);
+    if (v.fingerprintOf(plan, specs.map((x) => x.bytes)) !== body.planFingerprint) return { why: "the plan or one of its spec files changed since the grant was approved" };
+    const workers = v.planWorkers(plan);
+    if (cache && keyPath) {
+      const record = {
+        root: projectDir,
+        key: key.identity,
+        grant: grantBytes,
+        run: runBytes,
+        plan: planBytes,
+        specs: specs.map((x): [string | null, Buffer | null] => [x.path, x.bytes]),
+        workers: [...workers],
+      };
+      cache.outcome = v.writeGrantCache(grantCachePath(keyPath, projectDir), record, now, GRANT_TTL_MS) ? "written" : "miss";
+    }
+    return { grant: { ...body, workers }, plan };
   } catch (err) {
     return { why: `the grant cannot be read: ${(err as Error).message}` };
   }
 }
 
-/** The grant that holds now for the project, or null (see `grantState`, also for `mayAllow`). Never throws. */
-export function readGrant(projectDir: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env, mayAllow?: (unverified: GrantBody) => boolean): Grant | null {
-  const s = grantState(projectDir, now, env, mayAllow);
+/** A JSON object from bytes (readJsonObject's reading), or null. */
+function jsonObject(bytes: Buffer): Obj | null {
+  try {
+    const v: unknown = JSON.parse(bytes.toString("utf8"));
+    return isObj(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The grant state a cache record gives, or null (a miss): the record for this root, in a folder outside the
+ * project, whose grant.json, run state, plan and spec files are the very bytes read now (the same readers, the same
+ * rules) and whose key file has the same identity. `grantBytes` and `body`: grant.json as just read and checked
+ * (root, items, expiry). The plan object is parsed only when asked for (run-checks' approval needs it).
+ */
+function cachedState(projectDir: string, keyPath: string, grantBytes: Buffer, body: GrantBody): GrantState | null {
+  const path = grantCachePath(keyPath, projectDir);
+  // The key's own rule: a config folder inside the project is one the project could write (a missing record: a miss).
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    return null;
+  }
+  if (real === projectDir || real.startsWith(projectDir.endsWith(sep) ? projectDir : projectDir + sep)) return null;
+  const record = readGrantCache(path, projectDir);
+  if (!record || !record.grant.equals(grantBytes)) return null;
+  try {
+    const st = lstatSync(keyPath);
+    if (!st.isFile() || fileIdentity(st) !== record.key) return null;
+  } catch {
+    return null;
+  }
+  const design = join(projectDir, ".design");
+  const same = (now: Buffer | null, then: Buffer | null) => (now === null || then === null ? now === then : now.equals(then));
+  if (!same(readRegular(join(design, "run-execute.json"), MAX_RUN, { noFollow: true }), record.run)) return null;
+  const planBytes = readRegular(join(design, "plan.json"), MAX_PLAN, { noFollow: true });
+  if (!planBytes || !same(planBytes, record.plan)) return null;
+  for (const [p, then] of record.specs) if (!same(p === null ? null : specFileBytes(projectDir, p), then)) return null;
+  const grant: Grant = { ...body, workers: new Map(record.workers) };
+  let plan: Obj | undefined;
+  return {
+    grant,
+    get plan(): Obj {
+      return (plan ??= jsonObject(planBytes) ?? {});
+    },
+  };
+}
+
+/** The grant that holds now for the project, or null (see `grantState`, also for `mayAllow` and `cache`). Never throws. */
+export function readGrant(
+  projectDir: string,
+  now: number = Date.now(),
+  env: NodeJS.ProcessEnv = process.env,
+  mayAllow?: (unverified: GrantBody) => boolean,
+  cache?: GrantCacheUse,
+): Grant | null {
+  const s = grantState(projectDir, now, env, mayAllow, cache);
   return "grant" in s ? s.grant : null;
 }
 
@@ -430,8 +464,8 @@ export interface ChecksGrant extends GrantState {
  * `run-checks` before it runs anything and by the permission hook before it approves that call; the commands come
  * from the plan the grant was verified against, never from the caller.
  */
-export function checksGrant(projectDir: string, ref: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env): ChecksGrant | { why: string } {
-  const state = grantState(projectDir, now, env);
+export function checksGrant(projectDir: string, ref: string, now: number = Date.now(), env: NodeJS.ProcessEnv = process.env, cache?: GrantCacheUse): ChecksGrant | { why: string } {
+  const state = grantState(projectDir, now, env, undefined, cache);
   if (!("grant" in state)) return state;
   const role = findRole(state.plan, ref);
   if ("why" in role) return role;

@@ -3,22 +3,27 @@
 // device such as /dev/zero is refused before a byte is read), and capped in size (a file larger than the cap is
 // refused, also one that grows past it while it is read). Optionally a final symlink is refused (O_NOFOLLOW).
 // Imports only node:fs: the permission hook bundles this file, and the helper's store opens every file through it.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 
 /** Why a read was refused: what the reader can branch on. */
-export type ReadRefusal = "missing" | "link" | "not_regular" | "too_large" | "error";
+export type ReadRefusal = "missing" | "link" | "not_regular" | "too_large" | "not_private" | "error";
 
-export type Opened = { ok: true; fd: number; size: number } | { ok: false; reason: ReadRefusal; error: string };
+export type Opened = { ok: true; fd: number; size: number; stat: Stats } | { ok: false; reason: ReadRefusal; error: string };
 
 export type SafeRead = { ok: true; bytes: Buffer } | { ok: false; reason: ReadRefusal; error: string };
 
 export interface SafeOpenOptions {
   /** Refuse a path whose last component is a symlink (for rules that refuse links). */
   noFollow?: boolean;
+  /**
+   * A file only this user may have written: owned by this uid, no permission bit for group or others, one link
+   * (for the hook's own record beside the grant key).
+   */
+  privateTo?: number;
 }
 
 /** What a non-regular file is, for the message. */
-function kindOf(st: import("node:fs").Stats): string {
+function kindOf(st: Stats): string {
   if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO";
   if (st.isCharacterDevice()) return "a character device";
@@ -55,11 +60,15 @@ export function openRegular(path: string, maxBytes: number, opts: SafeOpenOption
       closeSync(fd);
       return { ok: false, reason: "not_regular", error: `${path} is ${kindOf(st)}, not a regular file` };
     }
+    if (opts.privateTo !== undefined && (st.uid !== opts.privateTo || (st.mode & 0o077) !== 0 || st.nlink !== 1)) {
+      closeSync(fd);
+      return { ok: false, reason: "not_private", error: `${path} is not private to user ${opts.privateTo} (owner ${st.uid}, mode ${(st.mode & 0o777).toString(8)}, ${st.nlink} links)` };
+    }
     if (st.size > maxBytes) {
       closeSync(fd);
       return { ok: false, reason: "too_large", error: `${path} is larger than ${bytesText(maxBytes)} (${st.size} bytes)` };
     }
-    return { ok: true, fd, size: st.size };
+    return { ok: true, fd, size: st.size, stat: st };
   } catch (err) {
     closeSync(fd);
     return { ok: false, reason: "error", error: (err as Error).message };
@@ -78,6 +87,11 @@ export function grewPast(path: string, maxBytes: number): { ok: false; reason: "
 export function readSmallRegular(path: string, maxBytes: number, opts: SafeOpenOptions = {}): SafeRead {
   const o = openRegular(path, maxBytes, opts);
   if (!o.ok) return o;
+  return readOpened(o, path, maxBytes);
+}
+
+/** Read an opened regular file (`openRegular`) up to `maxBytes`, then close it. */
+function readOpened(o: { fd: number; size: number }, path: string, maxBytes: number): SafeRead {
   try {
     // One byte more than the cap: a file that grew past it is noticed, never read in full.
     const buf = Buffer.allocUnsafe(Math.min(o.size, maxBytes) + 1);
@@ -120,6 +134,17 @@ export function readSmallText(path: string, maxBytes: number, opts: SafeOpenOpti
 export function readRegular(path: string, maxBytes: number, opts: SafeOpenOptions = {}): Buffer | null {
   const r = readSmallRegular(path, maxBytes, opts);
   return r.ok ? r.bytes : null;
+}
+
+/**
+ * `readRegular` with the stat of the very file read (fstat of its descriptor): what a cache of a verdict about these
+ * bytes can compare with later. Null for any refusal.
+ */
+export function readRegularWithStat(path: string, maxBytes: number, opts: SafeOpenOptions = {}): { bytes: Buffer; stat: Stats } | null {
+  const o = openRegular(path, maxBytes, opts);
+  if (!o.ok) return null;
+  const r = readOpened(o, path, maxBytes);
+  return r.ok ? { bytes: r.bytes, stat: o.stat } : null;
 }
 
 /** A JSON object read with `readRegular`, or null (not such a file, not JSON, not an object). */

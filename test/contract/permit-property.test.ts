@@ -14,6 +14,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { permits, SKILL_COMMANDS, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { SPECS } from "../../src/hooks/specs.ts";
 import { editCovers, readGrant } from "../../src/lib/grant.ts";
+import { readGrantCache } from "../../src/lib/grant-cache.ts";
 import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 import { soak } from "../helpers/soak.ts";
 import { rng } from "../helpers/rng.ts";
@@ -172,8 +173,11 @@ describe("the hook's approvals, run under bash", () => {
 // an unfinished execute run and either no grant (or a grant copied from another project), or a grant approved for
 // real through grant-approve.js. After every event: (a) from no grant, no grant verifies; (b) from an approved
 // grant, either it no longer verifies or its commands and edits, the plan's commands and every spec file are
-// byte-identical to what was approved; and after the sequence (c) nothing outside `.design/` and the approved
-// grant's scopes changed (the key file included). DO_PROPERTY_SEED replays; DO_SOAK=1 runs many more sequences.
+// byte-identical to what was approved; (d) the hook's record of a verified grant (src/lib/grant-cache.ts, primed by
+// every granted call the hook approves, and by "prime" events: granted calls of the lead and the workers between
+// the others) answers exactly what a full verification answers; and after the sequence (c) nothing outside
+// `.design/` and the approved grant's scopes changed (the key file included; the records beside it are the hook's
+// own, private and for a root of this test). DO_PROPERTY_SEED replays; DO_SOAK=1 runs many more sequences.
 describe("sequences of approved events never forge, widen or bend the grant (issue 23)", () => {
   const SEQUENCES = soak(12, 400);
   const MAX_EVENTS = soak(12, 20);
@@ -274,13 +278,14 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
     linkSync(join(dir, "lib/core.ts"), join(dir, ".design/tmp/hard.json"));
   }
 
-  /** Every file, folder and link under base but the project's .design/ (lstat: links are not followed). */
+  /** Every file, folder and link under base but the project's .design/ and the hook's records (lstat: links are not followed). */
   function tree(): Map<string, string> {
     const seen = new Map<string, string>();
     const walk = (d: string) => {
       for (const name of readdirSync(d)) {
         const p = join(d, name);
         if (p === join(proj, ".design")) continue;
+        if (d === join(config, "do") && name.startsWith("grant-cache-")) continue;
         const st = lstatSync(p);
         if (st.isSymbolicLink()) seen.set(p, `link ${readlinkSync(p)}`);
         else if (st.isDirectory()) {
@@ -427,6 +432,15 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         const tool = pick(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
         const path = r() < 0.9 ? join(proj, rel) : `${proj}/src/api/../../${rel}`;
         ev = { what: `${tool} ${rel}`, tool, input: tool === "NotebookEdit" ? { notebook_path: path } : { file_path: path }, content: `changed ${i}\n` };
+      } else if (roll < 0.94) {
+        // A granted call (the lead's check, a worker's check or its Edit in scope): what primes the hook's record.
+        const prime = pick<[Caller, Omit<Ev, "caller" | "skill" | "cwd" | "mode">]>([
+          [CALLERS[0], { what: "prime", tool: "Bash", input: { command: pick([...ROLE_CHECKS, ...PLAN_COMMANDS]) } }],
+          [CALLERS[1], { what: "prime", tool: "Bash", input: { command: ROLE_CHECKS[0] } }],
+          [CALLERS[1], { what: "prime", tool: "Edit", input: { file_path: join(proj, "src/api/index.ts") }, content: `primed ${i}\n` }],
+        ]);
+        list.push({ ...prime[1], caller: prime[0], skill: undefined, cwd: proj, mode: undefined });
+        continue;
       } else {
         ev = { what: "typed", tool: "Bash", input: { command: typed(r, pick) } };
       }
@@ -596,9 +610,14 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
     return JSON.stringify({ edits: g.edits, commands: g.commands, planCommands: commands, specs, projectRoot: g.projectRoot, runId: g.runId });
   }
 
+  /** The grant as data, workers included: what the hook's record must answer exactly as a full verification does. */
+  const grantView = (g: ReturnType<typeof readGrant>) => (g === null ? "null" : JSON.stringify({ ...g, workers: [...g.workers] }));
+  const viaRecord = () => grantView(readGrant(proj, Date.now(), env(), undefined, {}));
+  const viaFull = () => grantView(readGrant(proj, Date.now(), env()));
+
   it(`no sequence of approved events forges, widens or bends a grant, or writes outside .design/ and the granted scopes (seed ${SEED}, ${SEQUENCES} sequences)`, () => {
     const r = rng(SEED + 23);
-    const stats = { events: 0, approved: 0, executed: 0, helper: 0, writes: 0, granted: 0, ended: 0, finalRuns: 0, starts: { none: 0, foreign: 0, approved: 0 } as Record<string, number> };
+    const stats = { events: 0, approved: 0, executed: 0, helper: 0, writes: 0, granted: 0, ended: 0, finalRuns: 0, records: 0, primes: 0, starts: { none: 0, foreign: 0, approved: 0 } as Record<string, number> };
     for (let s = 0; s < SEQUENCES; s++) {
       const start = s % 2 === 0 ? "approved" : r() < 0.5 ? "foreign" : "none";
       stats.starts[start]++;
@@ -613,6 +632,8 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       else delete process.env.CLAUDE_PROJECT_DIR;
       const approved = approvedView();
       assert.equal(approved === "null", start !== "approved", `sequence ${s}: start ${start}: ${approved}`);
+      // A record of this root from an earlier sequence (an earlier approval) answers nothing here.
+      assert.equal(viaRecord(), viaFull(), `sequence ${s}: a record of an earlier grant answers for this one`);
       const scopes = start === "approved" ? readGrant(proj, Date.now(), env())!.edits : [];
       const before = tree();
       const log: string[] = [];
@@ -646,12 +667,15 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         assert.ok(ev.mode !== "plan", `approved in plan mode: ${line}\n${where()}`);
         assert.ok(!command.includes("grant-approve.js") && !/ --approve\b/.test(command), `approved the user's consent: ${line}\n${where()}`);
         if (ev.caller.who !== "lead") assert.ok(!/scripts\/plan\.js"/.test(command), `approved an agent's helper call: ${line}\n${where()}`);
+        if (ev.what === "prime") stats.primes++;
         if (/scripts\/plan\.js"/.test(command)) stats.helper++;
         else if (ev.tool === "Bash") stats.granted++;
         else stats.writes++;
         const result = execute(ev);
         stats.executed++;
         log.push(`  APPROVED ${line} -> ${result}`);
+        // (d) the hook's record of a verified grant answers what a full verification answers.
+        assert.equal(viaRecord(), viaFull(), `the hook's record and a full verification disagree\n${where()}`);
         // (a) no grant verifies without the user's consent.
         const now = approvedView();
         if (start !== "approved") assert.equal(now, "null", `a grant verifies that the user never approved\n${where()}`);
@@ -692,9 +716,17 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         return !rel.startsWith("..") && scopes.some((e) => editCovers(e, rel.split(sep).join("/")));
       };
       assert.deepEqual(changed.filter((p) => !inScope(p)), [], `changed outside .design/ and the granted scopes\n${where()}`);
+      // The records beside the key are the hook's own: private files, each for a root of this test.
+      for (const name of readdirSync(join(config, "do")).filter((n) => n.startsWith("grant-cache-"))) {
+        const file = join(config, "do", name);
+        assert.ok(lstatSync(file).isFile() && (lstatSync(file).mode & 0o777) === 0o600, `${name}\n${where()}`);
+        assert.ok(readGrantCache(file, proj) ?? readGrantCache(file, other), `${name} is no record of this test's roots\n${where()}`);
+        stats.records++;
+      }
     }
     assert.ok(stats.executed >= SEQUENCES, `only ${stats.executed} approved events ran: ${JSON.stringify(stats)}`);
     assert.ok(stats.helper > 0 && stats.writes > 0 && stats.granted + stats.finalRuns > 0, JSON.stringify(stats));
-    console.log(`sequences: ${SEQUENCES} (${JSON.stringify(stats.starts)}), ${stats.events} events, ${stats.approved} approved and run (${stats.helper} helper calls, ${stats.writes} writes, ${stats.granted} granted commands), ${stats.ended} approved grants ended, ${stats.finalRuns} granted commands run after their sequence`);
+    assert.ok(stats.primes > 0 && stats.records > 0, JSON.stringify(stats));
+    console.log(`sequences: ${SEQUENCES} (${JSON.stringify(stats.starts)}), ${stats.events} events, ${stats.approved} approved and run (${stats.helper} helper calls, ${stats.writes} writes, ${stats.granted} granted commands, ${stats.primes} of them priming calls), ${stats.ended} approved grants ended, ${stats.finalRuns} granted commands run after their sequence, ${stats.records} records checked`);
   });
 });
