@@ -210,9 +210,19 @@ function normalAbsolute(p: string): boolean {
   return isAbsolute(p) && !p.includes("\0") && normalize(p) === p && !p.endsWith(sep) && !/^\/proc(\/|$)/.test(p);
 }
 
+/** A real folder (not a link) at `path`. */
+function isDirAt(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The project root of an event: the real path of CLAUDE_PROJECT_DIR, which the CLI gives its hooks; where that is
- * unset, the event's cwd, but only when it is the folder holding `.design/` (a real folder, not a link). Never `/`.
+ * unset, the event's cwd, but only when it is the folder holding `.design/` (a real folder, not a link) and no folder
+ * above it holds one (a `.design/` planted in a subfolder makes no second root). Never `/`.
  */
 export function rootOf(cwd: unknown, env: NodeJS.ProcessEnv = process.env): string | null {
   const given = env.CLAUDE_PROJECT_DIR;
@@ -224,7 +234,10 @@ export function rootOf(cwd: unknown, env: NodeJS.ProcessEnv = process.env): stri
     }
     if (typeof cwd !== "string" || cwd.length > 4096 || !isAbsolute(cwd) || cwd.includes("\0")) return null;
     const root = realpathSync(cwd);
-    return root !== sep && lstatSync(join(root, ".design")).isDirectory() ? root : null;
+    if (root === sep || !lstatSync(join(root, ".design")).isDirectory()) return null;
+    // A `.design/` planted in a subfolder of a project must not make that subfolder a root: the outermost wins.
+    for (let up = dirname(root); up !== dirname(up); up = dirname(up)) if (isDirAt(join(up, ".design"))) return null;
+    return root;
   } catch {
     return null;
   }

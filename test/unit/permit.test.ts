@@ -161,7 +161,11 @@ describe("the hook allows every helper call as the skills spell them", () => {
     t.after(() => rmSync(join(sub, ".design"), { recursive: true, force: true }));
     delete process.env.CLAUDE_PROJECT_DIR;
     assert.ok(allows(bashEvent(call)), "cwd holds .design/");
-    assert.ok(allows(bashEvent(call, {}, sub)), "without CLAUDE_PROJECT_DIR a folder holding .design/ is a root");
+    assert.ok(!allows(bashEvent(call, {}, sub)), "without CLAUDE_PROJECT_DIR a folder holding .design/ below another one is no root");
+    const lone = mkdtempSync(join(tmpdir(), "do-lone-"));
+    t.after(() => rmSync(lone, { recursive: true, force: true }));
+    mkdirSync(join(lone, "pkg", ".design"), { recursive: true });
+    assert.ok(allows(bashEvent(call, {}, join(lone, "pkg"))), "the outermost folder holding .design/ is a root");
     process.env.CLAUDE_PROJECT_DIR = dir;
     assert.ok(allows(bashEvent(call)));
     assert.ok(!allows(bashEvent(call, {}, sub)), "a helper call from a subfolder would act on its .design/");
@@ -1032,7 +1036,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     }
     assert.deepEqual(rows(sub), []);
     delete process.env.CLAUDE_PROJECT_DIR;
-    assert.deepEqual(rows(sub).filter((w) => w !== "helper"), [], "no CLAUDE_PROJECT_DIR: the planted copy grants nothing");
+    assert.deepEqual(rows(sub), [], "no CLAUDE_PROJECT_DIR: the planted copy makes no root and grants nothing");
     assert.ok(g.sh("npm test -- api"), "from the root the grant holds");
   });
 
