@@ -2,12 +2,16 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { allowedTools, approxTokens, commandFiles, editAllowed, readRef, skillFiles } from "./plugin-files.ts";
 
+// Per-skill caps below the shared one, each the skill's size when it was last made leaner (rounded up to the next
+// 100): execute on the coarse calls of issue 24 (4,474 before).
+const CAP: Record<string, number> = { execute: 3400 };
+
 describe("skill bodies", () => {
   const files = skillFiles();
 
   it("stay within the token budget (about 4 characters per token)", () => {
     const costs = Object.fromEntries(files.map((f) => [f.name, approxTokens(f.body)]));
-    for (const [name, t] of Object.entries(costs)) assert.ok(t <= 4500, `${name}: ~${t} tokens`);
+    for (const [name, t] of Object.entries(costs)) assert.ok(t <= (CAP[name] ?? 4500), `${name}: ~${t} tokens`);
     const total = Object.values(costs).reduce((a, b) => a + b, 0);
     assert.ok(total < 16000, `all five: ~${total} tokens`);
   });
