@@ -34,7 +34,7 @@ export const OWN = {
   reflection: one("a reflection file (.design/reflection*.jsonl)", (n) => /^reflection[A-Za-z0-9_-]*\.jsonl$/.test(n)),
   /** recon-rank --out (and the recon-<k>.json it picks when the name is taken). */
   recon: one("a recon file (.design/recon*.json)", (n) => /^recon[A-Za-z0-9_-]*\.json$/.test(n)),
-  /** update-status, resume-reset, add-constraints, challenge-resolve, run-checks, record-usage, budget; finalize's installed plan. */
+  /** update-status, next (the starts it hands out), resume-reset, add-constraints, challenge-resolve, run-checks, record-usage, budget; finalize's installed plan. */
   plan: named("plan.json"),
   /** finalize's plan_path: the installed plan (finalized in place) or the draft it installs. */
   planOrDraft: {
@@ -74,6 +74,7 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
   "reflection-add": { reflection_path: OWN.reflection },
   "recon-rank": { out: OWN.recon },
   "update-status": { plan_path: OWN.plan },
+  next: { plan_path: OWN.plan },
   "run-checks": { plan_path: OWN.plan },
   "record-usage": { plan_path: OWN.plan },
   budget: { plan_path: OWN.plan },

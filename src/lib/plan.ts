@@ -20,6 +20,11 @@ export type RoleStatus = (typeof ROLE_STATUSES)[number];
  */
 export const MODEL_TIERS = ["haiku", "sonnet", "opus", "fable"] as const;
 
+/** The stall limit of a plan that sets no `stallMinutes`: an attempt running longer is reported stalled by `next`. */
+export const DEFAULT_STALL_MINUTES = 30;
+/** The limits a plan's `stallMinutes` must keep (a day at most: a longer limit would never stop a dead worker). */
+export const STALL_MINUTES_RANGE = [1, 1440] as const;
+
 /** A plan's `complexity`, design's tier for its goal (design-tier): low is the quick path, medium and high the full one. */
 export const COMPLEXITIES = ["low", "medium", "high"] as const;
 export type Complexity = (typeof COMPLEXITIES)[number];

@@ -16,6 +16,13 @@ export interface AttemptEntry {
   agent: string;
   /** running, completed, failed, stalled or interrupted. */
   outcome: string;
+  /** When the attempt was recorded as started and as ended (update-status, next; ISO seconds, UTC). */
+  startedAt?: string;
+  endedAt?: string;
+  /** A retry's reflexion, given with its start; kept when the attempt ends. */
+  reflexion?: Record<string, string>;
+  /** The result the lead recorded when the attempt ended (each attempt keeps its own; the role's is the last). */
+  result?: string;
 }
 
 export interface DependencyContext {
@@ -87,6 +94,8 @@ export interface ApplyHooks {
   /** An attempt entry was opened (in_progress) or closed (completed, failed, stalled). */
   onOpen?: (entry: any, role: any, i: number) => void;
   onClose?: (entry: any, role: any, i: number) => void;
+  /** An update to the status the role has already (nothing changes): throw (via fail) to refuse it. */
+  onSame?: (role: any, i: number, update: StatusUpdate) => void;
 }
 
 export interface SchedulerCore {
@@ -881,6 +890,7 @@ export function schedulerCore(): SchedulerCore {
       let changedTo: string | null = null;
       if (u.status !== null) {
         const current = statusOf(role);
+        if (u.status === current && hooks.onSame) hooks.onSame(role, i, u);
         if (u.status !== current) {
           const direct = current === "failed" && u.status === "in_progress";
           const allowed = (ALLOWED[current] ?? []).concat(current === "failed" && retryable(role) ? ["in_progress"] : []);
@@ -905,13 +915,16 @@ export function schedulerCore(): SchedulerCore {
             role.attemptLog.push(entry);
             if (hooks.onOpen) hooks.onOpen(entry, role, i);
           }
+          // The attempt keeps its own result beside its reflexion: a later attempt's result replaces only the role's.
           if (current === "in_progress" && u.status === "failed") {
             const entry = closeAttempt(role, u.stalled === true ? "stalled" : "failed", bases, i, model);
+            if (u.hasResult && typeof u.result === "string") entry.result = u.result;
             role.attempts = attemptsOf(role) + 1;
             if (hooks.onClose) hooks.onClose(entry, role, i);
           }
           if (current === "in_progress" && u.status === "completed") {
             const entry = closeAttempt(role, "completed", bases, i, model);
+            if (u.hasResult && typeof u.result === "string") entry.result = u.result;
             if (hooks.onClose) hooks.onClose(entry, role, i);
           }
         }

@@ -3,7 +3,7 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan.js";
 import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 type Json = Record<string, unknown>;
@@ -97,6 +97,7 @@ export function matchesPlanSchema(doc: unknown): boolean {
     opt(doc, "specsWaiver", (w) => isObj(w) && (SPEC_WAIVERS as readonly unknown[]).includes(w.reason) && nonEmpty(w.detail)) &&
     opt(doc, "complexity", (c) => (COMPLEXITIES as readonly unknown[]).includes(c)) &&
     opt(doc, "context", context) &&
+    opt(doc, "stallMinutes", (m) => count(m) && (m as number) >= STALL_MINUTES_RANGE[0] && (m as number) <= STALL_MINUTES_RANGE[1]) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&
     opt(doc, "interfaceContracts", str) &&
     opt(doc, "designDecisions", arrayOf(decision)) &&

@@ -2,7 +2,7 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES } from "../lib/plan.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, DEFAULT_STALL_MINUTES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan.js";
 import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
@@ -113,7 +113,8 @@ export const RoleSchema = z
               .describe("A retry's reflexion, given with its in_progress update (update-status refuses a retry without one)."),
           })
           .describe(
-            "One attempt of the role. The helper also records startedAt, endedAt and runId (update-status), " +
+            "One attempt of the role. The helper also records startedAt, endedAt and runId (update-status; next for the " +
+              "starts it records), result (the lead's result when it ended; each attempt keeps its own), " +
               "evidence (run-checks: one {kind, check, sha256, exitCode, passed, durationMs, output, ...} per check " +
               "and spec; completion requires it), usage (record-usage: tokens, toolUses, durationMs, source) and " +
               "escalated ({from, reason} when it started above the scheduler's tier).",
@@ -229,6 +230,15 @@ export const PlanSchema = z
       .optional()
       .describe("Design's tier for the goal (design-tier): low = the quick path (no experts, at most 3 roles in one area); medium and high = the full path."),
     context: ContextSchema.optional(),
+    stallMinutes: z
+      .number()
+      .int()
+      .min(STALL_MINUTES_RANGE[0])
+      .max(STALL_MINUTES_RANGE[1])
+      .optional()
+      .describe(
+        `Minutes a worker's attempt may run before \`next\` reports it stalled (the lead stops it and records it failed, stalled); default ${DEFAULT_STALL_MINUTES}.`,
+      ),
     expertArtifacts: z.array(ExpertArtifactSchema).optional().describe("Expert artifacts behind the plan."),
     interfaceContracts: z.string().optional().describe("Path to .design/interfaces.json when produced."),
     designDecisions: z.array(DesignDecisionSchema).optional().describe("Resolved expert conflicts."),

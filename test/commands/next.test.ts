@@ -24,9 +24,12 @@ describe("next", () => {
         roleIndex: 1, name: "ui", agent: "ui--2", model: "sonnet", attempt: 2, retry: true, from: "failed", previousModel: null, replaces: null,
         reportPath: ".design/worker-ui--2.json",
         dependencies: [{ roleIndex: 0, name: "api", agent: "api", reportPath: ".design/worker-api.json", reportExists: true }],
-        failure: { attempt: 1, outcome: "failed", result: null, report: null, reportExists: false, reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update" },
+        recorded: false,
+        memories: [],
+        failure: { attempt: 1, outcome: "failed", result: null, report: null, reportExists: false, reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update", earlier: [] },
       },
     ]);
+    assert.equal(out.warnings?.[0], "memories: no memory file (.design/memory.jsonl) yet; the starts carry none");
     assert.deepEqual(out.waiting, [{ roleIndex: 2, name: "docs", on: [{ roleIndex: 1, name: "ui", kind: "dependency" }] }]);
     assert.deepEqual(out.counts, { pending: 0, in_progress: 0, completed: 1, failed: 1, skipped: 1, blocked: 0 });
   });
@@ -45,19 +48,24 @@ describe("next", () => {
     assert.deepEqual(out.start[0].dependencies, [{ roleIndex: 0, name: "a", agent: "a", reportPath: ".design/worker-a.json", reportExists: false }]);
   });
 
-  it("reads the plan path given and changes no file", async (t) => {
-    const p = project(t, { "x/plan.json": planWith(["a"]) });
-    const before = p.read("x/plan.json");
-    const out: any = await p.run("next", ["x/plan.json"]);
-    assert.deepEqual(out.start.map((s: any) => s.agent), ["a"]);
-    assert.equal(p.read("x/plan.json"), before);
+  it("records only in .design/plan.json: another plan path is refused and left as it was", async (t) => {
+    const p = project(t, { "x/plan.json": planWith(["a"]), ".design/draft/plan.json": planWith(["a"]) });
+    for (const path of ["x/plan.json", ".design/draft/plan.json"]) {
+      const before = p.read(path);
+      const out: any = await p.run("next", [path]);
+      assert.equal(out.code, "E_PATH", JSON.stringify(out));
+      assert.equal(p.read(path), before);
+    }
   });
 
-  it("fails on a missing or malformed plan", async (t) => {
-    const p = project(t, { "a.json": "[1]", "b.json": "{" });
+  it("fails on a missing or malformed plan, writing nothing", async (t) => {
+    const p = project(t);
     assert.deepEqual(await p.run("next"), { ok: false, error: "Plan file not found: .design/plan.json", code: "E_NOT_FOUND", exitCode: 1 });
-    assert.equal((await p.run("next", ["a.json"])).code, "E_SCHEMA");
-    assert.equal((await p.run("next", ["b.json"])).code, "E_JSON");
+    for (const [text, code] of [["[1]", "E_SCHEMA"], ["{", "E_JSON"], [JSON.stringify({ ...planWith(["a"]), schemaVersion: 3 }), "E_SCHEMA"]]) {
+      const q = project(t, { [P]: text });
+      assert.equal((await q.run("next")).code, code, text);
+      assert.equal(q.read(P), text);
+    }
   });
 });
 
@@ -73,7 +81,7 @@ describe("update-status: attempts, tiers and retries", () => {
     assert.deepEqual(retried.restored, [{ roleIndex: 1, name: "b", status: "pending" }]);
     const role = p.json(P).roles[0];
     assert.deepEqual(role.attemptLog, [
-      { attempt: 1, model: "haiku", agent: "a", outcome: "stalled", startedAt: "2026-01-02T03:04:05Z", endedAt: "2026-01-02T03:04:05Z" },
+      { attempt: 1, model: "haiku", agent: "a", outcome: "stalled", startedAt: "2026-01-02T03:04:05Z", endedAt: "2026-01-02T03:04:05Z", result: "stalled" },
       { attempt: 2, model: "sonnet", agent: "a--2", outcome: "running", reflexion: REFLEXION, startedAt: "2026-01-02T03:04:05Z" },
     ]);
     assert.equal(role.attempts, 1);
@@ -125,6 +133,7 @@ describe("reflexion before a retry", () => {
     assert.deepEqual(out.start[0].failure, {
       attempt: 1, outcome: "failed", result: "failed: the orders test timed out", report: ".design/worker-api.json", reportExists: true,
       reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update",
+      earlier: [{ attempt: 1, model: "haiku", agent: "api", outcome: "failed" }],
     });
   });
 

@@ -177,7 +177,7 @@ describe("update-status: completion keeps the brief", () => {
       ...before,
       status: "completed",
       result: "done",
-      attemptLog: [{ ...before.attemptLog[0], outcome: "completed", endedAt: "2026-01-02T00:00:00Z" }],
+      attemptLog: [{ ...before.attemptLog[0], outcome: "completed", endedAt: "2026-01-02T00:00:00Z", result: "done" }],
     });
   });
 

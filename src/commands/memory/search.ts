@@ -5,12 +5,8 @@ import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
-import { scanJsonlFile } from "../../store.js";
-import { fromCaptures, matchMemoryLine } from "./fast-line.js";
-import { MEMORY_PATH, importanceOf, Ranking, searchQuery, searchScore, searchScoreOfCaptures } from "./scoring.js";
-
-/** Stands for "the line matched; its captures are in `matched`". */
-const MATCHED: Record<string, unknown> = Object.freeze({});
+import { rankMemoryFile } from "./rank-file.js";
+import { MEMORY_PATH, importanceOf, searchQuery } from "./scoring.js";
 
 export default defineCommand({
   positionals: [MEMORY_PATH],
@@ -26,28 +22,10 @@ export default defineCommand({
     const nowSec = ctx.now() / 1000;
     const query = searchQuery([args.goal, args.stack, args.keywords]);
     if (query.size === 0) return { memories: [], skippedLines: 0 };
-    const ranking = new Ranking(limit);
-    // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
-    // the few that make the ranking. Other lines go through JSON.parse.
-    // Lines in memory-add's own layout are scored from their regex captures; the entry object is built only for
-    // the few that make the ranking. Other lines go through JSON.parse. (The captures pass through `matched`
-    // rather than a wrapper object per line.)
-    let matched: RegExpExecArray | null = null;
-    const scan = scanJsonlFile(
-      resolve(ctx.cwd, args.memory_path as string),
-      (entry) => {
-        if (entry !== MATCHED) ranking.offer(entry, searchScore(entry, query, nowSec));
-        else {
-          const m = matched as RegExpExecArray;
-          const score = searchScoreOfCaptures(m, query, nowSec);
-          if (ranking.wants(score)) ranking.offer(fromCaptures(m), score);
-        }
-      },
-      (line) => ((matched = matchMemoryLine(line)) ? MATCHED : undefined),
-    );
+    const scan = rankMemoryFile(resolve(ctx.cwd, args.memory_path as string), [query], limit, nowSec);
     if (scan.kind === "missing") return { memories: [], skippedLines: 0 };
     if (scan.kind === "error") throw new HelperError("E_READ", `Error reading memory file: ${scan.detail}`);
-    const ranked = ranking.result();
+    const ranked = scan.ranked[0];
     const memories = ranked.map(({ entry, score }) => ({
       id: entry.id ?? "",
       category: entry.category ?? "",

@@ -1,26 +1,45 @@
 // next: the execute scheduler's answer for the plan as it stands: the roles to start now (model tier, agent name,
-// report path, the reports of their dependencies), what runs, what waits and on what, what failed for good, the
-// circuit breaker, and `done` with the reason when nothing can move. Read-only; the lead acts on it and records
-// each outcome with update-status, then asks again. Memory and the budget (lib/budget.ts) come on top: a first
-// attempt of a role kind that failed on its first tier in earlier runs starts one tier up (`escalation`), each start
-// carries its forecast (`expectedTokens`), and a start that would pass the run's token budget is held back; when
-// that leaves nothing to start or wait for, the run is done with `stoppedBy: "budget"`.
+// report path, the reports of their dependencies, the memories for each), what runs and for how long, what waits
+// and on what, what failed for good, the circuit breaker, and `done` with the reason when nothing can move.
+//
+// It records what it hands out: each start that is not a retry is recorded as started (in_progress, its model and
+// agent, an attempt opened with `startedAt`), under the plan's lock, by the same state machine and stamps as
+// update-status (`recorded: true`), so the lead makes no update-status call to start a worker and a second `next`
+// reports that role under `running`, never as a second start. A retry is handed out unrecorded (`recorded: false`):
+// its start needs the reflexion only the lead can write (update-status, lib/reflexion.ts). Each running attempt
+// says how long it has run by the clock and whether it passed the plan's stall limit (`stallMinutes`, default 30).
+//
+// Memory and the budget (lib/budget.ts) come on top: a first attempt of a role kind that failed on its first tier in
+// earlier runs starts one tier up (`escalation`), each start carries its forecast (`expectedTokens`), and a start that
+// would pass the run's token budget is held back; when that leaves nothing to start or wait for, the run is done with
+// `stoppedBy: "budget"`. The Workflow script decides with schedulerCore itself and records nothing here.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { liveness, stallMinutesOf, stampOpen } from "../../lib/attempts.js";
 import { openRunId, underBudget } from "../../lib/budget.js";
-import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { PLAN_PATH_WRITE, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
+import { updatePlan } from "../../lib/plan-update.js";
+import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
-import { projectRoots } from "../../store.js";
+import { confine, projectRoots } from "../../store.js";
+import { rankMemoryFile } from "../memory/rank-file.js";
+import { searchQuery } from "../memory/scoring.js";
+
+/** The memory file next reads, and how many memories each start carries at most. */
+const MEMORY_FILE = ".design/memory.jsonl";
+const MEMORIES_PER_START = 3;
 
 /**
  * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
- * it ended, the role's result (what the lead recorded), and the worker's report.
+ * it ended, the role's result (what the lead recorded), and the worker's report; `earlier` lists every attempt that
+ * ended, each with its own result and the reflexion it started with, so a third attempt knows what the second tried.
  */
-function failureOf(role: Record<string, unknown>, cwd: string) {
+function failureOf(role: Json, cwd: string) {
   const core = schedulerCore();
-  const last = core.logOf(role).filter((e) => e.outcome !== "running").slice(-1)[0];
+  const ended = core.logOf(role).filter((e) => e.outcome !== "running");
+  const last = ended.slice(-1)[0];
   const report = last && typeof last.agent === "string" ? core.reportPath(last.agent) : null;
   return {
     attempt: last ? last.attempt : core.attemptsOf(role),
@@ -29,25 +48,113 @@ function failureOf(role: Record<string, unknown>, cwd: string) {
     report,
     reportExists: report !== null && existsSync(resolve(cwd, report)),
     reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update",
+    earlier: ended.map((e) => ({
+      attempt: e.attempt,
+      model: e.model,
+      agent: e.agent,
+      outcome: e.outcome,
+      ...(typeof e.result === "string" ? { result: e.result } : {}),
+      ...(e.reflexion ? { reflexion: e.reflexion } : {}),
+    })),
   };
 }
 
+interface Memory {
+  id: string;
+  category: string;
+  content: string;
+}
+
+/**
+ * The best memories for each role to start, by memory-search's scoring over its goal and its scope. A memory file
+ * that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they never
+ * stop the run.
+ */
+function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs: number, warnings: string[]): Map<number, Memory[]> {
+  const out = new Map<number, Memory[]>(indices.map((i) => [i, []]));
+  if (indices.length === 0) return out;
+  let path: string;
+  try {
+    path = confine(cwd, "memory file", MEMORY_FILE, "read");
+  } catch (err) {
+    warnings.push(`memories: ${(err as Error).message}; the starts carry none`);
+    return out;
+  }
+  const queries = indices.map((i) => {
+    const scope = scopeOf(roles[i]);
+    return searchQuery([roles[i].goal, ...stringsOf(scope.directories), ...stringsOf(scope.patterns)]);
+  });
+  const scan = rankMemoryFile(path, queries, MEMORIES_PER_START, nowMs / 1000);
+  if (scan.kind === "missing") {
+    warnings.push(`memories: no memory file (${MEMORY_FILE}) yet; the starts carry none`);
+    return out;
+  }
+  if (scan.kind === "error") {
+    warnings.push(`memories: error reading ${MEMORY_FILE}: ${scan.detail}; the starts carry none`);
+    return out;
+  }
+  if (scan.skipped > 0) warnings.push(`memories: ${scan.skipped} unreadable line(s) of ${MEMORY_FILE} skipped`);
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  indices.forEach((i, q) => {
+    out.set(i, scan.ranked[q].map(({ entry }) => ({ id: text(entry.id), category: text(entry.category), content: text(entry.content) })));
+  });
+  return out;
+}
+
 export default defineCommand({
-  positionals: [PLAN_PATH],
+  positionals: [PLAN_PATH_WRITE],
   flags: {},
   run(ctx, args) {
-    const plan = loadPlan(ctx.cwd, args.plan_path as string);
-    refuseWhileChallenged(ctx.cwd, plan, "starting workers");
-    const roles = rolesOf(plan);
+    const now = ctx.now();
     const design = projectRoots(ctx.cwd).design;
-    const { decision, costs, budget, stoppedBy } = underBudget(schedulerCore().decide(roles, ctx.cwd), roles, plan, design, openRunId(design));
-    // A dependency's report that is gone cannot hand its context on: say so, so the lead falls back to the result.
-    const start = decision.start.map((s) => ({
-      ...s,
-      ...costs.get(s.roleIndex),
-      dependencies: s.dependencies.map((d) => ({ ...d, reportExists: existsSync(resolve(ctx.cwd, d.reportPath)) })),
-      ...(s.retry ? { failure: failureOf(roles[s.roleIndex], ctx.cwd) } : {}),
-    }));
-    return { ...decision, start, budget, stoppedBy };
+    return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
+      refuseWhileChallenged(ctx.cwd, plan, "starting workers");
+      const stallMinutes = stallMinutesOf(plan);
+      const roles = rolesOf(plan);
+      const core = schedulerCore();
+      const { decision, costs, budget, stoppedBy } = underBudget(core.decide(roles, ctx.cwd), roles, plan, design, openRunId(design));
+      // Liveness of what ran before this call; the starts recorded now are in `start`, not in `running`.
+      const running = liveness(roles, decision.running, now, stallMinutes);
+      const retryFailures = new Map(decision.start.filter((s) => s.retry).map((s) => [s.roleIndex, failureOf(roles[s.roleIndex], ctx.cwd)]));
+
+      // Record each first start as update-status would (the state machine refuses anything but pending → in_progress).
+      const updates: StatusUpdate[] = decision.start
+        .filter((s) => !s.retry)
+        .map((s) => ({ roleIndex: s.roleIndex, status: "in_progress", hasResult: false, model: s.model, agent: s.agent }));
+      const applied = core.apply(roles, updates, {
+        fail: (code, message) => {
+          throw new HelperError(code as "E_TRANSITION", message);
+        },
+        onOpen: stampOpen(ctx.cwd, plan, core, now),
+      });
+      const warnings: string[] = [];
+      const memories = memoriesFor(ctx.cwd, roles, decision.start.map((s) => s.roleIndex), now, warnings);
+      // A dependency's report that is gone cannot hand its context on: say so, so the lead falls back to the result.
+      const start = decision.start.map((s) => {
+        const log = core.logOf(roles[s.roleIndex]);
+        const opened = s.retry ? undefined : log[log.length - 1];
+        return {
+          ...s,
+          ...costs.get(s.roleIndex),
+          recorded: !s.retry,
+          ...(opened ? { startedAt: opened.startedAt } : {}),
+          dependencies: s.dependencies.map((d) => ({ ...d, reportExists: existsSync(resolve(ctx.cwd, d.reportPath)) })),
+          memories: memories.get(s.roleIndex) ?? [],
+          ...(s.retry ? { failure: retryFailures.get(s.roleIndex) } : {}),
+        };
+      });
+      const result = {
+        ...decision,
+        start,
+        running,
+        stalled: running.filter((r) => r.stalled).map((r) => r.roleIndex),
+        stallMinutes,
+        restored: applied.restored,
+        budget,
+        stoppedBy,
+        ...(warnings.length ? { warnings } : {}),
+      };
+      return { write: applied.updated.length > 0, result };
+    });
   },
 });

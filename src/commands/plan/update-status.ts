@@ -4,17 +4,16 @@
 // any update is rejected. A role completes only on evidence: its running attempt must hold passing evidence,
 // recorded by run-checks, for each of its checks and its spec as they read now (lib/evidence.ts). Each attempt
 // entry gets its start and end time and the execute run it belongs to.
-import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { firstTierFailures, gatherSamples, roleKind, type Sample } from "../../lib/forecast.js";
-import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
+import { stampOpen } from "../../lib/attempts.js";
+import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
-import { MAX_STATE_BYTES, projectRoots, readJson } from "../../store.js";
+import { projectRoots } from "../../store.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -67,8 +66,38 @@ function checkReflexions(roles: Json[], updates: StatusUpdate[]): void {
           `in_progress update (the previous attempt${last ? ` ${last.attempt} ended ${last.outcome}` : " failed"}${failure})`,
       );
     }
-    if (!starts[k] && u.reflexion) throw new HelperError("E_SCHEMA", `${label}: a reflexion goes only with the start of a retry`);
+    // A start repeated for an attempt already running is judged against that attempt (repeatedStart).
+    if (!starts[k] && u.reflexion && !(u.status === "in_progress" && core.statusOf(role) === "in_progress")) {
+      throw new HelperError("E_SCHEMA", `${label}: a reflexion goes only with the start of a retry`);
+    }
   });
+}
+
+/**
+ * An in_progress update for a role already in_progress: the start `next` recorded (or an earlier update-status),
+ * repeated by a lead that records each start as before. When its model, agent and reflexion (each where given) are
+ * the running attempt's, it changes nothing and the answer says `alreadyRecorded`; a different start is refused,
+ * since the running attempt would silently keep another agent or tier. Returns whether the update is such a repeat.
+ */
+function repeatedStart(role: Json, i: number, u: StatusUpdate): boolean {
+  if (u.status !== "in_progress") return false;
+  const log = Array.isArray(role.attemptLog) ? role.attemptLog : [];
+  const open = log[log.length - 1];
+  if (!isObject(open) || open.outcome !== "running") return true; // no attempt to compare with: nothing changes, as before
+  const differs: string[] = [];
+  if (u.model !== undefined && u.model !== open.model) differs.push(`model ${u.model}`);
+  if (u.agent !== undefined && u.agent !== open.agent) differs.push(`agent ${u.agent}`);
+  if (u.reflexion) {
+    const kept = isObject(open.reflexion) ? open.reflexion : {};
+    if (Object.entries(u.reflexion).some(([k, v]) => kept[k] !== v)) differs.push("another reflexion");
+  }
+  if (differs.length === 0) return true;
+  const name = typeof role.name === "string" ? role.name : "";
+  throw new HelperError(
+    "E_TRANSITION",
+    `Role ${i} (${name}): attempt ${String(open.attempt)} is already recorded as started (agent ${String(open.agent)}, model ` +
+      `${String(open.model)}); this start names ${differs.join(", ")}. Record that attempt's outcome first`,
+  );
 }
 
 /**
@@ -83,25 +112,6 @@ function completeRole(doc: Json, role: Json): void {
   if (!("completedRoles" in progress)) progress.completedRoles = [];
   if (!Array.isArray(progress.completedRoles)) throw structure("'progress.completedRoles' must be an array");
   if (!isEmpty(role.name) && !progress.completedRoles.includes(role.name)) progress.completedRoles.push(role.name);
-}
-
-/** The id of the unfinished execute run, which a new attempt belongs to (null: none open). */
-function openRunId(cwd: string): string | null {
-  const r = readJson(join(projectRoots(cwd).design, "run-execute.json"), MAX_STATE_BYTES);
-  return r.kind === "ok" && isObject(r.value) && typeof r.value.runId === "string" && r.value.completedAt == null ? r.value.runId : null;
-}
-
-/**
- * Why an attempt starts above the tier the scheduler gives it (its plan's model, one up per failure), or null: the
- * memory of earlier runs (`next`'s escalation, lib/forecast.ts) when it explains the tier, else the lead's choice.
- */
-function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () => Sample[], runId: string | null): { from: string; reason: string } | null {
-  const plain = core.tierFor(role);
-  const k = core.TIERS.indexOf(plain);
-  const model = typeof entry.model === "string" ? entry.model : plain;
-  if (k < 0 || core.TIERS.indexOf(model) <= k) return null;
-  const advice = entry.attempt === 1 ? firstTierFailures(samples(), roleKind(role.name), plain, runId) : null;
-  return { from: plain, reason: advice && advice.to === model ? advice.reason : "started above the scheduler's tier by the lead" };
 }
 
 /** The refusal of a completion without passing evidence: what is missing, and the call that records it. */
@@ -122,13 +132,14 @@ export default defineCommand({
   async run(ctx, args) {
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
-    let runId: string | null | undefined;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const roles = rolesOf(doc);
       const updates = parseUpdates(input, roles.length);
       checkReflexions(roles, updates);
-      const at = isoSeconds(ctx.now());
+      const now = ctx.now();
+      const at = isoSeconds(now);
       const core = schedulerCore();
+      const repeated: number[] = [];
       const result = core.apply(roles, updates, {
         fail: (code, message) => {
           throw new HelperError(code as "E_TRANSITION", message);
@@ -137,19 +148,19 @@ export default defineCommand({
           const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
           if (gaps.length) throw noEvidence(role, i, gaps);
         },
-        onOpen: (entry, role) => {
-          entry.startedAt = at;
-          if (runId === undefined) runId = openRunId(ctx.cwd);
-          if (runId !== null) entry.runId = runId;
-          const why = escalation(core, role, entry, () => gatherSamples(projectRoots(ctx.cwd).design, doc), runId);
-          if (why) entry.escalated = why;
+        onOpen: stampOpen(ctx.cwd, doc, core, now),
+        onSame: (role, i, u) => {
+          if (repeatedStart(role, i, u)) repeated.push(i);
         },
         onClose: (entry) => {
           entry.endedAt = at;
         },
         onComplete: (role) => completeRole(doc, role),
       });
-      return { write: updates.length > 0, result: { ...result } };
+      // A batch that only repeats recorded starts leaves the file as it is.
+      const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
+      const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
+      return { write: updates.length > 0 && !onlyRepeats, result: { ...result, ...already } };
     });
   },
 });

@@ -1,0 +1,91 @@
+// The attempts of an execute run as the helper records them: what update-status and `next` stamp on an attempt
+// they open (when it started, the execute run it belongs to, why it started above the scheduler's tier), and how
+// long a running attempt has run against the plan's stall limit (`stallMinutes`, default 30). Liveness is judged by
+// the clock, never by counting the lead's turns: a worker that is quiet through a long test run is not stalled
+// until its attempt has run longer than the limit.
+import { HelperError } from "./errors.js";
+import { DEFAULT_STALL_MINUTES, STALL_MINUTES_RANGE } from "./plan.js";
+import { firstTierFailures, gatherSamples, roleKind, type Sample } from "./forecast.js";
+import type { Decision, SchedulerCore } from "./scheduler.js";
+import { openRunId } from "./budget.js";
+import { isoSeconds, parseTimestamp } from "./values.js";
+import { projectRoots } from "../store.js";
+
+type Json = Record<string, unknown>;
+
+
+/** The plan's stall limit in minutes: its `stallMinutes`, or the default; a bad value is E_SCHEMA. */
+export function stallMinutesOf(plan: Json): number {
+  const v = plan.stallMinutes;
+  if (v === undefined) return DEFAULT_STALL_MINUTES;
+  const [lo, hi] = STALL_MINUTES_RANGE;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi) {
+    throw new HelperError("E_SCHEMA", `Invalid plan structure: 'stallMinutes' must be an integer from ${lo} to ${hi} (minutes), got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Why an attempt starts above the tier the scheduler gives it (its plan's model, one up per failure), or null: the
+ * memory of earlier runs (`next`'s escalation, lib/forecast.ts) when it explains the tier, else the lead's choice.
+ */
+function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () => Sample[], runId: string | null): { from: string; reason: string } | null {
+  const plain = core.tierFor(role);
+  const k = core.TIERS.indexOf(plain);
+  const model = typeof entry.model === "string" ? entry.model : plain;
+  if (k < 0 || core.TIERS.indexOf(model) <= k) return null;
+  const advice = entry.attempt === 1 ? firstTierFailures(samples(), roleKind(role.name), plain, runId) : null;
+  return { from: plain, reason: advice && advice.to === model ? advice.reason : "started above the scheduler's tier by the lead" };
+}
+
+/**
+ * The `onOpen` hook of schedulerCore's apply for a command that records starts in `doc` at `nowMs`: the attempt gets
+ * `startedAt`, the open execute run's `runId` (read once, when the first attempt opens) and `escalated` when it
+ * starts above the scheduler's tier.
+ */
+export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: number): (entry: Json, role: Json) => void {
+  const at = isoSeconds(nowMs);
+  const design = projectRoots(cwd).design;
+  let runId: string | null | undefined;
+  let samples: Sample[] | undefined;
+  return (entry, role) => {
+    entry.startedAt = at;
+    if (runId === undefined) runId = openRunId(design);
+    if (runId !== null) entry.runId = runId;
+    const why = escalation(core, role, entry, () => (samples ??= gatherSamples(design, doc)), runId);
+    if (why) entry.escalated = why;
+  };
+}
+
+export interface RunningAttempt {
+  roleIndex: number;
+  name: string;
+  agent: string;
+  model: string;
+  attempt: number;
+  reportPath: string;
+  /** When the attempt was recorded as started (update-status or next), or null when it carries no time. */
+  startedAt: string | null;
+  /** How long it has run by the clock, or null without a start time. */
+  elapsedMs: number | null;
+  /** Running longer than the plan's stall limit: the lead stops it and records it failed with `stalled: true`. */
+  stalled: boolean;
+}
+
+/** The open attempt's start time of a role, when its last attempt is running and carries one. */
+function startedAtOf(role: Json): string | null {
+  const log = Array.isArray(role.attemptLog) ? role.attemptLog : [];
+  const last = log[log.length - 1] as Json | undefined;
+  if (!last || typeof last !== "object" || last.outcome !== "running") return null;
+  return typeof last.startedAt === "string" && parseTimestamp(last.startedAt) > 0 ? last.startedAt : null;
+}
+
+/** The scheduler's running attempts with their start, how long each has run at `nowMs`, and whether it stalled. */
+export function liveness(roles: Json[], running: Decision["running"], nowMs: number, stallMinutes: number): RunningAttempt[] {
+  const limit = stallMinutes * 60_000;
+  return running.map((r) => {
+    const startedAt = startedAtOf(roles[r.roleIndex]);
+    const elapsedMs = startedAt === null ? null : Math.max(0, nowMs - parseTimestamp(startedAt) * 1000);
+    return { ...r, startedAt, elapsedMs, stalled: elapsedMs !== null && elapsedMs > limit };
+  });
+}
