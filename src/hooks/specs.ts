@@ -35,6 +35,7 @@ export const SPECS: Record<string, HookSpec> = {
   "report": {"p":[["plan_path",0]],"f":{},"s":0},
   "resume-reset": {"p":[["plan_path",0]],"f":{},"s":0},
   "retry-candidates": {"p":[["plan_path",0]],"f":{},"s":0},
+  "run-begin": {"p":[["skill",1]],"f":{"fresh":["b",0],"resume":["b",0],"budget":["i",0],"goal":["s",0],"inputs":["s",0],"end-grant":["b",0]},"s":0},
   "run-checkpoint": {"p":[["skill",1]],"f":{"phase":["s",1],"outputs":["s",0],"decisions":["s",0],"design-dir":["s",0]},"s":0},
   "run-checks": {"p":[["plan_path",0]],"f":{"role":["s",1],"timeout":["i",0]},"s":0},
   "run-complete": {"p":[["skill",1]],"f":{"outcome":["s",0,"completed","partial","failed","aborted"],"design-dir":["s",0]},"s":0},

@@ -88,6 +88,23 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
   "run-complete": { "design-dir": OWN.designDir },
 };
 
+/**
+ * The files a command writes that no argument names (fixed paths under .design/), by command: each write still goes
+ * through confine() with one of these rules, and the command tests check that a call changes nothing else.
+ * `runState` stands for the run state of the command's own skill (runStateOwner).
+ */
+export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runState">>> = {
+  // the run state, the plan (resume-reset, budget), a reflection for a run without a plan, history (a replaced
+  // run and its recorded outputs)
+  "run-begin": ["runState", OWN.plan, OWN.reflection, OWN.history, OWN.recordedOutput],
+  // the reflection, the run state, the report
+  "run-end": [OWN.reflection, "runState", OWN.report],
+  // the memory file its --memory names (OWNED_ARGS), and the curator's usage in the plan
+  "curator-apply": [OWN.plan],
+  // the auxiliary's usage in the plan
+  "validate-auxiliary-report": [OWN.plan],
+};
+
 /** The owner rule of a command's write argument, or undefined when the table has none. */
 export function ownerOf(command: string, arg: string): Owner | undefined {
   const row = Object.prototype.hasOwnProperty.call(OWNED_ARGS, command) ? OWNED_ARGS[command] : undefined;

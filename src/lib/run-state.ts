@@ -10,6 +10,27 @@ import { OWN, runStateOwner } from "./owned.js";
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
 export type Skill = (typeof SKILLS)[number];
 
+/**
+ * Each skill's phases, in order: its SKILL.md's `## N. Name` sections in kebab-case (test/plugin/run-phases.test.ts
+ * keeps them equal). run-begin starts a run with these.
+ */
+export const SKILL_PHASES: Readonly<Record<Skill, readonly string[]>> = {
+  design: ["pre-flight", "experts", "cross-review", "plan", "finalize", "reflect-and-report"],
+  execute: ["pre-flight", "challenge", "grant", "workers", "verify", "learn", "close"],
+  recon: ["pre-flight", "research", "synthesis", "write-and-validate", "reflect-and-report"],
+  improve: ["pre-flight", "mode", "analysis", "cross-review", "synthesis", "guards", "finalize", "reflect-and-report"],
+  reflect: ["pre-flight", "gather", "analyse", "hypotheses", "plan", "reflect-and-report"],
+};
+
+/** The input files run-begin hashes for a skill (a changed one makes the run not resumable), besides `--inputs`. */
+export const SKILL_INPUTS: Readonly<Record<Skill, readonly string[]>> = {
+  design: [".design/recon.json"],
+  execute: [],
+  recon: [],
+  improve: [],
+  reflect: [".design/reflection.jsonl"],
+};
+
 export interface Checkpoint {
   phase: string;
   at: string;

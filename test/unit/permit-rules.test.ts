@@ -48,11 +48,16 @@ describe("the hook's tables", () => {
     }
   });
 
+  // Issue 24: the new execute calls land in the helper and the hook before skills/execute/SKILL.md calls them (the
+  // execflow branch rewrites it). Remove each entry as the SKILL.md starts calling it; the test then holds as before.
+  const LANDING: Partial<Record<string, readonly string[]>> = { execute: ["run-begin"] };
+
   for (const skill of SKILLS) {
     it(`${skill}: the hook's subcommands are the ones its SKILL.md calls (besides --help)`, () => {
       const raw = readFileSync(join(ROOT, "skills", skill, "SKILL.md"), "utf8");
       const called = new Set<string>();
       for (const m of raw.matchAll(/scripts\/plan\.js" ([a-z-]+)([^`\n]*)/g)) if (m[2].trim() !== "--help") called.add(m[1]);
+      for (const c of LANDING[skill] ?? []) called.add(c);
       assert.deepEqual([...SKILL_COMMANDS[skill]].sort(), [...called].sort());
     });
   }

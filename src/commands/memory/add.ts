@@ -530,7 +530,7 @@ export default defineCommand({
   },
   async run(ctx, args) {
     const target = confine(ctx.cwd, argLabel("memory_path", args.memory_path as string, false), args.memory_path as string, "write", OWN.memory);
-    const input = args.from === undefined ? fromFlags(args) : fromFile(ctx.cwd, args);
+    const input: MemoryInput = args.from === undefined ? fromFlags(args) : fromFile(ctx.cwd, args);
 
     if (args.boost || args.decay) {
       if (args.boost && args.decay) throw usage("--boost and --decay are mutually exclusive");
@@ -539,44 +539,55 @@ export default defineCommand({
       return adjust(target, args.memory_path as string, id as string, args.boost === true);
     }
 
-    const { category, content, importance } = input;
-    if (category === "") throw refuse("category", "--category is required for new entries");
-    // Whitespace-only content carries no learning: refused like empty content (stricter than the reference).
-    if (content.trim() === "") throw refuse("content", "--content is required for new entries");
-    if (importance < 1 || importance > 10) throw refuse("importance", "Importance must be between 1 and 10 (inclusive)");
-    if (!(MEMORY_CATEGORIES as readonly string[]).includes(category)) {
-      throw refuse("category", `Invalid category '${category}'. Must be one of: {${MEMORY_CATEGORIES.map((c) => `'${c}'`).join(", ")}}`);
-    }
-    const keywords = input.keywords.map((k) => k.trim()).filter((k) => k !== "");
-    if (keywords.length === 0) throw refuse("keywords", "At least one keyword is required");
-    // The curator's transferability gate, as the seed says the helper applies it: what only describes this run
-    // (its counts, dates, file lists) is refused before anything is read or locked.
-    const session = sessionSpecific(content);
-    if (session) {
-      throw new HelperError(
-        "E_INVALID",
-        `Session-specific content (${SESSION_REASONS[session.reason]}: "${session.matched}"): a memory must stay true in later sessions; state the lasting fact without this run's counts, dates or file lists`,
-        { gate: "session-specific", reason: session.reason, matched: session.matched },
-      );
-    }
-
-    const entry: NewEntry = {
-      id: uuid4(),
-      timestamp: isoSeconds(ctx.now()),
-      category,
-      keywords,
-      content,
-      source: input.source || "unknown",
-      goal_context: input.goalContext,
-      importance,
-      usage_count: 0,
-    };
-    await append(target, entry);
-    return { id: entry.id, category, keywords, importance };
+    return storeMemory(target, input, ctx.now());
   },
 });
 
-interface Input {
+/** Boost (or decay) the importance of memory `id` in the memory file `target` (`shown`: as the caller named it). */
+export const adjustMemory = adjust;
+
+/**
+ * Store a new memory in the memory file `target` (its real path, confined by the caller) behind the gates: the
+ * field checks, the session-specific gate, then the duplicate gate under the lock. A refusal throws with its `gate`.
+ */
+export async function storeMemory(target: string, input: MemoryInput, now: number): Promise<{ id: string; category: string; keywords: string[]; importance: number }> {
+  const { category, content, importance } = input;
+  if (category === "") throw refuse("category", "--category is required for new entries");
+  // Whitespace-only content carries no learning: refused like empty content (stricter than the reference).
+  if (content.trim() === "") throw refuse("content", "--content is required for new entries");
+  if (importance < 1 || importance > 10) throw refuse("importance", "Importance must be between 1 and 10 (inclusive)");
+  if (!(MEMORY_CATEGORIES as readonly string[]).includes(category)) {
+    throw refuse("category", `Invalid category '${category}'. Must be one of: {${MEMORY_CATEGORIES.map((c) => `'${c}'`).join(", ")}}`);
+  }
+  const keywords = input.keywords.map((k) => k.trim()).filter((k) => k !== "");
+  if (keywords.length === 0) throw refuse("keywords", "At least one keyword is required");
+  // The curator's transferability gate, as the seed says the helper applies it: what only describes this run
+  // (its counts, dates, file lists) is refused before anything is read or locked.
+  const session = sessionSpecific(content);
+  if (session) {
+    throw new HelperError(
+      "E_INVALID",
+      `Session-specific content (${SESSION_REASONS[session.reason]}: "${session.matched}"): a memory must stay true in later sessions; state the lasting fact without this run's counts, dates or file lists`,
+      { gate: "session-specific", reason: session.reason, matched: session.matched },
+    );
+  }
+
+  const entry: NewEntry = {
+    id: uuid4(),
+    timestamp: isoSeconds(now),
+    category,
+    keywords,
+    content,
+    source: input.source || "unknown",
+    goal_context: input.goalContext,
+    importance,
+    usage_count: 0,
+  };
+  await append(target, entry);
+  return { id: entry.id, category, keywords, importance };
+}
+
+export interface MemoryInput {
   category: string;
   keywords: string[];
   content: string;
@@ -586,7 +597,7 @@ interface Input {
   id: string | undefined;
 }
 
-function fromFlags(args: Record<string, unknown>): Input {
+function fromFlags(args: Record<string, unknown>): MemoryInput {
   return {
     category: (args.category as string | undefined) ?? "",
     keywords: ((args.keywords as string | undefined) ?? "").split(","),
@@ -604,7 +615,7 @@ const ENTRY_FLAGS = ["category", "keywords", "content", "importance", "source", 
  * --from: the entry as JSON data in a file, so text written by a person or a model (quotes, $(...), backticks,
  * newlines) reaches the helper without passing through a shell. Keywords may be a list or a comma-separated string.
  */
-function fromFile(cwd: string, args: Record<string, unknown>): Input {
+function fromFile(cwd: string, args: Record<string, unknown>): MemoryInput {
   const clash = ENTRY_FLAGS.filter((f) => args[f] !== undefined);
   if (clash.length) throw usage(`memory-add: --from cannot be combined with ${clash.map((f) => `--${f}`).join(", ")}`);
   const path = args.from as string;

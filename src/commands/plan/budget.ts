@@ -13,7 +13,7 @@ import { isoSeconds } from "../../lib/values.js";
 import { projectRoots } from "../../store.js";
 
 /** Where the run stands against its budget. */
-function standing(plan: Json, design: string, runId: string | null) {
+export function standing(plan: Json, design: string, runId: string | null) {
   const core = schedulerCore();
   const roles = rolesOf(plan);
   const toRun = roles.filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "").map((role) => ({ role, tier: core.tierFor(role) }));

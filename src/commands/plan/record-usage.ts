@@ -47,43 +47,58 @@ export default defineCommand({
     const given = { tokens: args.tokens as number | undefined, toolUses: args["tool-uses"] as number | undefined, durationMs: args["duration-ms"] as number | undefined };
     for (const [k, v] of Object.entries(given)) if (v !== undefined && v < 0) throw new HelperError("E_USAGE", `record-usage: ${k} must be 0 or more`);
 
-    const { project } = projectRoots(ctx.cwd);
-    const session = process.env.CLAUDE_CODE_SESSION_ID ?? "";
-    const dir = session ? subagentsDir(project, session) : null;
-    const transcripts = dir ? agentTranscripts(dir, agent) : [];
-    let usage: Usage | null = transcripts.length ? usageOfTranscripts(transcripts) : null;
-    if (usage === null) {
-      if (given.tokens === undefined) {
-        const why = !session ? "no Claude Code session (CLAUDE_CODE_SESSION_ID) to look in" : dir === null ? `no transcripts of session ${session} under the Claude config folder` : `no transcript of an agent named ${agent} in session ${session}`;
-        throw new HelperError("E_NOT_FOUND", `record-usage: ${why}; pass the task notification's numbers (--tokens, --tool-uses, --duration-ms)`);
-      }
-      usage = { tokens: given.tokens, inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, toolUses: given.toolUses ?? 0, durationMs: given.durationMs ?? 0, requests: 0, model: null, source: "notification" };
-    }
-    const notified = given.tokens !== undefined || given.toolUses !== undefined || given.durationMs !== undefined ? { notified: given } : {};
-    const record = { ...usage, ...(usage.source === "transcript" ? notified : {}), recordedAt: isoSeconds(ctx.now()) };
-    const runId = openRunId(ctx.cwd);
-
-    return updatePlan<Record<string, unknown>>(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
-      const hit = attemptOf(doc, agent);
-      if (hit) {
-        hit.entry.usage = record;
-        return {
-          write: true,
-          result: { agent, recordedFor: "attempt", role: hit.role.name, roleIndex: hit.roleIndex, attempt: hit.entry.attempt, usage: record, runSpend: runSpend(doc, runId) },
-        };
-      }
-      if (!isGrantAuxiliary(agent)) {
-        throw new HelperError("E_NOT_FOUND", `record-usage: no attempt of an agent named ${agent} in the plan, and it is not one of execute's auxiliaries`);
-      }
-      if (!("progress" in doc)) doc.progress = {};
-      const progress = doc.progress as Json;
-      if (!Array.isArray(progress.auxiliaries)) progress.auxiliaries = [];
-      const list = progress.auxiliaries as unknown[];
-      const entry = { agent, runId, usage: record };
-      const k = list.findIndex((a) => isObject(a) && a.agent === agent && a.runId === runId);
-      if (k >= 0) list[k] = entry;
-      else list.push(entry);
-      return { write: true, result: { agent, recordedFor: "auxiliary", usage: record, runSpend: runSpend(doc, runId) } };
-    });
+    return recordUsage(ctx.cwd, args.plan_path as string, agent, given, ctx.now());
   },
 });
+
+/**
+ * Record what `agent` cost in the plan at `planPath`: from its transcripts in this session, else from `given`
+ * (the notification's numbers). Throws E_NOT_FOUND when neither is there or the agent is no attempt's nor an
+ * auxiliary.
+ */
+export async function recordUsage(
+  cwd: string,
+  planPath: string,
+  agent: string,
+  given: { tokens?: number; toolUses?: number; durationMs?: number },
+  now: number,
+): Promise<Record<string, unknown>> {
+  const { project } = projectRoots(cwd);
+  const session = process.env.CLAUDE_CODE_SESSION_ID ?? "";
+  const dir = session ? subagentsDir(project, session) : null;
+  const transcripts = dir ? agentTranscripts(dir, agent) : [];
+  let usage: Usage | null = transcripts.length ? usageOfTranscripts(transcripts) : null;
+  if (usage === null) {
+    if (given.tokens === undefined) {
+      const why = !session ? "no Claude Code session (CLAUDE_CODE_SESSION_ID) to look in" : dir === null ? `no transcripts of session ${session} under the Claude config folder` : `no transcript of an agent named ${agent} in session ${session}`;
+      throw new HelperError("E_NOT_FOUND", `record-usage: ${why}; pass the task notification's numbers (--tokens, --tool-uses, --duration-ms)`);
+    }
+    usage = { tokens: given.tokens, inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, toolUses: given.toolUses ?? 0, durationMs: given.durationMs ?? 0, requests: 0, model: null, source: "notification" };
+  }
+  const notified = given.tokens !== undefined || given.toolUses !== undefined || given.durationMs !== undefined ? { notified: given } : {};
+  const record = { ...usage, ...(usage.source === "transcript" ? notified : {}), recordedAt: isoSeconds(now) };
+  const runId = openRunId(cwd);
+
+  return updatePlan<Record<string, unknown>>(cwd, planPath, ["progress"], (doc) => {
+    const hit = attemptOf(doc, agent);
+    if (hit) {
+      hit.entry.usage = record;
+      return {
+        write: true,
+        result: { agent, recordedFor: "attempt", role: hit.role.name, roleIndex: hit.roleIndex, attempt: hit.entry.attempt, usage: record, runSpend: runSpend(doc, runId) },
+      };
+    }
+    if (!isGrantAuxiliary(agent)) {
+      throw new HelperError("E_NOT_FOUND", `record-usage: no attempt of an agent named ${agent} in the plan, and it is not one of execute's auxiliaries`);
+    }
+    if (!("progress" in doc)) doc.progress = {};
+    const progress = doc.progress as Json;
+    if (!Array.isArray(progress.auxiliaries)) progress.auxiliaries = [];
+    const list = progress.auxiliaries as unknown[];
+    const entry = { agent, runId, usage: record };
+    const k = list.findIndex((a) => isObject(a) && a.agent === agent && a.runId === runId);
+    if (k >= 0) list[k] = entry;
+    else list.push(entry);
+    return { write: true, result: { agent, recordedFor: "auxiliary", usage: record, runSpend: runSpend(doc, runId) } };
+  });
+}

@@ -175,27 +175,32 @@ export default defineCommand({
   // an unreadable plan (readConfined). The report itself is always `.design/report.html`.
   positionals: [{ ...PLAN_PATH, path: undefined }],
   flags: {},
-  async run(ctx, args) {
-    const model = gatherReport(ctx.cwd, args.plan_path as string, ctx.now());
-    const { design } = projectRoots(ctx.cwd);
-    let url: string | null = null;
-    if (model.problems.length === 0 || model.roles.length > 0) {
-      try {
-        const target = confine(ctx.cwd, "report", ".design/report.html", "write", OWN.report);
-        ensureDir(design);
-        await updateText(target, () => ({ text: reportHtml(model), result: null }), "Error writing the report");
-        url = pathToFileURL(target).href;
-      } catch (err) {
-        model.problems.push(`The report could not be written: ${(err as Error).message}`);
-      }
-    }
-    return {
-      state: model.state,
-      path: url ? ".design/report.html" : null,
-      url,
-      counts: model.counts,
-      summary: terminalSummary(model, url),
-      problems: model.problems,
-    };
+  run(ctx, args) {
+    return writeReport(ctx.cwd, args.plan_path as string, ctx.now());
   },
 });
+
+/** Gather the report of the plan at `planPath`, write `.design/report.html`, answer its link and terminal summary. */
+export async function writeReport(cwd: string, planPath: string, now: number) {
+  const model = gatherReport(cwd, planPath, now);
+  const { design } = projectRoots(cwd);
+  let url: string | null = null;
+  if (model.problems.length === 0 || model.roles.length > 0) {
+    try {
+      const target = confine(cwd, "report", ".design/report.html", "write", OWN.report);
+      ensureDir(design);
+      await updateText(target, () => ({ text: reportHtml(model), result: null }), "Error writing the report");
+      url = pathToFileURL(target).href;
+    } catch (err) {
+      model.problems.push(`The report could not be written: ${(err as Error).message}`);
+    }
+  }
+  return {
+    state: model.state,
+    path: url ? ".design/report.html" : null,
+    url,
+    counts: model.counts,
+    summary: terminalSummary(model, url),
+    problems: model.problems,
+  };
+}

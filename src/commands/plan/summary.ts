@@ -11,41 +11,45 @@ function text(role: Json, key: string, missing: string): string {
   return key in role ? pyStr(role[key]) : missing;
 }
 
+/** The summary of a guarded plan (loadPlan with auxiliaryRoles). */
+export function planSummary(plan: Json) {
+  const roles = rolesOf(plan);
+  const depth = depths(depsOf(roles));
+
+  const depthSummary: Record<string, string[]> = {};
+  for (const d of [...new Set(depth)].sort((a, b) => a - b)) depthSummary[String(d)] = [];
+  roles.forEach((role, i) => {
+    depthSummary[String(depth[i])].push(`Role ${i}: ${text(role, "name", "")} (${text(role, "model", "")})`);
+  });
+
+  const models = new Map<string, number>();
+  for (const role of roles) {
+    const model = text(role, "model", "unknown");
+    models.set(model, (models.get(model) ?? 0) + 1);
+  }
+  const modelDistribution = [...models]
+    .sort(([a], [b]) => byCodePoint(a, b))
+    .map(([model, count]) => `${count} ${model}`)
+    .join(", ");
+
+  return {
+    goal: "goal" in plan ? plan.goal : "",
+    roleCount: roles.length,
+    maxDepth: depth.length ? Math.max(...depth) : 0,
+    depthSummary,
+    modelDistribution,
+    auxiliaryRoles: arrayOf(plan.auxiliaryRoles).map((aux) => {
+      const a = aux as Json;
+      return "name" in a ? a.name : "";
+    }),
+    cost: costSummary(plan),
+  };
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {},
   run(ctx, args) {
-    const plan = loadPlan(ctx.cwd, args.plan_path as string, ["auxiliaryRoles"]);
-    const roles = rolesOf(plan);
-    const depth = depths(depsOf(roles));
-
-    const depthSummary: Record<string, string[]> = {};
-    for (const d of [...new Set(depth)].sort((a, b) => a - b)) depthSummary[String(d)] = [];
-    roles.forEach((role, i) => {
-      depthSummary[String(depth[i])].push(`Role ${i}: ${text(role, "name", "")} (${text(role, "model", "")})`);
-    });
-
-    const models = new Map<string, number>();
-    for (const role of roles) {
-      const model = text(role, "model", "unknown");
-      models.set(model, (models.get(model) ?? 0) + 1);
-    }
-    const modelDistribution = [...models]
-      .sort(([a], [b]) => byCodePoint(a, b))
-      .map(([model, count]) => `${count} ${model}`)
-      .join(", ");
-
-    return {
-      goal: "goal" in plan ? plan.goal : "",
-      roleCount: roles.length,
-      maxDepth: depth.length ? Math.max(...depth) : 0,
-      depthSummary,
-      modelDistribution,
-      auxiliaryRoles: arrayOf(plan.auxiliaryRoles).map((aux) => {
-        const a = aux as Json;
-        return "name" in a ? a.name : "";
-      }),
-      cost: costSummary(plan),
-    };
+    return planSummary(loadPlan(ctx.cwd, args.plan_path as string, ["auxiliaryRoles"]));
   },
 });

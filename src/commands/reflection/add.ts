@@ -47,15 +47,29 @@ export default defineCommand({
     );
 
     const goalAchieved = YES.has(((args["goal-achieved"] as string | undefined) ?? "").toLowerCase());
-    let cost: Record<string, unknown> | null = null;
-    if (skill === "execute") {
-      const design = projectRoots(ctx.cwd).design;
-      const plan = readJson(join(design, "plan.json"));
-      if (plan.kind === "ok") cost = runCost(plan.value, openRunId(design), roleKind);
-    }
-    const entry = { id: uuid4(), timestamp: isoSeconds(ctx.now()), skill, goal, outcome, goalAchieved, evaluation, ...(cost ? { cost } : {}) };
-    const shown = args.reflection_path as string;
-    await appendJsonl(confine(ctx.cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection), entry, "Error writing reflection file");
-    return { id: entry.id, skill, outcome, goalAchieved, warnings, ...(cost ? { cost: { tokens: cost.tokens, byTier: cost.byTier } } : {}) };
+    const added = await appendReflection(ctx.cwd, args.reflection_path as string, { skill, goal, outcome, goalAchieved, evaluation }, ctx.now());
+    return { ...added, warnings };
   },
 });
+
+/**
+ * Append one reflection (already checked: a known skill and outcome, a goal, an evaluation object). An execute
+ * run's entry carries the open run's cost. `shown` is the reflection file as given (confined here).
+ */
+export async function appendReflection(
+  cwd: string,
+  shown: string,
+  r: { skill: string; goal: string; outcome: string; goalAchieved: boolean; evaluation: Record<string, unknown> },
+  now: number,
+): Promise<Record<string, unknown>> {
+  const target = confine(cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection);
+  let cost: Record<string, unknown> | null = null;
+  if (r.skill === "execute") {
+    const design = projectRoots(cwd).design;
+    const plan = readJson(join(design, "plan.json"));
+    if (plan.kind === "ok") cost = runCost(plan.value, openRunId(design), roleKind);
+  }
+  const entry = { id: uuid4(), timestamp: isoSeconds(now), skill: r.skill, goal: r.goal, outcome: r.outcome, goalAchieved: r.goalAchieved, evaluation: r.evaluation, ...(cost ? { cost } : {}) };
+  await appendJsonl(target, entry, "Error writing reflection file");
+  return { id: entry.id, skill: r.skill, outcome: r.outcome, goalAchieved: r.goalAchieved, ...(cost ? { cost: { tokens: cost.tokens, byTier: cost.byTier } } : {}) };
+}

@@ -17,32 +17,35 @@ export default defineCommand({
   },
   async run(ctx, args) {
     const skill = checkSkill("run-complete", args.skill as string);
-    const designDir = args["design-dir"] as string;
-    const now = ctx.now();
-    const path = runFile(ctx.cwd, designDir, skill);
-    if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
-    return updateText<Record<string, unknown>>(path, (text) => {
-      if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
-      const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
-      if (run.completedAt !== null) {
-        return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
-      }
-      const done = new Set(run.completed.map((c) => c.phase));
-      // The last phase is the one run-complete closes: every skill ends each run there, an early stop included.
-      const skippedPhases = run.phases.slice(0, -1).filter((p) => !done.has(p));
-      if (args.outcome === "completed" && skippedPhases.length) {
-        throw new HelperError(
-          "E_INVALID",
-          `Cannot complete the ${skill} run: phases never checkpointed: ${skippedPhases.join(", ")}. Checkpoint them, or close the run with --outcome partial, failed or aborted`,
-          { skippedPhases },
-        );
-      }
-      run.completedAt = isoSeconds(now);
-      if (skippedPhases.length) run.skippedPhases = skippedPhases;
-      run.updatedAt = run.completedAt;
-      run.outcome = args.outcome as string;
-      const announce = `${skill}: run ${run.outcome}${skippedPhases.length ? ` · phases not reached: ${skippedPhases.join(", ")}` : ""}`;
-      return { text: `${JSON.stringify(run, null, 2)}\n`, result: { skill, outcome: run.outcome, skippedPhases, alreadyComplete: false, announce } };
-    }, undefined, undefined, MAX_STATE_BYTES);
+    return completeRun(ctx.cwd, args["design-dir"] as string, skill, args.outcome as string, ctx.now());
   },
 });
+
+/** Close the open run of `skill` with `outcome` (an already closed one is left as it is: `alreadyComplete`). */
+export function completeRun(cwd: string, designDir: string, skill: string, outcome: string, now: number): Promise<Record<string, unknown>> {
+  const path = runFile(cwd, designDir, skill);
+  if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
+  return updateText<Record<string, unknown>>(path, (text) => {
+    if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
+    const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
+    if (run.completedAt !== null) {
+      return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
+    }
+    const done = new Set(run.completed.map((c) => c.phase));
+    // The last phase is the one run-complete closes: every skill ends each run there, an early stop included.
+    const skippedPhases = run.phases.slice(0, -1).filter((p) => !done.has(p));
+    if (outcome === "completed" && skippedPhases.length) {
+      throw new HelperError(
+        "E_INVALID",
+        `Cannot complete the ${skill} run: phases never checkpointed: ${skippedPhases.join(", ")}. Checkpoint them, or close the run with --outcome partial, failed or aborted`,
+        { skippedPhases },
+      );
+    }
+    run.completedAt = isoSeconds(now);
+    if (skippedPhases.length) run.skippedPhases = skippedPhases;
+    run.updatedAt = run.completedAt;
+    run.outcome = outcome;
+    const announce = `${skill}: run ${run.outcome}${skippedPhases.length ? ` · phases not reached: ${skippedPhases.join(", ")}` : ""}`;
+    return { text: `${JSON.stringify(run, null, 2)}\n`, result: { skill, outcome: run.outcome, skippedPhases, alreadyComplete: false, announce } };
+  }, undefined, undefined, MAX_STATE_BYTES);
+}

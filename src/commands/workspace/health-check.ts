@@ -65,6 +65,16 @@ function checkEntries(dir: string, now: number, out: Findings): void {
   }
 }
 
+/** The findings for the design dir at `dir` (absolute, an existing directory). */
+export function healthOf(cwd: string, dir: string, now: number): { healthy: boolean; issues: string[]; warnings: string[] } {
+  const out: Findings = { issues: [], warnings: [] };
+  checkPlan(cwd, dir, out);
+  checkJsonl(cwd, dir, "memory.jsonl", ["id", "category", "content", "timestamp"], out);
+  checkJsonl(cwd, dir, "reflection.jsonl", ["id", "skill", "goal", "outcome", "timestamp"], out);
+  checkEntries(dir, now, out);
+  return { healthy: out.issues.length === 0, issues: out.issues, warnings: out.warnings };
+}
+
 export default defineCommand({
   positionals: [{ name: "design_dir", help: "design directory", default: ".design", path: "read" }],
   flags: {},
@@ -75,11 +85,6 @@ export default defineCommand({
     const kind = pathKind(dir);
     if (kind === "missing") throw new HelperError("E_NOT_FOUND", `Design directory not found: ${name}`);
     if (kind !== "directory") throw new HelperError("E_READ", `${name} is not a directory`);
-    const out: Findings = { issues: [], warnings: [] };
-    checkPlan(ctx.cwd, dir, out);
-    checkJsonl(ctx.cwd, dir, "memory.jsonl", ["id", "category", "content", "timestamp"], out);
-    checkJsonl(ctx.cwd, dir, "reflection.jsonl", ["id", "skill", "goal", "outcome", "timestamp"], out);
-    checkEntries(dir, ctx.now(), out);
-    return { healthy: out.issues.length === 0, issues: out.issues, warnings: out.warnings };
+    return healthOf(ctx.cwd, dir, ctx.now());
   },
 });

@@ -1,0 +1,283 @@
+// run-begin: one call that opens a skill run. It reads what the skill's pre-flight used to ask for one call at a
+// time (the plan's state and summary, an earlier run and whether it can be resumed, the health of .design/, the
+// lifecycle context, for execute git's status) and then starts, resumes or declines to start the run, answering
+// `action`:
+//   start        a run was started (`restartedBecause` when an earlier one could not be resumed and was archived);
+//   ask-resume   an earlier run can be resumed and neither --resume nor --fresh was given: nothing written;
+//   resumed      --resume on a resumable run;
+//   no-plan / invalid-plan   execute without a usable plan.json: a run is started and closed as aborted (goal
+//                `no plan`, a reflection recorded), so the lead only tells the user;
+//   finished     execute on a plan with no work left whose last run closed: nothing started, nothing re-verified.
+// For execute it also does the rest of the pre-flight: interrupted roles back to pending (resume-reset), the run's
+// budget (--budget), the pre-flight checkpoint, and, when no work is left, the skipped checkpoints of challenge,
+// grant and workers, so the run goes on at verify.
+import { join } from "node:path";
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { refuseWhileGranted, END_GRANT_FLAG } from "../../lib/grant-hold.js";
+import { lifecycle } from "../../lib/lifecycle.js";
+import { guardPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan.js";
+import { updatePlan } from "../../lib/plan-update.js";
+import { neededReports, openRun } from "../../lib/run-open.js";
+import {
+  checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState, type Skill,
+} from "../../lib/run-state.js";
+import { schedulerCore } from "../../lib/scheduler.js";
+import { isObject, isoSeconds } from "../../lib/values.js";
+import {
+  MAX_STATE_BYTES, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, updateText, type JsonRead,
+} from "../../store.js";
+import { standing } from "../plan/budget.js";
+import { planSummary } from "../plan/summary.js";
+import { appendReflection } from "../reflection/add.js";
+import { completeRun } from "./complete.js";
+import { healthOf } from "../workspace/health-check.js";
+import { digestPlan } from "../workspace/preflight.js";
+
+const DESIGN = ".design";
+/** Execute's phases a run with no work left skips (checkpointed as skipped) on its way to verify. */
+const SKIPPED_WITHOUT_WORK = ["challenge", "grant", "workers"];
+
+type Action = "start" | "ask-resume" | "resumed" | "no-plan" | "invalid-plan" | "finished";
+
+/** Append checkpoints for `phases` that come next in order (each only while it is the run's next phase). */
+async function checkpoint(cwd: string, skill: Skill, entries: Array<{ phase: string; decisions: string }>, now: number): Promise<string[]> {
+  const path = runFile(cwd, DESIGN, skill);
+  return updateText<string[]>(path, (text) => {
+    if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress`);
+    const run = parseRun(text, `${DESIGN}/${runFileName(skill)}`);
+    const done: string[] = [];
+    for (const e of entries) {
+      if (run.completedAt !== null || nextPhase(run) !== e.phase) continue;
+      run.completed.push({ phase: e.phase, at: isoSeconds(now), outputs: [], decisions: e.decisions });
+      done.push(e.phase);
+    }
+    if (done.length === 0) return { text: null, result: done };
+    run.updatedAt = isoSeconds(now);
+    return { text: `${JSON.stringify(run, null, 2)}\n`, result: done };
+  }, undefined, undefined, MAX_STATE_BYTES);
+}
+
+/** The plan as a guarded document, or why it cannot be used. */
+function usablePlan(read: JsonRead): { plan: Json } | { problem: string } {
+  const digest = digestPlan(read);
+  if (digest.state === "none") return { problem: "none" };
+  if (digest.state === "invalid" || read.kind !== "ok") return { problem: digest.error ?? "invalid" };
+  try {
+    return { plan: guardPlan(read.value, ["auxiliaryRoles", "progress"]) };
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+}
+
+/** Whether the plan has work left: a role running or the scheduler not done (retryable failures are work). */
+function workLeft(plan: Json, root: string): { work: boolean; reason: string } {
+  const roles = rolesOf(plan);
+  const core = schedulerCore();
+  const decision = core.decide(roles, root);
+  return { work: roles.some((r) => core.statusOf(r) === "in_progress") || !decision.done, reason: decision.reason };
+}
+
+function summaryOf(plan: Json) {
+  const s = planSummary(plan);
+  return { goal: s.goal, roles: s.roleCount, depth: s.maxDepth, modelMix: s.modelDistribution, auxiliaryRoles: s.auxiliaryRoles, depthSummary: s.depthSummary, cost: s.cost };
+}
+
+export default defineCommand({
+  positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
+  flags: {
+    fresh: { type: "boolean", help: "start over: archive an unfinished run of the skill (and its recorded outputs) first" },
+    resume: { type: "boolean", help: "resume the unfinished run of the skill (started anew when it cannot be resumed)" },
+    budget: { type: "int", help: "execute: the run's token budget (0 removes it)" },
+    goal: { type: "string", help: "the run's goal or arguments (execute takes the plan's goal)", default: "" },
+    inputs: { type: "string", help: "comma-separated input files to hash besides the skill's own", default: "", path: "read", list: true },
+    "end-grant": END_GRANT_FLAG,
+  },
+  async run(ctx, args) {
+    const skill = checkSkill("run-begin", args.skill as string);
+    const fresh = args.fresh === true;
+    const resume = args.resume === true;
+    if (fresh && resume) throw new HelperError("E_USAGE", "run-begin: --fresh and --resume exclude each other");
+    const budget = args.budget as number | undefined;
+    if (budget !== undefined && budget < 0) throw new HelperError("E_USAGE", "run-begin: --budget must be 0 or more");
+    if (budget !== undefined && skill !== "execute") throw new HelperError("E_USAGE", "run-begin: --budget is for execute only");
+    const cwd = ctx.cwd;
+    const now = ctx.now();
+    const { project, design } = projectRoots(cwd);
+    const execute = skill === "execute";
+    const phases = [...SKILL_PHASES[skill]];
+
+    const planRead: JsonRead = readConfined(cwd, join(design, "plan.json"), readJson);
+    const usable = usablePlan(planRead);
+    const plan = "plan" in usable ? usable.plan : null;
+    const goal = execute ? (plan ? str(plan.goal) : "no plan") : (args.goal as string).trim();
+    const inputs = [...new Set([...SKILL_INPUTS[skill], ...list(args.inputs)])];
+    const runRead = readRun(runFile(cwd, DESIGN, skill, "read"));
+    const prior: RunState | null = runRead.kind === "ok" ? runRead.run : null;
+    const open = prior !== null && prior.completedAt === null;
+    const facts = () => {
+      const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(design, name), reader);
+      const designKind = pathKind(design);
+      return {
+        health: designKind === "directory" ? (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now)) : { issues: [], warnings: [] },
+        lifecycle: lifecycle(read("handoff.md", readText), read("reflection.jsonl", readJsonl), planRead),
+      };
+    };
+
+    // execute without a usable plan: a run opened and closed as aborted, so the lead only tells the user.
+    if (execute && plan === null) {
+      const action: Action = "problem" in usable && usable.problem === "none" ? "no-plan" : "invalid-plan";
+      const opened = await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
+      const problem = "problem" in usable ? usable.problem : "";
+      const evaluation = {
+        summary: action === "no-plan" ? "No plan to execute" : `plan.json cannot be executed: ${problem}`,
+        whatWorked: [],
+        whatFailed: [],
+        doNextTime: [action === "no-plan" ? "Run /do:design <goal> before /do:execute" : "Re-run /do:design to write a valid plan"],
+        minimal: true,
+      };
+      const reflection = await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation }, now);
+      await completeRun(cwd, DESIGN, skill, "aborted", now);
+      return {
+        action,
+        announce: action === "no-plan" ? "execute: no plan: run /do:design <goal> first" : `execute: plan.json is invalid (${problem}): run /do:design again`,
+        run: { runId: opened.runId, phases, nextPhase: null, closed: true, outcome: "aborted" },
+        reflection: { id: reflection.id },
+        ...(action === "invalid-plan" ? { error: problem } : {}),
+        resetRoles: [],
+        noWorkRemaining: true,
+        ...facts(),
+      };
+    }
+
+    // execute on a finished plan whose last run closed: nothing to start.
+    if (execute && plan !== null && !open && runRead.kind !== "broken") {
+      const left = workLeft(plan, project);
+      if (!left.work) {
+        return {
+          action: "finished" as Action,
+          announce: `execute: the plan is finished (${left.reason}): nothing to run; /do:reflect to learn from it or /do:design for a new goal`,
+          run: prior ? { runId: prior.runId, phases: prior.phases, nextPhase: null, closed: true, outcome: prior.outcome } : null,
+          resetRoles: [],
+          noWorkRemaining: true,
+          reason: left.reason,
+          summary: summaryOf(plan),
+          ...facts(),
+        };
+      }
+    }
+
+    // An earlier unfinished run: ask, resume, or start over (archived).
+    let restartedBecause: string | undefined;
+    let action: Action = "start";
+    if (runRead.kind === "broken") restartedBecause = `the earlier run's state cannot be read (${runRead.error})`;
+    else if (open) {
+      const d = describeRun(prior, cwd, now, goal);
+      const resumable = !d.inputsChanged && d.missingOutputs.length === 0;
+      const why = [...d.changed.map((c) => `${c} changed`), ...d.missingOutputs.map((o) => `${o} is gone`)].join(", ");
+      if (!fresh && !resumable) restartedBecause = `the earlier run cannot be resumed: ${why}`;
+      else if (!fresh && !resume) {
+        return {
+          action: "ask-resume" as Action,
+          announce: `${skill}: an interrupted run stopped after ${d.lastPhase ?? "its start"} ${d.age} ago: ask the user "Resume from ${d.nextPhase}?", then call run-begin again with --resume or --fresh`,
+          run: { runId: prior.runId, phases: prior.phases, nextPhase: d.nextPhase },
+          resume: { nextPhase: d.nextPhase, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions },
+          ...(execute && plan ? { summary: summaryOf(plan) } : {}),
+          ...facts(),
+        };
+      } else if (resume) action = "resumed";
+    }
+
+    let runId: string;
+    let runPhases: string[];
+    let opened: Awaited<ReturnType<typeof openRun>> | null = null;
+    if (action === "resumed") {
+      runId = (prior as RunState).runId;
+      runPhases = (prior as RunState).phases;
+    } else {
+      if (open || runRead.kind === "broken") refuseWhileGranted(ctx, args["end-grant"], "starting the run over");
+      opened = await openRun(cwd, { skill, phases, goal, inputs, fresh: true, designDir: DESIGN, now, archiveBroken: true, keep: plan ? neededReports(plan) : new Set() });
+      runId = opened.runId;
+      runPhases = phases;
+    }
+
+    const out: Record<string, unknown> = { action };
+    let resetRoles: Array<{ roleIndex: number; name: string }> = [];
+    let noWorkRemaining = false;
+    let reason = "";
+    let toRun = 0;
+    let planAfter: Json | null = plan;
+    if (execute && plan) {
+      // resume-reset and the budget in one locked write of plan.json.
+      planAfter = await updatePlan<Json>(cwd, PLAN_PATH.default, ["auxiliaryRoles", "progress"], (doc) => {
+        const roles = rolesOf(doc);
+        const core = schedulerCore();
+        roles.forEach((role, i) => {
+          if (role.status !== "in_progress") return;
+          core.interrupt(roles, i);
+          resetRoles.push({ roleIndex: i, name: str(role.name) });
+        });
+        if (budget !== undefined) {
+          if (!isObject(doc.progress)) doc.progress = {};
+          const progress = doc.progress as Json;
+          if (budget === 0) delete progress.budget;
+          else progress.budget = { tokens: budget, runId, setAt: isoSeconds(now) };
+        }
+        const decision = core.decide(roles, project);
+        noWorkRemaining = decision.done;
+        reason = decision.reason;
+        toRun = roles.filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "").length;
+        return { write: resetRoles.length > 0 || budget !== undefined, result: doc };
+      });
+    }
+
+    // The pre-flight checkpoint (execute), and the phases a run without work skips.
+    let skippedPhases: string[] = [];
+    let checkpointed: string[] = [];
+    if (execute && plan) {
+      const entries = [{ phase: "pre-flight", decisions: `${resetRoles.length} roles reset, ${toRun} to run` }];
+      if (noWorkRemaining) for (const phase of SKIPPED_WITHOUT_WORK) entries.push({ phase, decisions: "skipped: no work remaining" });
+      checkpointed = await checkpoint(cwd, skill, entries, now);
+      skippedPhases = checkpointed.filter((p) => p !== "pre-flight");
+    }
+    const state = readRun(runFile(cwd, DESIGN, skill, "read"));
+    const next = state.kind === "ok" ? nextPhase(state.run) : null;
+
+    out.announce = [
+      action === "resumed" ? `${skill}: run resumed · next: ${next}` : `${skill}: run started (${runPhases.length} phases) · next: ${next}`,
+      ...(restartedBecause ? [`started over because ${restartedBecause}`] : []),
+      ...(resetRoles.length ? [`${resetRoles.length} interrupted role(s) back to pending: ${resetRoles.map((r) => r.name).join(", ")}`] : []),
+      ...(noWorkRemaining ? [`no work remaining (${reason}): ${skippedPhases.length ? `skipped ${skippedPhases.join(", ")}` : "nothing skipped"}`] : []),
+    ].join(" · ");
+    out.run = { runId, phases: runPhases, nextPhase: next };
+    if (action === "resumed" && prior) {
+      const d = describeRun(prior, cwd, now, goal);
+      out.resume = { nextPhase: next, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions };
+    }
+    if (restartedBecause) out.restartedBecause = restartedBecause;
+    if (opened?.archivedTo) {
+      out.archivedTo = opened.archivedTo;
+      out.archivedOutputs = opened.archivedOutputs;
+      out.keptOutputs = opened.keptOutputs;
+    }
+    if (opened?.missingInputs.length) out.missingInputs = opened.missingInputs;
+    if (execute) {
+      out.resetRoles = resetRoles;
+      out.noWorkRemaining = noWorkRemaining;
+      out.reason = reason;
+      out.checkpointed = checkpointed;
+      out.skippedPhases = skippedPhases;
+    }
+    Object.assign(out, facts());
+    if (execute && planAfter) {
+      out.summary = summaryOf(planAfter);
+      const { gitStatus } = await import("../../lib/git-status.js");
+      out.git = gitStatus(project);
+      const b = standing(planAfter, design, runId);
+      if (b.budget || budget !== undefined) out.budget = { ...b, set: budget !== undefined };
+    } else if (!execute) {
+      out.plan = digestPlan(planRead);
+    }
+    return out;
+  },
+});
