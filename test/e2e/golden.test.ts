@@ -833,6 +833,7 @@ describe("golden path through claude -p", () => {
     for (const [name, args, verify] of cases) {
       const s = await session({ prompt: `/do:${name} ${args}`.trim(), cwd: project.dir, script: [{ text: "Shown." }] });
       assertClean(s);
+      assert.deepEqual([s.tally.helperCalls, s.tally.leadTurns], [0, 1], `${name}: a view costs one turn and no helper call (its !-line ran before the model)`);
       const p = commandPrompt(PLUGIN_DIR, name);
       const d = delivery(p, PLUGIN_DIR, args, s.received);
       assert.deepEqual(d.missing, [], `${name}: body did not arrive`);

@@ -3,7 +3,10 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { flowScript, notifications, turn } from "./lib/lead.ts";
+import { ROOT } from "./lib/claude.ts";
+import { skillPrompt, substitute } from "./lib/prompts.ts";
 import { lastResults, offeredTools, startStub, type Stub } from "./lib/stub.ts";
+import { tally, tallyLine } from "./lib/tally.ts";
 
 const TOOLS = [{ name: "Bash", description: "run", input_schema: { type: "object" } }];
 
@@ -150,5 +153,78 @@ describe("the Messages API stub", () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe("the tally of a run (issue 24: helper calls, lead turns and tokens per skill)", () => {
+  const execute = skillPrompt(ROOT, "execute");
+  const helper = (args: string) => `node "${execute.dir}/scripts/plan.js" ${args}`;
+  const approve = `node "${execute.dir}/scripts/grant-approve.js" .design/plan.json`;
+  // The skill body as the CLI delivers it: substituted, its !-line replaced by the helper's JSON.
+  const body = substitute(execute.body, execute, ROOT, "")
+    .split("\n")
+    .map((l) => (/^!`.*`\s*$/.test(l) ? '{"ok":true,"plan":null}' : l))
+    .join("\n");
+
+  it("counts the lead's helper calls that ran, its turns and its reported tokens, apart from a subagent's", async () => {
+    const stub = await startStub(
+      [
+        { text: "status", tools: [{ name: "Bash", input: { command: helper("status .design/plan.json") } }, { name: "Bash", input: { command: "cat .design/plan.json" } }] },
+        { text: "approve", tools: [{ name: "Bash", input: { command: approve } }], usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 4000 } },
+        { text: "next", tools: [{ name: "Bash", input: { command: `cd /p && ${helper("next .design/plan.json")} 2>&1` } }] },
+        { text: "done" },
+      ],
+      { agents: () => [{ text: "checking", tools: [{ name: "Bash", input: { command: helper("worker-completion-validate .design/tmp/r.json") } }] }, { text: "reported" }] },
+    );
+    try {
+      const user = { role: "user", content: [{ type: "text", text: "<system-reminder>r</system-reminder>" }, { type: "text", text: body }] };
+      const history: any[] = [user];
+      const step = async (results: [string, string, boolean?][]) => {
+        if (results.length) history.push({ role: "user", content: results.map(([id, text, err]) => ({ type: "tool_result", tool_use_id: id, content: text, is_error: err === true })) });
+        const msg = JSON.parse((await post(stub, { model: "m", tools: TOOLS, messages: history })).text);
+        history.push({ role: "assistant", content: msg.content });
+        return msg.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id as string);
+      };
+      let ids = await step([]);
+      // The CLI retries the first request (an overloaded API): the same turn, billed twice, counted once as a turn.
+      await post(stub, { model: "m", tools: TOOLS, messages: [user] });
+      ids = await step([
+        [ids[0], '{"ok":true}'],
+        [ids[1], "{}"],
+      ]);
+      // The grant's approval was refused (nobody answered the prompt): it did not run.
+      ids = await step([[ids[0], "This command requires approval", true]]);
+      // A helper call that exits non-zero still ran.
+      ids = await step([[ids[0], 'Exit code 1\n{"ok":false,"error":"x"}', true]]);
+      const agentFirst = { role: "user", content: "Agent: worker\nwork" };
+      const a = JSON.parse((await post(stub, { model: "m", tools: TOOLS, messages: [agentFirst] })).text);
+      await post(stub, { model: "m", tools: TOOLS, messages: [agentFirst, { role: "assistant", content: a.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: a.content[1].id, content: '{"ok":true}' }] }] });
+
+      const t = tally(stub.requests, "/do:execute", ROOT);
+      assert.equal(t.skill, "execute");
+      assert.equal(t.helperCalls, 2, "status and next ran; cat is no helper call, the refused grant-approve.js did not run");
+      assert.equal(t.helperDenied, 1);
+      assert.equal(t.leadTools, 3);
+      assert.equal(t.leadTurns, 4, "four turns, the retried request counted once");
+      assert.equal(t.tokensIn, 10 * 4 + 1000 + 4000, "every request the stub answered, cached input included");
+      assert.equal(t.tokensOut, 10 * 4 + 50);
+      assert.equal(t.skillDelivered, true);
+      assert.equal(t.skillTokens, Math.ceil(body.trim().length / 4));
+      assert.ok(t.estIn > 5 * t.skillTokens, `each of the five lead requests carries the body: ${t.estIn}`);
+      assert.deepEqual([t.agents, t.agentTurns, t.agentHelperCalls], [1, 2, 1]);
+      assert.match(tallyLine(t), /^# tally execute: helperCalls=2 helperDenied=1 leadTurns=4 leadTools=3 tokensIn=5040 tokensOut=90 estIn=\d+ estOut=\d+ skillTokens=\d+ agents=1 agentTurns=2 agentHelperCalls=1$/);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it("names the command a prompt runs, and sizes a body that did not arrive from its file", () => {
+    const t = tally([], "/do:plan-status", ROOT);
+    assert.equal(t.skill, "plan-status");
+    assert.equal(t.skillDelivered, false);
+    assert.ok(t.skillTokens > 0);
+    assert.match(tallyLine(t, "views"), /^# tally views: helperCalls=0 leadTurns=0 .* skillTokens=\d+\(file\)/);
+    assert.equal(tally([], "hello", ROOT).skill, "");
+    assert.equal(tally([], "/do:nothing-here", ROOT).skill, "");
   });
 });

@@ -4,6 +4,7 @@ import { appendFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PLUGIN_DIR, runClaude, scratchHome, type Cli, type RunResult } from "./claude.ts";
 import { startStub, userText, type Recorded, type Script, type StubOptions } from "./stub.ts";
+import { tally, tallyLine, type Tally } from "./tally.ts";
 
 export interface SessionOptions {
   prompt: string;
@@ -23,6 +24,8 @@ export interface SessionOptions {
   onStart?: (kill: () => void) => void;
   /** The CLI to run (default: the one the suite installed). */
   cli?: Cli;
+  /** The name of the run in its `# tally` line (default: the skill or command the prompt invokes). */
+  label?: string;
 }
 
 export interface Session {
@@ -36,7 +39,12 @@ export interface Session {
   denials: any[];
   scriptErrors: string[];
   escapes: string[];
+  /** What the run cost the lead: helper calls, turns, tokens (lib/tally.ts). */
+  tally: Tally;
 }
+
+/** How often each skill or command ran in this test process: names its `# tally` lines. */
+const runs = new Map<string, number>();
 
 export async function session(o: SessionOptions): Promise<Session> {
   const stub = await startStub(o.script ?? [], { agents: o.agents });
@@ -49,6 +57,14 @@ export async function session(o: SessionOptions): Promise<Session> {
     const run = await runClaude(args, { cwd: o.cwd, home, stubUrl: stub.url, timeoutMs: o.timeoutMs ?? 90_000, env: o.env, onStart: o.onStart, cli: o.cli });
     const main = stub.main();
     if (process.env.DO_E2E_TRACE) trace(process.env.DO_E2E_TRACE, o.prompt, stub.requests, run);
+    const counted = tally(stub.requests, o.prompt, pluginDir);
+    // Every /do: run says what it cost, next to the test results (issue 24's per-skill numbers); a skill's second run
+    // in this test file is `<skill>#2`.
+    if (counted.skill) {
+      const nth = (runs.get(counted.skill) ?? 0) + 1;
+      runs.set(counted.skill, nth);
+      process.stderr.write(`${tallyLine(counted, o.label ?? (nth > 1 ? `${counted.skill}#${nth}` : counted.skill))}\n`);
+    }
     return {
       run,
       requests: stub.requests,
@@ -58,6 +74,7 @@ export async function session(o: SessionOptions): Promise<Session> {
       denials: run.json?.permission_denials ?? [],
       scriptErrors: stub.scriptErrors,
       escapes: stub.escapes,
+      tally: counted,
     };
   } finally {
     await stub.close();

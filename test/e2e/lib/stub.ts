@@ -87,6 +87,8 @@ export interface Stub {
 }
 
 const FINAL_TEXT = "Done.";
+/** The usage an answer reports when its turn sets none. */
+export const DEFAULT_USAGE: Required<Usage> = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 const SIDE_TEXT = "ok";
 
 function blocks(content: unknown): any[] {
@@ -152,7 +154,7 @@ function contentOf(turn: Turn, index: number | string): any[] {
 
 function sendMessage(res: http.ServerResponse, body: any, content: any[], id: string, reported?: Usage): void {
   const stop = content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
-  const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...reported };
+  const usage = { ...DEFAULT_USAGE, ...reported };
   const model = body?.model ?? "claude-stub";
   if (!body?.stream) {
     res.writeHead(200, { "content-type": "application/json", "request-id": `req_${id}` });
