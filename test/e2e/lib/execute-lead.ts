@@ -127,6 +127,8 @@ export interface Loop {
   finished: Record<string, any>;
   /** clean-attempt answers, in order. */
   cleaned: any[];
+  /** The update-status answers of the retries' starts (their `restored` entries), in order. */
+  retried: any[];
   /** The last `next` answer (done). */
   last: any;
 }
@@ -184,7 +186,7 @@ export function finishCall(lead: SkillLead, agentName: string, giveUp = false): 
  * workers finish; `finish` each one (cost, report, checks, status, commit); ask again until done.
  */
 export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHooks = {}): Gen<Loop> {
-  const out: Loop = { answers: [], starts: [], spawned: {}, finished: {}, cleaned: [], last: null };
+  const out: Loop = { answers: [], starts: [], spawned: {}, finished: {}, cleaned: [], retried: [], last: null };
   const running: Record<string, any> = {};
   const taskIds: Record<string, string> = {};
   const startAll = function* (d: any): Gen<void> {
@@ -194,7 +196,7 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
       if (s.replaces) {
         out.cleaned.push(yield* helper(lead, `Undoing ${s.replaces.agent}'s partial work.`, "clean-attempt", [], { fill: { roleIndex: String(s.roleIndex) } }));
       }
-      if (s.retry) yield* recordRetry(lead, s);
+      if (s.retry) out.retried.push(yield* recordRetry(lead, s));
       hooks.beforeSpawn?.(s);
       const { memories, context } = yield* startContext(lead, s);
       const prompt = brief(
