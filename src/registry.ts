@@ -50,6 +50,7 @@ export const registry: Record<string, CommandEntry> = {
   "reflection-add": { kind: "mutation", summary: "Append a run's self-evaluation", load: () => import("./commands/reflection/add.js") },
   "archive": { kind: "mutation", summary: "Move a finished run's artifacts of the project's .design/ into .design/history/", load: () => import("./commands/workspace/archive.js") },
   "run-begin": { kind: "mutation", summary: "Open a skill run in one call: start, ask to resume, resume, or say there is nothing to run; with the plan's summary, health, lifecycle and git status", load: () => import("./commands/run/begin.js") },
+  "run-end": { kind: "mutation", summary: "Close a skill run in one call: its reflection, the run state, and the report of its plan", load: () => import("./commands/run/end.js") },
   "run-start": { kind: "mutation", summary: "Begin a skill run with its phase list and input hashes", load: () => import("./commands/run/start.js") },
   "run-checkpoint": { kind: "mutation", summary: "Record a finished phase (outputs verified) before the next one starts", load: () => import("./commands/run/checkpoint.js") },
   "run-complete": { kind: "mutation", summary: "Mark a skill run finished", load: () => import("./commands/run/complete.js") },

@@ -92,6 +92,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   id: "text",
   decisions: "text",
   "goal-achieved": "text",
+  eval: "path",
   draft_path: "path",
   out: "path",
   memory: "path",

@@ -39,6 +39,7 @@ export const SPECS: Record<string, HookSpec> = {
   "run-checkpoint": {"p":[["skill",1]],"f":{"phase":["s",1],"outputs":["s",0],"decisions":["s",0],"design-dir":["s",0]},"s":0},
   "run-checks": {"p":[["plan_path",0]],"f":{"role":["s",1],"timeout":["i",0]},"s":0},
   "run-complete": {"p":[["skill",1]],"f":{"outcome":["s",0,"completed","partial","failed","aborted"],"design-dir":["s",0]},"s":0},
+  "run-end": {"p":[["skill",1]],"f":{"outcome":["s",1,"completed","partial","failed","aborted"],"goal-achieved":["s",0],"eval":["s",0],"goal":["s",0]},"s":0},
   "run-start": {"p":[["skill",1]],"f":{"phases":["s",1],"goal":["s",0],"inputs":["s",0],"fresh":["b",0],"design-dir":["s",0],"end-grant":["b",0]},"s":0},
   "run-status": {"p":[["skill",1]],"f":{"goal":["s",0],"design-dir":["s",0]},"s":0},
   "schema": {"p":[["name",0]],"f":{"list":["b",0]},"s":0},

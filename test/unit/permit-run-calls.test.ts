@@ -34,6 +34,10 @@ export const RUN_CALLS: readonly string[] = [
   "run-begin execute --fresh --end-grant",
   "run-begin execute --budget 200000",
   "run-begin execute --resume --budget 200000",
+  "run-end execute --outcome completed --goal-achieved true --eval .design/tmp/eval.json",
+  "run-end execute --outcome partial --goal-achieved false --eval .design/tmp/eval.json",
+  "run-end execute --outcome aborted",
+  "run-end execute --outcome aborted --goal 'no plan'",
 ];
 
 function decorated(args: string): string[] {
@@ -73,6 +77,10 @@ describe("issue 24's execute calls through the hook", () => {
       "run-begin execute; rm -rf /",
       "run-begin execute --goal \"$(id)\"",
       "run-begin execute --approve",
+      "run-end execute --outcome completed --eval ../eval.json",
+      "run-end execute --outcome completed --eval /etc/passwd",
+      "run-end execute --outcome done",
+      "run-end execute",
     ].map((a) => `${helper()} ${a}`);
     assert.deepEqual(bad.filter((c) => allowed(event(c))), []);
   });

@@ -1,0 +1,92 @@
+// run-end: one call that closes a skill run: the run's reflection (reflection-add, with the evaluation file or, when
+// there is none, a minimal one saying how the run ended), the run state closed with the outcome (run-complete), and,
+// for execute and any skill whose project has a plan, the report (.design/report.html and its terminal summary).
+// Everything that could refuse is checked before the first write: a run that is not open, `completed` with phases
+// never checkpointed, an unreadable evaluation all leave every file as it was.
+import { join, resolve } from "node:path";
+import { defineCommand } from "../../lib/command.js";
+import { HelperError } from "../../lib/errors.js";
+import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
+import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
+import { writeReport } from "../plan/report.js";
+import { appendReflection } from "../reflection/add.js";
+import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
+import { completeRun } from "./complete.js";
+
+const DESIGN = ".design";
+const YES = ["true", "1", "yes"];
+const NO = ["false", "0", "no"];
+
+/** The evaluation file as an object, or the refusal naming what is wrong with it. */
+function readEvaluation(cwd: string, path: string): Record<string, unknown> {
+  const r = readConfined(cwd, resolve(cwd, path), readJson);
+  if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Evaluation file not found: ${path}`);
+  if (r.kind === "error") throw new HelperError("E_READ", `Error reading evaluation file ${path}: ${r.detail}`);
+  if (r.kind === "invalid") throw new HelperError("E_JSON", `Invalid JSON in evaluation file ${path}: ${r.detail}`);
+  const v = r.value;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new HelperError("E_SCHEMA", `Evaluation must be a JSON object: ${path}`);
+  return v as Record<string, unknown>;
+}
+
+export default defineCommand({
+  positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
+  flags: {
+    outcome: { type: "string", required: true, choices: OUTCOMES, help: "how the run ended" },
+    "goal-achieved": { type: "string", help: "true or false (default: true only for outcome completed)" },
+    eval: { type: "string", path: "read", help: "the evaluation file (e.g. .design/tmp/eval.json); without it a minimal evaluation is recorded" },
+    goal: { type: "string", help: "the run's goal for the reflection (default: the goal the run started with)", default: "" },
+  },
+  async run(ctx, args) {
+    const skill = checkSkill("run-end", args.skill as string);
+    const outcome = args.outcome as string;
+    const given = ((args["goal-achieved"] as string | undefined) ?? "").trim().toLowerCase();
+    if (given !== "" && !YES.includes(given) && !NO.includes(given)) {
+      throw new HelperError("E_USAGE", `run-end: --goal-achieved must be true or false, got '${args["goal-achieved"] as string}'`);
+    }
+    const goalAchieved = given === "" ? outcome === "completed" : YES.includes(given);
+    const now = ctx.now();
+
+    // Everything that can refuse, before anything is written.
+    const state = readRun(runFile(ctx.cwd, DESIGN, skill, "read"));
+    if (state.kind === "none") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-begin first`);
+    if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
+    const run = state.run;
+    if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
+    const done = new Set(run.completed.map((c) => c.phase));
+    const notReached = run.phases.slice(0, -1).filter((p) => !done.has(p));
+    if (outcome === "completed" && notReached.length) {
+      throw new HelperError(
+        "E_INVALID",
+        `Cannot complete the ${skill} run: phases never checkpointed: ${notReached.join(", ")}. Checkpoint them, or end the run with --outcome partial, failed or aborted`,
+        { skippedPhases: notReached },
+      );
+    }
+    const evalPath = args.eval as string | undefined;
+    const evaluation = evalPath !== undefined && evalPath !== ""
+      ? readEvaluation(ctx.cwd, evalPath)
+      : {
+          summary: `${skill} run ${outcome}${notReached.length ? `; phases not reached: ${notReached.join(", ")}` : ""}`,
+          whatWorked: [],
+          whatFailed: [],
+          doNextTime: [],
+          minimal: true,
+        };
+    const { missing, notArrays } = evaluationProblems(evaluation);
+    const warnings = EVALUATION_FIELDS.filter((f) => missing.includes(f) || notArrays.includes(f)).map((f) => `evaluation missing array field: ${f}`);
+    const goal = (args.goal as string).trim() || run.goal.trim() || (skill === "execute" ? "no plan" : skill);
+
+    const reflection = await appendReflection(ctx.cwd, `${DESIGN}/reflection.jsonl`, { skill, goal, outcome, goalAchieved, evaluation }, now);
+    const closed = await completeRun(ctx.cwd, DESIGN, skill, outcome, now);
+    const out: Record<string, unknown> = {
+      reflection: { id: reflection.id, goalAchieved, ...(reflection.cost ? { cost: reflection.cost } : {}), ...(warnings.length ? { warnings } : {}) },
+      run: { runId: run.runId, closed: true, outcome, skippedPhases: closed.skippedPhases },
+      announce: closed.announce,
+    };
+    const { design } = projectRoots(ctx.cwd);
+    if (skill === "execute" || pathKind(join(design, "plan.json")) === "file") {
+      const r = await writeReport(ctx.cwd, `${DESIGN}/plan.json`, now);
+      out.report = { path: r.path, link: r.url, summary: r.summary.split("\n"), state: r.state, ...(r.problems.length ? { problems: r.problems } : {}) };
+    }
+    return out;
+  },
+});
