@@ -185,7 +185,8 @@ export async function writeReport(cwd: string, planPath: string, now: number) {
   const model = gatherReport(cwd, planPath, now);
   const { design } = projectRoots(cwd);
   let url: string | null = null;
-  if (model.problems.length === 0 || model.roles.length > 0) {
+  // A run with no usable plan (execute's no-plan or invalid-plan) still gets its page: the run, its outcome, the history.
+  if (model.problems.length === 0 || model.roles.length > 0 || model.run !== null) {
     try {
       const target = confine(cwd, "report", ".design/report.html", "write", OWN.report);
       ensureDir(design);
