@@ -70,7 +70,7 @@ interface Memory {
  * that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they never
  * stop the run.
  */
-function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs: number, warnings: string[]): Map<number, Memory[]> {
+export function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs: number, warnings: string[]): Map<number, Memory[]> {
   const out = new Map<number, Memory[]>(indices.map((i) => [i, []]));
   if (indices.length === 0) return out;
   let path: string;

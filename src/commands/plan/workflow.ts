@@ -15,6 +15,7 @@ import { budgetFor, openRunId } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
+import { memoriesFor } from "./next.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
 
@@ -38,9 +39,19 @@ function priorContext(cwd: string, roles: Record<string, unknown>[]): Record<str
   return out;
 }
 
-/** `--memories`: a JSON object {role name: [memory line, ...]} inside the project, keyed here by role index. */
-function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[]): Record<string, string[]> {
-  if (path === undefined) return {};
+/**
+ * The memories each role's agent gets, keyed by role index: `--memories` (a JSON object {role name: [memory line,
+ * ...]} inside the project), or without it the ones `next` would hand each role still to run (issue 24: the lead
+ * searches no memories itself, so the workflow's agents get what the loop's workers get).
+ */
+function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[], nowMs: number, warnings: string[]): Record<string, string[]> {
+  if (path === undefined) {
+    const core = schedulerCore();
+    const toRun = roles.map((r, i) => (core.statusOf(r) === "completed" ? -1 : i)).filter((i) => i >= 0);
+    const out: Record<string, string[]> = {};
+    for (const [i, list] of memoriesFor(cwd, roles, toRun, nowMs, warnings)) if (list.length) out[String(i)] = list.map((m) => m.content);
+    return out;
+  }
   if (projectPath(cwd, path) === null) throw new HelperError("E_USAGE", `workflow: --memories must name a file inside the project: ${path}`);
   const r = readJson(resolve(cwd, path));
   if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Memories file not found: ${path}`);
@@ -69,7 +80,8 @@ export default defineCommand({
     refuseWhileChallenged(ctx.cwd, doc, "the workflow");
     const roles = rolesOf(doc);
     const core = schedulerCore();
-    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles);
+    const warnings: string[] = [];
+    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles, ctx.now(), warnings);
     const decision = core.decide(roles, ctx.cwd);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
@@ -102,6 +114,8 @@ export default defineCommand({
       roles: roles.length,
       startsNow: decision.start.map((s) => ({ name: s.name, agent: s.agent, model: s.model })),
       call: { scriptPath: WORKFLOW_PATH },
+      memories: Object.fromEntries(Object.entries(memories).map(([i, list]) => [str(roles[Number(i)].name), list.length])),
+      ...(warnings.filter((w) => !/no memory file/.test(w)).length ? { warnings: warnings.filter((w) => !/no memory file/.test(w)) } : {}),
     };
   },
 });
