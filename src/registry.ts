@@ -46,6 +46,7 @@ export const registry: Record<string, CommandEntry> = {
   "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },
   "challenge-resolve": { kind: "mutation", summary: "Record how each blocking challenger issue was resolved (a constraint, or the user's decision)", load: () => import("./commands/plan/challenge-resolve.js") },
   "add-constraints": { kind: "mutation", summary: "Append findings to roles' constraints (scout, challenger)", load: () => import("./commands/plan/add-constraints.js") },
+  "curator-apply": { kind: "mutation", summary: "Validate the memory curator's report and apply it: store, boost, decay", load: () => import("./commands/memory/curator-apply.js") },
   "memory-add": { kind: "mutation", summary: "Append a memory, or boost / decay one", load: () => import("./commands/memory/add.js") },
   "reflection-add": { kind: "mutation", summary: "Append a run's self-evaluation", load: () => import("./commands/reflection/add.js") },
   "archive": { kind: "mutation", summary: "Move a finished run's artifacts of the project's .design/ into .design/history/", load: () => import("./commands/workspace/archive.js") },

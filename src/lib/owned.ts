@@ -81,6 +81,7 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
   "resume-reset": { plan_path: OWN.plan },
   "add-constraints": { plan_path: OWN.plan },
   "challenge-resolve": { plan_path: OWN.plan },
+  "curator-apply": { memory: OWN.memory },
   finalize: { plan_path: OWN.planOrDraft },
   archive: { design_dir: OWN.designDir },
   "run-start": { "design-dir": OWN.designDir },

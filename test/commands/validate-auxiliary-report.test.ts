@@ -22,6 +22,8 @@ describe("validate-auxiliary-report", () => {
       ok: true,
       valid: true,
       artifactSummary: { type: "challenger", summary: "Two gaps", issueCount: 2, blockingCount: 1 },
+      // the agent's usage is recorded in the plan (issue 24): there is none here
+      usage: { recorded: false, agent: "challenger", reason: "no .design/plan.json to record it in" },
       exitCode: 0,
     });
   });

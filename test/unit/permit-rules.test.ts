@@ -50,7 +50,7 @@ describe("the hook's tables", () => {
 
   // Issue 24: the new execute calls land in the helper and the hook before skills/execute/SKILL.md calls them (the
   // execflow branch rewrites it). Remove each entry as the SKILL.md starts calling it; the test then holds as before.
-  const LANDING: Partial<Record<string, readonly string[]>> = { execute: ["run-begin", "run-end"] };
+  const LANDING: Partial<Record<string, readonly string[]>> = { execute: ["curator-apply", "run-begin", "run-end"] };
 
   for (const skill of SKILLS) {
     it(`${skill}: the hook's subcommands are the ones its SKILL.md calls (besides --help)`, () => {

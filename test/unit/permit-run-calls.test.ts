@@ -38,6 +38,10 @@ export const RUN_CALLS: readonly string[] = [
   "run-end execute --outcome partial --goal-achieved false --eval .design/tmp/eval.json",
   "run-end execute --outcome aborted",
   "run-end execute --outcome aborted --goal 'no plan'",
+  "curator-apply .design/memory-curator-report.json",
+  "curator-apply .design/memory-curator-report.json --goal 'Add the login page'",
+  "validate-auxiliary-report .design/memory-curator-report.json --type memory-curator",
+  "validate-auxiliary-report .design/memory-curator-report.json --type memory-curator --agent memory-curator",
 ];
 
 function decorated(args: string): string[] {
@@ -81,6 +85,10 @@ describe("issue 24's execute calls through the hook", () => {
       "run-end execute --outcome completed --eval /etc/passwd",
       "run-end execute --outcome done",
       "run-end execute",
+      "curator-apply ../report.json",
+      "curator-apply .design/memory-curator-report.json --memory .design/plan.json",
+      "curator-apply .design/memory-curator-report.json --memory .design/reflection.jsonl",
+      "curator-apply .design/memory-curator-report.json --agent 'Bad Name'",
     ].map((a) => `${helper()} ${a}`);
     assert.deepEqual(bad.filter((c) => allowed(event(c))), []);
   });

@@ -5,6 +5,9 @@ import { HelperError } from "../../lib/errors.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";
 import { loadArtifact } from "./expert-validate.js";
+import { join } from "node:path";
+import { pathKind, projectRoots } from "../../store.js";
+import { recordUsage } from "../plan/record-usage.js";
 
 export const AUX_TYPES = ["challenger", "scout", "integration-verifier", "regression-checker", "memory-curator"] as const;
 export type AuxType = (typeof AUX_TYPES)[number];
@@ -87,16 +90,47 @@ function artifactSummary(type: AuxType, report: Record<string, unknown>): Record
   return out;
 }
 
+const AGENT = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/**
+ * Record what the auxiliary agent `agent` cost, as record-usage does (from its transcript in this session), into
+ * the project's plan.json. Never refuses: where there is no plan, no transcript or no such agent, the answer says
+ * why and nothing is written.
+ */
+export async function auxiliaryUsage(cwd: string, agent: string, now: number): Promise<Record<string, unknown>> {
+  if (pathKind(join(projectRoots(cwd).design, "plan.json")) !== "file") return { recorded: false, agent, reason: "no .design/plan.json to record it in" };
+  try {
+    const r = await recordUsage(cwd, ".design/plan.json", agent, {}, now);
+    const u = r.usage as Record<string, unknown>;
+    return { recorded: true, agent, tokens: u.tokens, toolUses: u.toolUses, durationMs: u.durationMs, runSpend: r.runSpend };
+  } catch (err) {
+    return { recorded: false, agent, reason: (err as Error).message };
+  }
+}
+
+/** The --agent flag of the commands that record an auxiliary's usage. */
+export const AGENT_FLAG = { type: "string", help: "the auxiliary agent's name, as given to the Agent tool (default: the report type)" } as const;
+
+export function agentName(given: unknown, type: string): string {
+  const agent = typeof given === "string" && given !== "" ? given : type;
+  if (!AGENT.test(agent)) throw new HelperError("E_USAGE", `--agent must be an agent name (lowercase letters, digits, dashes): '${agent}'`);
+  return agent;
+}
+
 export default defineCommand({
   positionals: [{ name: "artifact_path", help: "report file, e.g. .design/challenger-report.json", path: "read" }],
   flags: {
     type: { type: "string", help: "report type", required: true, choices: AUX_TYPES },
+    agent: AGENT_FLAG,
   },
-  run(ctx, args) {
+  async run(ctx, args) {
     const type = args.type as AuxType;
+    const agent = agentName(args.agent, type);
     const report = loadArtifact(ctx.cwd, args.artifact_path as string);
     const errors = auxiliaryErrors(type, report);
     if (errors.length) throw new HelperError("E_INVALID", schemaFailure(errors));
-    return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>) };
+    // A valid report: the agent is done, so what it cost is final (record-usage's record, replaced on a repeat).
+    const usage = await auxiliaryUsage(ctx.cwd, agent, ctx.now());
+    return { valid: true, artifactSummary: artifactSummary(type, report as Record<string, unknown>), usage };
   },
 });
