@@ -66,6 +66,7 @@ const WRITERS: Writer[] = [
   { name: "recon-rank --replace", args: (v) => ["recon-rank", ".design/tmp/recon-draft.json", `--out=${v}`, "--replace"], own: [".design/recon.json"] },
   { name: "update-status", args: (v) => ["update-status", v], stdin: '[{"roleIndex":0,"status":"in_progress"}]', own: [".design/plan.json"] },
   { name: "resume-reset", args: (v) => ["resume-reset", v], own: [".design/plan.json"] },
+  { name: "next", args: (v) => ["next", v], own: [".design/plan.json"] },
   { name: "add-constraints", args: (v) => ["add-constraints", v], stdin: '[{"role":"a","constraints":["x"]}]', own: [".design/plan.json"] },
   { name: "finalize", args: (v) => ["finalize", v], own: [".design/plan.json", ".design/draft/plan.json"] },
   { name: "finalize --validate-only", args: (v) => ["finalize", v, "--validate-only"], own: [".design/plan.json", ".design/draft/plan.json"] },
@@ -174,7 +175,7 @@ describe("ownership: every writing command, pointed at a file it does not own, a
 
   it("has a case for every writing command", () => {
     const covered = new Set(CASES.map((c) => c.args[0]));
-    for (const cmd of ["memory-add", "reflection-add", "recon-rank", "update-status", "resume-reset", "add-constraints", "finalize", "archive", "run-start", "run-checkpoint", "run-complete", "workflow", "grant"]) {
+    for (const cmd of ["memory-add", "reflection-add", "recon-rank", "update-status", "next", "resume-reset", "add-constraints", "finalize", "archive", "run-start", "run-checkpoint", "run-complete", "workflow", "grant"]) {
       assert.ok(covered.has(cmd), cmd);
     }
   });

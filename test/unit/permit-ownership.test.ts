@@ -43,6 +43,7 @@ const WRITERS: Writer[] = [
   { skill: "recon", call: (v) => `recon-rank .design/tmp/eval.json --out=${v} --replace`, own: [".design/recon.json"] },
   { skill: "execute", call: (v) => `update-status ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
   { skill: "execute", call: (v) => `resume-reset ${v}`, own: [".design/plan.json"] },
+  { skill: "execute", call: (v) => `next ${v}`, own: [".design/plan.json"] },
   { skill: "execute", call: (v) => `add-constraints ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
   { skill: "design", call: (v) => `finalize ${v}`, own: [".design/draft/plan.json", ".design/plan.json"] },
   { skill: "design", call: (v) => `archive ${v}`, own: [".design"], dir: true },

@@ -66,7 +66,8 @@ interface Memory {
 }
 
 /**
- * The best memories for each role to start, by memory-search's scoring over its goal and its scope. A memory file
+ * The best memories for each role to start, by memory-search's scoring over the words of its goal and of its scope
+ * (less the scope words every role shares). A memory file
  * that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they never
  * stop the run.
  */
@@ -80,9 +81,16 @@ export function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs
     warnings.push(`memories: ${(err as Error).message}; the starts carry none`);
     return out;
   }
+  // A scope word every role's scope holds (`src`, `test`) tells the roles apart no better than no word at all.
+  const scopeWords = roles.map((role) => {
+    const scope = scopeOf(role);
+    return searchQuery([...stringsOf(scope.directories), ...stringsOf(scope.patterns)]);
+  });
+  const common = roles.length > 1 ? [...scopeWords[0]].filter((w) => scopeWords.every((ws) => ws.has(w))) : [];
   const queries = indices.map((i) => {
-    const scope = scopeOf(roles[i]);
-    return searchQuery([roles[i].goal, ...stringsOf(scope.directories), ...stringsOf(scope.patterns)]);
+    const query = searchQuery([roles[i].goal]);
+    for (const w of scopeWords[i]) if (!common.includes(w)) query.add(w);
+    return query;
   });
   const scan = rankMemoryFile(path, queries, MEMORIES_PER_START, nowMs / 1000);
   if (scan.kind === "missing") {
