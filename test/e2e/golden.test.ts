@@ -553,7 +553,8 @@ describe("golden path through claude -p", () => {
     );
     assert.match(project.read(".design/handoff.md"), /^# Handoff: add due dates to the todo API\n/);
     // curator-apply: the new memory stored, the repeat of the seeded one a boost of it.
-    assert.deepEqual([applied.stored.length, applied.boosted], [1, 1], JSON.stringify(applied));
+    assert.deepEqual([applied.stored.length, applied.boosted.length, applied.duplicates.length], [1, 1, 1], JSON.stringify(applied));
+    assert.ok(applied.usage, "curator-apply recorded the curator's cost");
     const memories = project.jsonl(".design/memory.jsonl");
     assert.equal(memories.length, 2, JSON.stringify(memories));
     assert.equal(memories.find((m) => m.content === SEEDED_MEMORY)?.importance, 7, "the duplicate should boost the seeded memory");

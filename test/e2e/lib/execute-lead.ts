@@ -312,13 +312,13 @@ export function* learn(lead: SkillLead, latest: () => TurnContext, o: LearnOptio
     const ctx = yield* calls("Spawning the memory curator.", agent("curate memories", "memory-curator", o.curator, brief("memory-curator", "Curate this run's learnings; write .design/memory-curator-report.json.")));
     done(ctx.results[0]);
     yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the curator.");
-    yield* helper(lead, "Validating the curator's report.", "validate-auxiliary-report", ["--type memory-curator"]);
-    applied = yield* helper(lead, "Applying it.", "curator-apply");
+    // One call: the report validated, the curator's cost recorded, the memories stored, boosted and decayed.
+    applied = yield* helper(lead, "Applying the curator's report.", "curator-apply");
   }
   const outputs = o.curator ? undefined : ".design/handoff.md,.design/tmp/eval.json";
   yield* helper(lead, "Learn done.", "run-checkpoint", ["--phase learn"], {
     replace: outputs ? [[".design/handoff.md,.design/tmp/eval.json,.design/memory-curator-report.json", outputs]] : [],
-    fill: { s: String(applied?.stored?.length ?? 0), b: String(applied?.boosted ?? 0), d: String(applied?.decayed ?? 0) },
+    fill: { s: String(applied?.stored?.length ?? 0), b: String(applied?.boosted?.length ?? 0), d: String(applied?.decayed?.length ?? 0) },
   });
   return { applied };
 }
