@@ -306,7 +306,7 @@ describe("workflow: the command", () => {
     assert.match(prompt("docs"), /Past learnings:\nnone/);
     // The same memory next hands the same role.
     const next = await p.run("next");
-    assert.deepEqual(next.start.find((x: any) => x.name === "billing").memories.map((m: any) => m.content), ["The billing gateway needs an idempotency key on every charge call"]);
+    assert.deepEqual((next.start as any[]).find((x: any) => x.name === "billing").memories.map((m: any) => m.content), ["The billing gateway needs an idempotency key on every charge call"]);
   });
 
   it("embeds a scheduler that also runs from the built bundle's script", async (t) => {
