@@ -23,7 +23,7 @@
 // approves; the helper-line grammar and the sandbox check already live beside it.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { checksGrant, grantAllows, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
+import { checksGrant, findRole, grantAllows, grantState, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
 import { ownerOf, type Owner } from "../lib/owned.js";
 import { parseHelperLine } from "./helper-line.js";
 import { sandboxState } from "./sandbox.js";
@@ -109,6 +109,9 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   report_path: "path",
   role: "text",
   agent: "name",
+  message: "text",
+  report: "path",
+  result: "text",
 };
 
 /**
@@ -423,25 +426,66 @@ export function helperWords(command: string, cwd: unknown, pluginRoot: string, s
   return argsOk(call.words, project, base, stdin !== undefined, commands) ? call.words : null;
 }
 
-/** Helper subcommands that start programs: approved only while the execute grant covers what they would run. */
-export const GRANTED_HELPER_COMMANDS: readonly string[] = ["run-checks"];
+/**
+ * Helper subcommands that start programs (the plan's checks, git on the project): approved only while the execute
+ * grant holds and covers what they would do (`grantedCall`).
+ */
+export const GRANTED_HELPER_COMMANDS: readonly string[] = ["run-checks", "finish", "commit", "clean-attempt"];
 
 /**
- * Whether the execute grant in force covers a `run-checks` call: every check and spec command of the role its
- * `--role` names (the role's own commands, taken from the plan the grant verifies), and, for a plan that asks for
- * it, Claude Code's sandbox on (the commands run inside the helper's own Bash call).
+ * The flags of a helper call's words (subcommand first) that passed `argsOk`, read as the helper reads them: a
+ * string or integer flag takes the next word unless written `--flag=value`; a boolean flag's value is "".
  */
-function checksCovered(words: readonly string[], root: string): boolean {
-  if (words.length === 2 && words[1] === "--help") return true;
-  let ref: string | undefined;
+function flagsOf(words: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const spec = SPECS[words[0]];
   for (let i = 1; i < words.length; i++) {
-    if (words[i] === "--role" && i + 1 < words.length) ref = words[i + 1];
-    else if (words[i].startsWith("--role=")) ref = words[i].slice("--role=".length);
+    const a = words[i];
+    if (!a.startsWith("--")) continue;
+    const eq = a.indexOf("=");
+    const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
+    const type = spec && Object.prototype.hasOwnProperty.call(spec.f, name) ? spec.f[name][0] : "b";
+    if (type === "b") out.set(name, "");
+    else if (eq >= 0) out.set(name, a.slice(eq + 1));
+    else if (i + 1 < words.length) out.set(name, words[++i]);
   }
-  if (ref === undefined) return false;
-  const covered = checksGrant(root, ref);
-  if ("why" in covered) return false;
-  return !covered.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
+  return out;
+}
+
+/**
+ * Whether the execute grant in force covers a call of a `GRANTED_HELPER_COMMANDS` subcommand, and, for a plan that
+ * asks for it, Claude Code's sandbox is on (the programs run inside the helper's own Bash call):
+ * - `run-checks --role R`: every check and spec command of role R (taken from the plan the grant verifies);
+ * - `finish --agent A`: the same for the role whose worker A is (finish runs its checks); `--give-up` runs nothing
+ *   and is approved as update-status is;
+ * - `commit --role R`, `clean-attempt --role R`: the grant verifies and R names one role of its plan (git touches
+ *   only files inside that role's granted scope: lib/role-files.ts).
+ */
+function grantedCall(words: readonly string[], root: string): boolean {
+  if (words.length === 2 && words[1] === "--help") return true;
+  const command = words[0];
+  const flags = flagsOf(words);
+  if (command === "finish" && flags.has("give-up")) return true;
+  let state: { grant: Grant } | { why: string };
+  if (command === "run-checks" || command === "finish") {
+    let ref = flags.get("role");
+    if (command === "finish") {
+      const agent = flags.get("agent");
+      const grant = agent === undefined ? null : readGrant(root);
+      const role = grant && agent !== undefined ? grant.workers.get(agent) : undefined;
+      if (typeof role !== "string") return false;
+      ref = role;
+    }
+    if (ref === undefined) return false;
+    state = checksGrant(root, ref);
+  } else {
+    const ref = flags.get("role");
+    if (ref === undefined) return false;
+    const s = grantState(root);
+    state = "why" in s ? s : "why" in findRole(s.plan, ref) ? { why: "no such role" } : s;
+  }
+  if ("why" in state) return false;
+  return !state.grant.requiresSandbox || sandboxState({ cwd: root }) === "on";
 }
 
 /**
@@ -627,7 +671,7 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   if (root === null) return false;
   if (tool === "Bash") {
     const words = typeof t.command === "string" && input.agent_id === undefined ? helperWords(t.command, input.cwd, pluginRoot, skill) : null;
-    if (words !== null) return !GRANTED_HELPER_COMMANDS.includes(words[0]) || checksCovered(words, root);
+    if (words !== null) return !GRANTED_HELPER_COMMANDS.includes(words[0]) || grantedCall(words, root);
     return granted(tool, t, input, root);
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);

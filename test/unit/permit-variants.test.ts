@@ -119,8 +119,8 @@ function corpus(): Base[] {
   for (const skill of SKILLS) {
     for (const c of writtenCalls(skill)) {
       const command = filled(c, skill);
-      // run-checks starts the plan's commands: the hook approves it only under a grant (test/unit/permit.test.ts).
-      if (/ run-checks /.test(command)) continue;
+      // run-checks, finish, commit and clean-attempt run programs: approved only under a grant (test/unit/permit.test.ts).
+      if (/ (run-checks|finish|commit|clean-attempt) /.test(command)) continue;
       if (seen.has(command)) continue;
       seen.add(command);
       calls.push(baseOf(skill, command));

@@ -65,9 +65,10 @@ describe("the hook allows every helper call as the skills spell them", () => {
       const calls = writtenCalls(skill);
       assert.ok(calls.length > 5);
       // `grant --approve` records the user's consent to the workers' calls: the one written call the hook leaves to
-      // the user on purpose (tested below); `run-checks` is approved only under a grant (tested with the grant).
+      // the user on purpose (tested below); `run-checks`, `finish`, `commit` and `clean-attempt` are approved only
+      // under a grant (tested with the grant).
       const refused = calls
-        .filter((c) => !/ grant \S+ --approve$/.test(c) && !/ run-checks /.test(c))
+        .filter((c) => !/ grant \S+ --approve$/.test(c) && !/ (run-checks|finish|commit|clean-attempt) /.test(c))
         .map((c) => filled(c, skill))
         .filter((c) => !bash(c) || !bash(c, skill as Skill));
       assert.deepEqual(refused, []);
@@ -588,6 +589,23 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     // Without any grant: never.
     rmSync(join(p.dir, ".design/grant.json"));
     assert.ok(!sh(call("0")));
+  });
+
+  it("approves the lead's commit only while the grant verifies, for a role of its plan", async (t) => {
+    const { p, root, sh } = await granted(t);
+    const call = (args: string) => `${helper("execute")} commit .design/plan.json ${args}`;
+    assert.ok(sh(call("--role 0")), "role 0 by index");
+    assert.ok(sh(call("--role docs --message 'docs: guide written'")), "by name, with a message");
+    assert.ok(sh(call("--role=api --report .design/fix-1.json")), "a fix worker's report");
+    assert.ok(!sh(call("--role 7")), "no such role");
+    assert.ok(!sh(call("")), "no role named");
+    assert.ok(!sh(call("--role 0 --report src/api/orders.ts")), "a report outside .design/");
+    assert.ok(!sh(call("--role 0 --report ../x.json")), "a report outside the project");
+    assert.ok(!sh(call("--role 0 --all")), "a flag commit does not have");
+    assert.ok(!sh(call("--role 0"), { dangerouslyDisableSandbox: true }));
+    assert.ok(!ev2(root, call("--role 0")), "a worker never runs the helper");
+    rmSync(join(p.dir, ".design/grant.json"));
+    assert.ok(!sh(call("--role 0")), "no grant: the user is asked");
   });
 
   it("refuses a command with anything around or after the granted text", async (t) => {
