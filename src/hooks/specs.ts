@@ -7,6 +7,7 @@ export const SPECS: Record<string, HookSpec> = {
   "budget": {"p":[["plan_path",0]],"f":{"tokens":["i",0]},"s":0},
   "challenge-resolve": {"p":[["plan_path",0]],"f":{},"s":1},
   "circuit-breaker": {"p":[["plan_path",0]],"f":{},"s":0},
+  "clean-attempt": {"p":[["plan_path",0]],"f":{"role":["s",1]},"s":0},
   "commit": {"p":[["plan_path",0]],"f":{"role":["s",1],"message":["s",0],"report":["s",0]},"s":0},
   "curator-apply": {"p":[["report_path",0]],"f":{"goal":["s",0],"skill":["s",0],"memory":["s",0],"agent":["s",0]},"s":0},
   "design-tier": {"p":[],"f":{"goal":["s",0],"draft":["s",0],"min":["s",0]},"s":0},

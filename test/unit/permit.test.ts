@@ -608,6 +608,21 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh(call("--role 0")), "no grant: the user is asked");
   });
 
+  it("approves the lead's clean-attempt only while the grant verifies, for a role of its plan", async (t) => {
+    const { p, root, sh } = await granted(t);
+    const call = (args: string) => `${helper("execute")} clean-attempt .design/plan.json ${args}`;
+    assert.ok(sh(call("--role 0")) && sh(call("--role=docs")) && sh(`cd ${root} && ${call("--role api")} 2>&1`));
+    assert.ok(!sh(call("--role 7")), "no such role");
+    assert.ok(!sh(call("")), "no role named");
+    assert.ok(!sh(call("--role 0 --report .design/worker-api.json")), "clean-attempt takes no report");
+    assert.ok(!sh(call("--role 0"), { dangerouslyDisableSandbox: true }));
+    assert.ok(!ev2(root, call("--role 0")), "a worker never runs the helper");
+    const plan = p.json(".design/plan.json");
+    plan.roles[0].scope.directories = ["src/"];
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan));
+    assert.ok(!sh(call("--role 0")), "a widened scope ends the grant: the user is asked");
+  });
+
   it("refuses a command with anything around or after the granted text", async (t) => {
     const { sh } = await granted(t);
     const rows = [

@@ -331,6 +331,12 @@ const CASES: Case[] = [
     expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && /only under the execute grant: no grant/.test(r.out.error), "without a grant commit must refuse"),
   },
   {
+    // No grant: clean-attempt runs no git, says why.
+    name: "clean-attempt", command: "clean-attempt", args: [".design/plan.json", "--role", "0"],
+    files: (now) => ({ ".design/plan.json": plan(), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null } }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && /only under the execute grant: no grant/.test(r.out.error), "without a grant clean-attempt must refuse"),
+  },
+  {
     // No transcript to read here: the task notification's numbers, as the lead passes them when none is found.
     name: "record-usage", command: "record-usage", args: ["--agent", "backend-developer", "--tokens", "4378", "--tool-uses", "3", "--duration-ms", "1900"],
     files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }) }),
