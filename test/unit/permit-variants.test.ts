@@ -207,19 +207,9 @@ function decorations(b: Base): Variant[] {
   return v;
 }
 
-/** Calls with shapes of their own: the report file in any stdin form, skill-find targets as the skills take them. */
+/** Calls with shapes of their own: skill-find targets as the skills take them. */
 function special(bases: Base[]): Variant[] {
   const v: Variant[] = [];
-  const wcv = bases.find((b) => b.args.startsWith("worker-completion-validate "))!;
-  const report = ".design/worker-api.json";
-  const noFile = (argv: string[]) => argv.filter((a) => a !== report);
-  const stdinForms: Array<[string, string]> = [
-    ["worker-completion-validate < file", rebuild(wcv, { args: "worker-completion-validate", stdin: ` < ${report}` })],
-    ["worker-completion-validate from cat", rebuild(wcv, { args: "worker-completion-validate", feed: `cat ${report} | ` })],
-    ["worker-completion-validate from a here-doc", rebuild(wcv, { args: "worker-completion-validate", stdin: ` <<'EOF'\n${fileText(report)}EOF` })],
-    ["worker-completion-validate < file, 2>&1", rebuild(wcv, { args: "worker-completion-validate", stdin: ` < ${report}`, suffix: " 2>&1" })],
-  ];
-  for (const [group, command] of stdinForms) v.push({ group, command, cwd: project, argv: noFile, stdin: () => fileText(report), base: wcv });
   for (const b of bases.filter((x) => / skill-find /.test(` ${x.args} `))) {
     const current = /^skill-find (\S+)/.exec(b.args)![1];
     for (const target of ["greet", "Greet", "gree", "do:execute", "my_plugin:greet-formal", ".claude/skills/greet/SKILL.md", "./.claude/skills/greet/SKILL.md", ".claude/skills/greet", `${project}/.claude/skills/greet/SKILL.md`]) {
@@ -241,13 +231,14 @@ const ASKED: Array<(c: string) => string> = [(c) => `${c} | head -n 40`, (c) => 
 
 /** Shapes that must stay refused, built on a few representative calls. */
 function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
-  const status = bases.find((b) => b.args === "status .design/plan.json")!;
+  // A plain call without stdin (execute's grant proposal).
+  const status = bases.find((b) => b.args === "grant .design/plan.json")!;
   const c = status.command;
   const upd = bases.find((b) => b.args === "update-status .design/plan.json" && b.redirect === ".design/tmp/update.json")!;
   const echoUpd = bases.find((b) => b.echo !== undefined)!;
   const goal = bases.find((b) => /^run-start design /.test(b.args))!;
   const find = bases.find((b) => /^skill-find /.test(b.args))!;
-  const wcv = bases.find((b) => b.args.startsWith("worker-completion-validate "))!;
+  const cur = bases.find((b) => b.args.startsWith("curator-apply "))!;
   const view = bases.find((b) => b.owner === "commands" && b.args.startsWith("report "))!;
   const script = status.script;
   const updNode = `node "${upd.script}" update-status .design/plan.json`;
@@ -342,9 +333,8 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
     ["list empty entry", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json, ,.design/plan.json'")],
     ["list entry with a tab", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json,\t.design/plan.json'")],
     ["unquoted spaced list", withGoal("'g'").replace(/--inputs \S+/, "--inputs .design/recon.json, .design/plan.json")],
-    ["report file and stdin", rebuild(wcv, { stdin: " < .design/worker-api.json" })],
-    ["report file missing and no stdin", rebuild(wcv, { args: "worker-completion-validate" })],
-    ["report file outside", rebuild(wcv, { args: "worker-completion-validate /etc/passwd" })],
+    ["report file and stdin", rebuild(cur, { stdin: " < .design/worker-api.json" })],
+    ["report file outside", rebuild(cur, { args: "curator-apply /etc/passwd" })],
     ["echo feeding a here-doc call", `${rebuild(echoUpd, { suffix: "" })} <<'EOF'\n[]\nEOF`],
   ];
 }
@@ -484,7 +474,7 @@ describe("the hook's variant corpus: every written call x the decorations of ite
     const prev = process.env.CLAUDE_PROJECT_DIR;
     delete process.env.CLAUDE_PROJECT_DIR;
     t.after(() => (process.env.CLAUDE_PROJECT_DIR = prev));
-    const status = corpus().find((b) => b.args === "status .design/plan.json")!;
+    const status = corpus().find((b) => b.args === "grant .design/plan.json")!;
     const command = `cd "${project}" && ${status.command}`;
     assert.ok(approved({ command, cwd: project }));
     assert.ok(!approved({ command, cwd: join(project, "src") }), "a subfolder is a root only by CLAUDE_PROJECT_DIR");
