@@ -40,6 +40,7 @@ export const registry: Record<string, CommandEntry> = {
   "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/plan/workflow.js") },
   "run-checks": { kind: "mutation", summary: "Run a role's granted checks and spec; record the evidence in its running attempt", load: () => import("./commands/plan/run-checks.js") },
   "commit": { kind: "mutation", summary: "Commit a role's reported files inside its granted scope (git without hooks, filters or a shell)", load: () => import("./commands/plan/commit.js") },
+  "finish": { kind: "mutation", summary: "A worker finished: record its cost, check its report, run its checks under the grant, record the outcome, commit its files", load: () => import("./commands/plan/finish.js") },
   "clean-attempt": { kind: "mutation", summary: "Undo a replaced attempt's changes inside its role's granted scope: restore tracked files, remove new ones", load: () => import("./commands/plan/clean-attempt.js") },
   "record-usage": { kind: "mutation", summary: "Record what an agent cost (tokens, tool uses, duration) from its transcript", load: () => import("./commands/plan/record-usage.js") },
   "budget": { kind: "mutation", summary: "Set or show the execute run's token budget, its spend and the forecast", load: () => import("./commands/plan/budget.js") },

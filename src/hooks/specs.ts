@@ -13,6 +13,7 @@ export const SPECS: Record<string, HookSpec> = {
   "design-tier": {"p":[],"f":{"goal":["s",0],"draft":["s",0],"min":["s",0]},"s":0},
   "expert-validate": {"p":[["artifact_path",1]],"f":{"features":["s",0],"scores":["b",0]},"s":0},
   "finalize": {"p":[["plan_path",0]],"f":{"validate-only":["b",0],"end-grant":["b",0]},"s":0},
+  "finish": {"p":[["plan_path",0]],"f":{"agent":["s",1],"give-up":["b",0],"result":["s",0],"message":["s",0],"timeout":["i",0],"tokens":["i",0],"tool-uses":["i",0],"duration-ms":["i",0]},"s":0},
   "grant": {"p":[["plan_path",0]],"f":{"approve":["b",0],"revoke":["b",0]},"s":0},
   "health-check": {"p":[["design_dir",0]],"f":{},"s":0},
   "improve-guards": {"p":[["plan_path",0]],"f":{"analysts":["s",1],"snapshot":["s",0],"max-lines":["i",0],"max-growth":["i",0],"max-tokens":["i",0]},"s":0},

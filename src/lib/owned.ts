@@ -34,7 +34,7 @@ export const OWN = {
   reflection: one("a reflection file (.design/reflection*.jsonl)", (n) => /^reflection[A-Za-z0-9_-]*\.jsonl$/.test(n)),
   /** recon-rank --out (and the recon-<k>.json it picks when the name is taken). */
   recon: one("a recon file (.design/recon*.json)", (n) => /^recon[A-Za-z0-9_-]*\.json$/.test(n)),
-  /** update-status, next (the starts it hands out), resume-reset, add-constraints, challenge-resolve, run-checks, record-usage, budget; finalize's installed plan. */
+  /** update-status, next (the starts it hands out), resume-reset, add-constraints, challenge-resolve, run-checks, finish, record-usage, budget; finalize's installed plan. */
   plan: named("plan.json"),
   /** finalize's plan_path: the installed plan (finalized in place) or the draft it installs. */
   planOrDraft: {
@@ -76,6 +76,7 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
   "update-status": { plan_path: OWN.plan },
   next: { plan_path: OWN.plan },
   "run-checks": { plan_path: OWN.plan },
+  finish: { plan_path: OWN.plan },
   "record-usage": { plan_path: OWN.plan },
   budget: { plan_path: OWN.plan },
   "resume-reset": { plan_path: OWN.plan },

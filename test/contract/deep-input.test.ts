@@ -93,7 +93,7 @@ const CALLS: Array<{ args: string[]; stdin?: boolean }> = [
   { args: ["retry-candidates"] }, { args: ["next"] }, { args: ["circuit-breaker"] }, { args: ["plan-view"] }, { args: ["report"] },
   { args: ["design-tier", "--goal", "add an api"] }, { args: ["design-tier", "--goal", "x", "--draft", ".design/draft/plan.json"] },
   { args: ["run-checks", "--role", "0"] }, { args: ["commit", ".design/plan.json", "--role", "0", "--report", ".design/expert-architect.json"] },
-  { args: ["clean-attempt", ".design/plan.json", "--role", "0"] },
+  { args: ["clean-attempt", ".design/plan.json", "--role", "0"] }, { args: ["finish", ".design/plan.json", "--agent", "api", "--tokens", "5"] },
   { args: ["record-usage", "--agent", "api", "--tokens", "5"] }, { args: ["budget", "--tokens", "100"] },
   { args: ["plan-diff", ".design/plan.json", ".design/draft/plan.json"] }, { args: ["health-check"] }, { args: ["plan-health-summary"] },
   { args: ["preflight", "execute"] }, { args: ["preflight", "design"] }, { args: ["skill-find", "--source", "user"] },

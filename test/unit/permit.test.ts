@@ -623,6 +623,25 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh(call("--role 0")), "a widened scope ends the grant: the user is asked");
   });
 
+  it("approves the lead's finish for a worker of the plan while the grant covers its role's checks; --give-up as update-status", async (t) => {
+    const { p, root, sh } = await granted(t);
+    const call = (args: string) => `${helper("execute")} finish .design/plan.json ${args}`;
+    // The scheduler's names for each role's attempts (api, docs) are workers of the plan.
+    assert.ok(sh(call("--agent api")), "the api role's worker");
+    assert.ok(sh(call("--agent docs --timeout 600 --result 'docs: guide written'")));
+    assert.ok(!sh(call("--agent intruder")), "no worker of the plan");
+    assert.ok(!sh(call("--agent challenger")), "an auxiliary is no worker: record-usage takes it");
+    assert.ok(!sh(call("")), "no agent named");
+    assert.ok(!sh(call("--agent api"), { dangerouslyDisableSandbox: true }));
+    assert.ok(!ev2(root, call("--agent api")), "a worker never runs the helper");
+    assert.ok(sh(call("--agent api --give-up")), "giving up runs nothing");
+    rmSync(join(p.dir, ".design/grant.json"));
+    assert.ok(!sh(call("--agent api")), "no grant: the user is asked");
+    assert.ok(sh(call("--agent api --give-up")), "giving up needs no grant");
+    assert.ok(!sh(call("--agent api --result --give-up")), "--give-up as the value of --result is no --give-up");
+    assert.ok(!sh(call("--agent=api --result=--give-up")));
+  });
+
   it("refuses a command with anything around or after the granted text", async (t) => {
     const { sh } = await granted(t);
     const rows = [

@@ -33,6 +33,34 @@ function attemptOf(doc: Json, agent: string): { roleIndex: number; role: Json; e
   return found;
 }
 
+/** The numbers the lead may pass from the task notification, used only where no transcript is found. */
+export interface NotifiedUsage {
+  tokens?: number;
+  toolUses?: number;
+  durationMs?: number;
+}
+
+/**
+ * What an agent cost, as recorded: from its transcript in this Claude Code session, else from the notification's
+ * numbers (`given.tokens` set), else why neither is there.
+ */
+export function measureUsage(cwd: string, agent: string, given: NotifiedUsage, now: number): { record: Record<string, unknown> } | { why: string } {
+  const { project } = projectRoots(cwd);
+  const session = process.env.CLAUDE_CODE_SESSION_ID ?? "";
+  const dir = session ? subagentsDir(project, session) : null;
+  const transcripts = dir ? agentTranscripts(dir, agent) : [];
+  let usage: Usage | null = transcripts.length ? usageOfTranscripts(transcripts) : null;
+  if (usage === null) {
+    if (given.tokens === undefined) {
+      const why = !session ? "no Claude Code session (CLAUDE_CODE_SESSION_ID) to look in" : dir === null ? `no transcripts of session ${session} under the Claude config folder` : `no transcript of an agent named ${agent} in session ${session}`;
+      return { why };
+    }
+    usage = { tokens: given.tokens, inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, toolUses: given.toolUses ?? 0, durationMs: given.durationMs ?? 0, requests: 0, model: null, source: "notification" };
+  }
+  const notified = given.tokens !== undefined || given.toolUses !== undefined || given.durationMs !== undefined ? { notified: given } : {};
+  return { record: { ...usage, ...(usage.source === "transcript" ? notified : {}), recordedAt: isoSeconds(now) } };
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {
@@ -60,23 +88,12 @@ export async function recordUsage(
   cwd: string,
   planPath: string,
   agent: string,
-  given: { tokens?: number; toolUses?: number; durationMs?: number },
+  given: NotifiedUsage,
   now: number,
 ): Promise<Record<string, unknown>> {
-  const { project } = projectRoots(cwd);
-  const session = process.env.CLAUDE_CODE_SESSION_ID ?? "";
-  const dir = session ? subagentsDir(project, session) : null;
-  const transcripts = dir ? agentTranscripts(dir, agent) : [];
-  let usage: Usage | null = transcripts.length ? usageOfTranscripts(transcripts) : null;
-  if (usage === null) {
-    if (given.tokens === undefined) {
-      const why = !session ? "no Claude Code session (CLAUDE_CODE_SESSION_ID) to look in" : dir === null ? `no transcripts of session ${session} under the Claude config folder` : `no transcript of an agent named ${agent} in session ${session}`;
-      throw new HelperError("E_NOT_FOUND", `record-usage: ${why}; pass the task notification's numbers (--tokens, --tool-uses, --duration-ms)`);
-    }
-    usage = { tokens: given.tokens, inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, toolUses: given.toolUses ?? 0, durationMs: given.durationMs ?? 0, requests: 0, model: null, source: "notification" };
-  }
-  const notified = given.tokens !== undefined || given.toolUses !== undefined || given.durationMs !== undefined ? { notified: given } : {};
-  const record = { ...usage, ...(usage.source === "transcript" ? notified : {}), recordedAt: isoSeconds(now) };
+  const measured = measureUsage(cwd, agent, given, now);
+  if ("why" in measured) throw new HelperError("E_NOT_FOUND", `record-usage: ${measured.why}; pass the task notification's numbers (--tokens, --tool-uses, --duration-ms)`);
+  const record = measured.record;
   const runId = openRunId(cwd);
 
   return updatePlan<Record<string, unknown>>(cwd, planPath, ["progress"], (doc) => {

@@ -9,7 +9,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkEnv, findBash, runCheck } from "../../lib/check-runner.js";
-import { runningAttempt, specFileHash, type Evidence } from "../../lib/evidence.js";
+import { runningAttempt, specFileHash, type Evidence, type RoleCommand } from "../../lib/evidence.js";
 import { checksGrant } from "../../lib/grant.js";
 import { PLAN_PATH_WRITE, rolesOf } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
@@ -18,7 +18,42 @@ import { projectRoots } from "../../store.js";
 
 /** Seconds each command may run (default) and at most. */
 export const CHECK_TIMEOUT_S = 300;
-const MAX_TIMEOUT_S = 3600;
+export const MAX_TIMEOUT_S = 3600;
+
+/**
+ * Run a role's granted commands (as `checksGrant` answered them) one after the other and answer their evidence.
+ * Throws E_INVALID when no bash is found.
+ */
+export async function runCommands(project: string, commands: readonly RoleCommand[], timeoutS: number, now: () => number): Promise<Evidence[]> {
+  const bash = findBash();
+  if (bash === null) throw new HelperError("E_INVALID", "run-checks: no bash found in /bin, /usr/bin, /usr/local/bin or PATH");
+  const env = checkEnv();
+  const evidence: Evidence[] = [];
+  for (const c of commands) {
+    const specSha256 = c.kind === "spec" && c.path !== undefined ? specFileHash(project, c.path, (b) => sha256(b)) : undefined;
+    const ranAt = isoSeconds(now());
+    const r = await runCheck(bash, c.command, project, env, timeoutS * 1000);
+    evidence.push({
+      kind: c.kind,
+      check: c.command,
+      sha256: sha256(c.command),
+      exitCode: r.exitCode,
+      signal: r.signal,
+      timedOut: r.timedOut,
+      passed: r.exitCode === 0 && !r.timedOut,
+      durationMs: r.durationMs,
+      output: r.output,
+      ranAt,
+      ...(c.kind === "spec" ? { spec: c.path ?? "", specSha256: specSha256 ?? null } : {}),
+    });
+  }
+  return evidence;
+}
+
+/** The answer's view of the evidence: each command's outcome and output tail. */
+export function evidenceView(evidence: readonly Evidence[]) {
+  return evidence.map((e) => ({ kind: e.kind, check: e.check, exitCode: e.exitCode, timedOut: e.timedOut, passed: e.passed, durationMs: e.durationMs, output: e.output }));
+}
 
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
@@ -37,29 +72,7 @@ export default defineCommand({
     if ("why" in granted) throw new HelperError("E_INVALID", `run-checks runs only what the execute grant covers: ${granted.why}`);
     const { role, commands, plan } = granted;
     const open = runningAttempt(rolesOf(plan)[role.index]);
-    const bash = findBash();
-    if (bash === null) throw new HelperError("E_INVALID", "run-checks: no bash found in /bin, /usr/bin, /usr/local/bin or PATH");
-
-    const env = checkEnv();
-    const evidence: Evidence[] = [];
-    for (const c of commands) {
-      const specSha256 = c.kind === "spec" && c.path !== undefined ? specFileHash(project, c.path, (b) => sha256(b)) : undefined;
-      const ranAt = isoSeconds(ctx.now());
-      const r = await runCheck(bash, c.command, project, env, timeoutS * 1000);
-      evidence.push({
-        kind: c.kind,
-        check: c.command,
-        sha256: sha256(c.command),
-        exitCode: r.exitCode,
-        signal: r.signal,
-        timedOut: r.timedOut,
-        passed: r.exitCode === 0 && !r.timedOut,
-        durationMs: r.durationMs,
-        output: r.output,
-        ranAt,
-        ...(c.kind === "spec" ? { spec: c.path ?? "", specSha256: specSha256 ?? null } : {}),
-      });
-    }
+    const evidence = await runCommands(project, commands, timeoutS, ctx.now);
     const passed = evidence.every((e) => e.passed);
 
     // Recorded in the attempt that was running when the checks started, if it still is.
@@ -85,7 +98,7 @@ export default defineCommand({
       recorded,
       ...(note ? { note } : {}),
       summary: `${evidence.filter((e) => e.passed).length}/${evidence.length} passed`,
-      results: evidence.map((e) => ({ kind: e.kind, check: e.check, exitCode: e.exitCode, timedOut: e.timedOut, passed: e.passed, durationMs: e.durationMs, output: e.output })),
+      results: evidenceView(evidence),
     };
   },
 });

@@ -125,6 +125,39 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
   );
 }
 
+/**
+ * Apply a parsed batch to the plan document in memory (the caller holds the plan's lock and writes it): the
+ * reflexion gate, the state machine with its cascade and restoration, and the evidence gate on every completion.
+ * Each attempt it opens is stamped as `next` stamps it (lib/attempts.ts). Throws a HelperError on the first update
+ * refused, having changed nothing the caller then writes. `repeated` lists the roles whose update only repeated a
+ * start already recorded (by `next`).
+ */
+export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: string; project: string; now: number }): ReturnType<SchedulerCore["apply"]> & { repeated: number[] } {
+  const roles = rolesOf(doc);
+  checkReflexions(roles, updates);
+  const at = isoSeconds(env.now);
+  const core = schedulerCore();
+  const repeated: number[] = [];
+  const result = core.apply(roles, updates, {
+    fail: (code, message) => {
+      throw new HelperError(code as "E_TRANSITION", message);
+    },
+    beforeComplete: (role, i) => {
+      const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(env.project, path, sha256));
+      if (gaps.length) throw noEvidence(role, i, gaps);
+    },
+    onOpen: stampOpen(env.cwd, doc, core, env.now),
+    onSame: (role, i, u) => {
+      if (repeatedStart(role, i, u)) repeated.push(i);
+    },
+    onClose: (entry) => {
+      entry.endedAt = at;
+    },
+    onComplete: (role) => completeRole(doc, role),
+  });
+  return { ...result, repeated };
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
@@ -133,30 +166,8 @@ export default defineCommand({
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
-      const roles = rolesOf(doc);
-      const updates = parseUpdates(input, roles.length);
-      checkReflexions(roles, updates);
-      const now = ctx.now();
-      const at = isoSeconds(now);
-      const core = schedulerCore();
-      const repeated: number[] = [];
-      const result = core.apply(roles, updates, {
-        fail: (code, message) => {
-          throw new HelperError(code as "E_TRANSITION", message);
-        },
-        beforeComplete: (role, i) => {
-          const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(project, path, sha256));
-          if (gaps.length) throw noEvidence(role, i, gaps);
-        },
-        onOpen: stampOpen(ctx.cwd, doc, core, now),
-        onSame: (role, i, u) => {
-          if (repeatedStart(role, i, u)) repeated.push(i);
-        },
-        onClose: (entry) => {
-          entry.endedAt = at;
-        },
-        onComplete: (role) => completeRole(doc, role),
-      });
+      const updates = parseUpdates(input, rolesOf(doc).length);
+      const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
       // A batch that only repeats recorded starts leaves the file as it is.
       const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
       const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};

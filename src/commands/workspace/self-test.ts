@@ -337,6 +337,12 @@ const CASES: Case[] = [
     expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && /only under the execute grant: no grant/.test(r.out.error), "without a grant clean-attempt must refuse"),
   },
   {
+    // No report from the worker: finish records nothing and hands back the schema for it.
+    name: "finish", command: "finish", args: [".design/plan.json", "--agent", "backend-developer", "--tokens", "10"],
+    files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }) }),
+    expect: (r) => has(failed(r) && r.out.code === "E_INVALID" && r.out.report?.valid === false && typeof r.out.report?.schema === "object" && r.json(".design/plan.json").roles[0].attemptLog[0].usage === undefined, "a missing report: nothing recorded, the schema answered"),
+  },
+  {
     // No transcript to read here: the task notification's numbers, as the lead passes them when none is found.
     name: "record-usage", command: "record-usage", args: ["--agent", "backend-developer", "--tokens", "4378", "--tool-uses", "3", "--duration-ms", "1900"],
     files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running" }]; }) }),
