@@ -9,7 +9,7 @@ import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
 import { stampOpen } from "../../lib/attempts.js";
-import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
+import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
