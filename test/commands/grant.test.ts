@@ -229,15 +229,16 @@ describe("grant", () => {
     }
   });
 
-  it("refuses finalize, archive and run-start --fresh while a grant holds, unless told to end it", async (t) => {
+  it("refuses finalize, archive, run-start --fresh and run-begin --fresh while a grant holds, unless told to end it", async (t) => {
     const p = project(t, { [P]: fixture(), ".design/run-execute.json": run(), ".design/draft/plan.json": fixture() });
     await p.run("grant", ["--approve"], { consent: true });
     const plan = p.read(P);
-    for (const [cmd, argv] of [["finalize", [".design/draft/plan.json"]], ["archive", [".design", "--include-plan"]], ["run-start", ["execute", "--phases", "a,b", "--fresh"]]] as const) {
+    for (const [cmd, argv] of [["finalize", [".design/draft/plan.json"]], ["archive", [".design", "--include-plan"]], ["run-start", ["execute", "--phases", "a,b", "--fresh"]], ["run-begin", ["execute", "--fresh"]]] as const) {
       const out: any = await p.run(cmd, [...argv]);
       assert.equal(out.code, "E_INVALID", cmd);
       assert.match(out.error, /A grant holds for execute run run-1 .* --end-grant/, cmd);
       assert.equal(p.read(P), plan, `${cmd} changed nothing`);
+      assert.equal(p.json(".design/run-execute.json").runId, "run-1", `${cmd}: the granted run is still there`);
       assert.ok(readGrant(p.dir), `${cmd}: the grant still holds`);
     }
     const out: any = await p.run("finalize", [".design/draft/plan.json", "--end-grant"]);

@@ -66,7 +66,7 @@ describe("run-begin execute", () => {
     assert.equal((out.lifecycle as { handoff: string }).handoff, "Next: build the API");
     assert.deepEqual(out.git, { repo: false, dirty: [], dirtyCount: 0 });
     assert.equal(out.budget, undefined);
-    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge/);
+    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge · not a git repository: nothing will be committed$/);
     const state = p.json(".design/run-execute.json");
     assert.equal(state.runId, run.runId);
     assert.equal(state.goal, "Test goal");
@@ -268,6 +268,7 @@ describe("run-begin execute", () => {
     const index = snapshot(join(p.dir, ".git"));
     const out = await begin(p);
     assert.deepEqual(out.git, { repo: true, dirty: ["notes.txt", "src/a.ts"], dirtyCount: 2 });
+    assert.match(out.announce as string, /the work tree has 2 changed file\(s\) outside \.design\/: commits leave them alone$/);
     assert.deepEqual(changed(index, snapshot(join(p.dir, ".git"))), [], "git status wrote nothing in .git/");
   });
 
@@ -310,5 +311,30 @@ describe("run-begin for the other skills", () => {
     assert.equal(out.exitCode, 0, JSON.stringify(out));
     assert.match(out.restartedBecause as string, /cannot be read/);
     assert.equal(p.read(`${out.archivedTo}/run-recon.json`), "{ broken");
+  });
+});
+
+describe("run-begin's git", () => {
+  it("never runs a git the project put in its own folder, even with an empty PATH entry", async (t) => {
+    const { findGit } = await import("../../src/lib/git-status.ts");
+    const { chmodSync, mkdirSync, realpathSync } = await import("node:fs");
+    const p = project(t, { "bin/git": "#!/bin/sh\ntouch pwned\n", "git": "#!/bin/sh\ntouch pwned\n" });
+    chmodSync(join(p.dir, "bin/git"), 0o755);
+    chmodSync(join(p.dir, "git"), 0o755);
+    const root = realpathSync(p.dir);
+    assert.equal(findGit(root, `:.:bin:${join(root, "bin")}`), null);
+    const real = findGit(root, `${join(root, "bin")}:${process.env.PATH}`);
+    assert.ok(real !== null && !real.startsWith(root), String(real));
+    mkdirSync(join(p.dir, ".design"));
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan()));
+    const saved = process.env.PATH;
+    process.env.PATH = `:${join(root, "bin")}:${saved}`;
+    try {
+      const out = await begin(p);
+      assert.equal(out.exitCode, 0, JSON.stringify(out));
+    } finally {
+      process.env.PATH = saved;
+    }
+    assert.ok(!p.exists("pwned"), "the project's git never ran");
   });
 });

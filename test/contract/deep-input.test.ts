@@ -116,6 +116,9 @@ const CALLS: Array<{ args: string[]; stdin?: boolean }> = [
   { args: ["recon-findings", "--artifacts", ".design/expert-architect.json"] },
   { args: ["improve-guards", ".design/draft/plan.json", "--analysts", ".design/expert-architect.json"] },
   { args: ["expert-validate", ".design/expert-architect.json", "--scores"] },
+  { args: ["run-begin", "execute"] }, { args: ["run-begin", "execute", "--fresh", "--budget", "100"] }, { args: ["run-begin", "design", "--goal", "g"] },
+  { args: ["run-end", "design", "--outcome", "aborted"] }, { args: ["run-end", "execute", "--outcome", "aborted", "--eval", ".design/tmp/memories.json"] },
+  { args: ["curator-apply", ".design/challenger-report.json"] },
 ];
 /** Commands that read no JSON input of the project's: nothing here to feed them. */
 const NO_JSON_INPUT = ["team-name", "sync-check", "schema", "self-test"];

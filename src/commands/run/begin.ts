@@ -276,7 +276,12 @@ export default defineCommand({
     if (execute && planAfter) {
       out.summary = summaryOf(planAfter);
       const { gitStatus } = await import("../../lib/git-status.js");
-      out.git = gitStatus(project);
+      const git = gitStatus(project);
+      out.git = git;
+      const gitLine = !git.repo
+        ? `not a git repository${git.error ? ` (${git.error})` : ""}: nothing will be committed`
+        : git.dirtyCount > 0 ? `the work tree has ${git.dirtyCount} changed file(s) outside .design/: commits leave them alone` : "";
+      if (gitLine) out.announce = `${out.announce as string} · ${gitLine}`;
       const b = standing(planAfter, design, runId);
       if (b.budget || budget !== undefined) out.budget = { ...b, set: budget !== undefined };
     } else if (!execute) {

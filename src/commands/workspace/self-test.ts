@@ -464,6 +464,23 @@ const CASES: Case[] = [
     expect: (r) => has(isOk(r) && r.out.next === "pre-flight" && r.json(".design/run-design.json").phases.length === 3, "a run with three phases expected"),
   },
   {
+    name: "run-begin", command: "run-begin", args: ["execute"], files: () => ({ ".design/plan.json": plan() }),
+    expect: (r) => has(isOk(r) && r.out.action === "start" && r.out.run?.nextPhase === "challenge" && r.json(".design/run-execute.json").completed[0]?.phase === "pre-flight" && r.out.git?.repo === false, "an execute run started at challenge, pre-flight checkpointed"),
+  },
+  {
+    name: "run-begin (no plan)", command: "run-begin", args: ["execute"], files: () => ({}),
+    expect: (r) => has(isOk(r) && r.out.action === "no-plan" && r.json(".design/run-execute.json").outcome === "aborted", "without a plan the run is closed as aborted"),
+  },
+  {
+    name: "run-end", command: "run-end", args: ["design", "--outcome", "aborted"], files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight"]) }),
+    expect: (r) => has(isOk(r) && r.out.run?.closed === true && r.json(".design/run-design.json").outcome === "aborted" && JSON.parse(r.read(".design/reflection.jsonl")).evaluation?.minimal === true, "the run closed with a minimal reflection"),
+  },
+  {
+    name: "curator-apply", command: "curator-apply", args: [".design/memory-curator-report.json", "--goal", "Add an API"],
+    files: () => ({ ".design/memory-curator-report.json": { memories: [{ category: "convention", keywords: ["router"], importance: 6, content: "Routes are registered in src/api/routes.ts through the shared router" }], summary: "one kept" } }),
+    expect: (r) => has(isOk(r) && r.out.stored?.length === 1 && JSON.parse(r.read(".design/memory.jsonl")).goal_context === "Add an API", "the kept memory is stored"),
+  },
+  {
     name: "run-checkpoint", command: "run-checkpoint", args: ["design", "--phase", "pre-flight", "--outputs", ".design/plan.json"], files: (now) => ({ ".design/plan.json": plan(), ".design/run-design.json": runState(now, []) }),
     expect: (r) => has(isOk(r) && r.out.next === "research" && r.json(".design/run-design.json").completed.length === 1, "pre-flight checkpointed, research next"),
   },
