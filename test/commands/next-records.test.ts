@@ -33,6 +33,7 @@ describe("next records the starts it hands out [feature:execute/helper-schedules
       ["ui", "ui", "sonnet", true, "2026-03-03T10:00:00Z"],
     ]);
     assert.deepEqual(out.running, [], "the starts recorded now are in start, not in running");
+    assert.deepEqual(out.counts, { pending: 1, in_progress: 2, completed: 0, failed: 0, skipped: 0, blocked: 0 }, "counted as the plan now stands");
     const roles = p.json(P).roles;
     assert.deepEqual(roles.map((r: any) => r.status ?? "pending"), ["in_progress", "in_progress", "pending"]);
     assert.deepEqual(roles[0].attemptLog, [{ attempt: 1, model: "sonnet", agent: "api", outcome: "running", startedAt: "2026-03-03T10:00:00Z", runId: "run-7" }]);
@@ -169,6 +170,25 @@ describe("next hands each start its memories", () => {
     const resumed: any = await p.run("next", [], { now: T + 60 * MIN });
     assert.deepEqual(resumed.start.map((s: any) => [s.agent, s.attempt, s.recorded, s.retry]), [["api--2", 2, true, false]]);
     assert.deepEqual(resumed.start[0].memories, first.start[0].memories);
+  });
+
+  it("gives the workflow the same memories per role when the lead chose none", async (t) => {
+    const plan = planWith([
+      { name: "api", goal: "Build the api endpoints", dirs: ["src/api/"] },
+      { name: "ui", goal: "Build the ui components", dirs: ["src/ui/"] },
+    ]);
+    const p = project(t, { [P]: plan, [MEM]: memories });
+    const out: any = await p.run("workflow", [], { now: T });
+    assert.deepEqual([out.ok, out.memories, out.warnings], [true, 4, undefined]);
+    const script = p.read(".design/workflow.js");
+    const data = JSON.parse(/const PLAN = (.*);\n/.exec(script)![1]);
+    assert.deepEqual(data.memories, {
+      0: ["Paginate every list endpoint of the api", "The api auth middleware must run before the router", "The api orders test needs the database seeded"],
+      1: ["UI components live in src/ui/components, one per file"],
+    });
+    const chosen = project(t, { [P]: plan, [MEM]: memories, ".design/tmp/memories.json": { ui: ["Use the design tokens"] } });
+    assert.equal((await chosen.run("workflow", ["--memories", ".design/tmp/memories.json"])).ok, true);
+    assert.deepEqual(JSON.parse(/const PLAN = (.*);\n/.exec(chosen.read(".design/workflow.js"))![1]).memories, { 1: ["Use the design tokens"] }, "the lead's choice wins");
   });
 
   it("answers without memories and with a warning when the memory file is missing, broken or outside the project", async (t) => {

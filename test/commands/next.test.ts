@@ -29,7 +29,7 @@ describe("next", () => {
         failure: { attempt: 1, outcome: "failed", result: null, report: null, reportExists: false, reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update", earlier: [] },
       },
     ]);
-    assert.equal((out.warnings as string[] | undefined)?.[0], "memories: no memory file (.design/memory.jsonl) yet; the starts carry none");
+    assert.equal((out as any).warnings?.[0], "memories: no memory file (.design/memory.jsonl) yet; the starts carry none");
     assert.deepEqual(out.waiting, [{ roleIndex: 2, name: "docs", on: [{ roleIndex: 1, name: "ui", kind: "dependency" }] }]);
     assert.deepEqual(out.counts, { pending: 0, in_progress: 0, completed: 1, failed: 1, skipped: 1, blocked: 0 });
   });

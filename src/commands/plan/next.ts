@@ -19,17 +19,12 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { liveness, stallMinutesOf, stampOpen } from "../../lib/attempts.js";
 import { openRunId, underBudget } from "../../lib/budget.js";
-import { PLAN_PATH_WRITE, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
+import { PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
 import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
-import { confine, projectRoots } from "../../store.js";
-import { rankMemoryFile } from "../memory/rank-file.js";
-import { searchQuery } from "../memory/scoring.js";
-
-/** The memory file next reads, and how many memories each start carries at most. */
-const MEMORY_FILE = ".design/memory.jsonl";
-const MEMORIES_PER_START = 3;
+import { projectRoots } from "../../store.js";
+import { memoriesFor } from "../memory/for-roles.js";
 
 /**
  * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
@@ -57,56 +52,6 @@ function failureOf(role: Json, cwd: string) {
       ...(e.reflexion ? { reflexion: e.reflexion } : {}),
     })),
   };
-}
-
-interface Memory {
-  id: string;
-  category: string;
-  content: string;
-}
-
-/**
- * The best memories for each role to start, by memory-search's scoring over the words of its goal and of its scope
- * (less the scope words every role shares). A memory file
- * that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they never
- * stop the run.
- */
-export function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs: number, warnings: string[]): Map<number, Memory[]> {
-  const out = new Map<number, Memory[]>(indices.map((i) => [i, []]));
-  if (indices.length === 0) return out;
-  let path: string;
-  try {
-    path = confine(cwd, "memory file", MEMORY_FILE, "read");
-  } catch (err) {
-    warnings.push(`memories: ${(err as Error).message}; the starts carry none`);
-    return out;
-  }
-  // A scope word every role's scope holds (`src`, `test`) tells the roles apart no better than no word at all.
-  const scopeWords = roles.map((role) => {
-    const scope = scopeOf(role);
-    return searchQuery([...stringsOf(scope.directories), ...stringsOf(scope.patterns)]);
-  });
-  const common = roles.length > 1 ? [...scopeWords[0]].filter((w) => scopeWords.every((ws) => ws.has(w))) : [];
-  const queries = indices.map((i) => {
-    const query = searchQuery([roles[i].goal]);
-    for (const w of scopeWords[i]) if (!common.includes(w)) query.add(w);
-    return query;
-  });
-  const scan = rankMemoryFile(path, queries, MEMORIES_PER_START, nowMs / 1000);
-  if (scan.kind === "missing") {
-    warnings.push(`memories: no memory file (${MEMORY_FILE}) yet; the starts carry none`);
-    return out;
-  }
-  if (scan.kind === "error") {
-    warnings.push(`memories: error reading ${MEMORY_FILE}: ${scan.detail}; the starts carry none`);
-    return out;
-  }
-  if (scan.skipped > 0) warnings.push(`memories: ${scan.skipped} unreadable line(s) of ${MEMORY_FILE} skipped`);
-  const text = (v: unknown) => (typeof v === "string" ? v : "");
-  indices.forEach((i, q) => {
-    out.set(i, scan.ranked[q].map(({ entry }) => ({ id: text(entry.id), category: text(entry.category), content: text(entry.content) })));
-  });
-  return out;
 }
 
 export default defineCommand({
@@ -151,13 +96,19 @@ export default defineCommand({
           ...(s.retry ? { failure: retryFailures.get(s.roleIndex) } : {}),
         };
       });
+      // The counts as the plan now stands, the starts just recorded included.
+      const counts: Record<string, number> = Object.fromEntries(Object.keys(decision.counts).map((k) => [k, 0]));
+      for (const role of roles) {
+        const st = core.statusOf(role);
+        counts[st] = (counts[st] ?? 0) + 1;
+      }
       const result = {
         ...decision,
+        counts,
         start,
         running,
         stalled: running.filter((r) => r.stalled).map((r) => r.roleIndex),
         stallMinutes,
-        restored: applied.restored,
         budget,
         stoppedBy,
         ...(warnings.length ? { warnings } : {}),

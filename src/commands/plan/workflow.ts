@@ -14,8 +14,8 @@ import { confine, ensureDir, projectRoots, readJson, updateText } from "../../st
 import { budgetFor, openRunId } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { workflowScript } from "./workflow-script.js";
+import { memoriesFor } from "../memory/for-roles.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
-import { memoriesFor } from "./next.js";
 
 export const WORKFLOW_PATH = ".design/workflow.js";
 
@@ -39,19 +39,18 @@ function priorContext(cwd: string, roles: Record<string, unknown>[]): Record<str
   return out;
 }
 
-/**
- * The memories each role's agent gets, keyed by role index: `--memories` (a JSON object {role name: [memory line,
- * ...]} inside the project), or without it the ones `next` would hand each role still to run (issue 24: the lead
- * searches no memories itself, so the workflow's agents get what the loop's workers get).
- */
-function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[], nowMs: number, warnings: string[]): Record<string, string[]> {
-  if (path === undefined) {
-    const core = schedulerCore();
-    const toRun = roles.map((r, i) => (core.statusOf(r) === "completed" ? -1 : i)).filter((i) => i >= 0);
-    const out: Record<string, string[]> = {};
-    for (const [i, list] of memoriesFor(cwd, roles, toRun, nowMs, warnings)) if (list.length) out[String(i)] = list.map((m) => m.content);
-    return out;
-  }
+/** Without `--memories`: per role still to do, the memories `next` would hand its start (memory/for-roles.ts). */
+function chosenMemories(cwd: string, roles: Record<string, unknown>[], nowMs: number, warnings: string[]): Record<string, string[]> {
+  const core = schedulerCore();
+  const todo = roles.flatMap((r, i) => (core.statusOf(r) === "completed" ? [] : [i]));
+  const out: Record<string, string[]> = {};
+  for (const [i, list] of memoriesFor(cwd, roles, todo, nowMs, warnings)) if (list.length) out[String(i)] = list.map((m) => m.content);
+  return out;
+}
+
+/** `--memories`: a JSON object {role name: [memory line, ...]} inside the project, keyed here by role index. */
+function memoriesFrom(cwd: string, path: string | undefined, roles: Record<string, unknown>[]): Record<string, string[]> {
+  if (path === undefined) return {};
   if (projectPath(cwd, path) === null) throw new HelperError("E_USAGE", `workflow: --memories must name a file inside the project: ${path}`);
   const r = readJson(resolve(cwd, path));
   if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Memories file not found: ${path}`);
@@ -72,7 +71,7 @@ function memoriesFrom(cwd: string, path: string | undefined, roles: Record<strin
 export default defineCommand({
   positionals: [PLAN_PATH],
   flags: {
-    memories: { type: "string", path: "read", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role" },
+    memories: { type: "string", path: "read", help: "JSON file {role name: [memory line, ...]} of the memories chosen per role (default: the best 3 of .design/memory.jsonl per role, as next hands them)" },
   },
   async run(ctx, args) {
     const planPath = args.plan_path as string;
@@ -81,7 +80,7 @@ export default defineCommand({
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const warnings: string[] = [];
-    const memories = memoriesFrom(ctx.cwd, args.memories as string | undefined, roles, ctx.now(), warnings);
+    const memories = args.memories !== undefined ? memoriesFrom(ctx.cwd, args.memories as string, roles) : chosenMemories(ctx.cwd, roles, ctx.now(), warnings);
     const decision = core.decide(roles, ctx.cwd);
     if (decision.running.length > 0) {
       throw new HelperError("E_INVALID", "Roles are in progress: run resume-reset first, then compile the workflow", {
@@ -114,8 +113,8 @@ export default defineCommand({
       roles: roles.length,
       startsNow: decision.start.map((s) => ({ name: s.name, agent: s.agent, model: s.model })),
       call: { scriptPath: WORKFLOW_PATH },
-      memories: Object.fromEntries(Object.entries(memories).map(([i, list]) => [str(roles[Number(i)].name), list.length])),
-      ...(warnings.filter((w) => !/no memory file/.test(w)).length ? { warnings: warnings.filter((w) => !/no memory file/.test(w)) } : {}),
+      memories: Object.values(memories).reduce((n, list) => n + list.length, 0),
+      ...(warnings.length ? { warnings } : {}),
     };
   },
 });

@@ -193,7 +193,14 @@ const CASES: Case[] = [
   {
     name: "next", command: "next", args: [],
     files: () => ({ ".design/plan.json": plan((roles) => { roles[0].status = "failed"; roles[0].attempts = 1; roles[1].status = "skipped"; }) }),
-    expect: (r) => has(isOk(r) && r.out.done === false && r.out.start.length === 1 && r.out.start[0].agent === "backend-developer--2" && r.out.start[0].model === "opus", "the failed role should be retried one tier up as backend-developer--2"),
+    expect: (r) => has(isOk(r) && r.out.done === false && r.out.start.length === 1 && r.out.start[0].agent === "backend-developer--2" && r.out.start[0].model === "opus" && r.out.start[0].recorded === false, "the failed role should be handed out unrecorded for its retry one tier up as backend-developer--2"),
+  },
+  {
+    name: "next (records a first start)", command: "next", args: [], files: () => ({ ".design/plan.json": plan() }),
+    expect: (r) => {
+      const role = r.json(".design/plan.json").roles[0];
+      return has(isOk(r) && r.out.start[0]?.recorded === true && role.status === "in_progress" && role.attemptLog?.[0]?.outcome === "running" && typeof role.attemptLog[0].startedAt === "string", "a first start should be recorded in_progress with its attempt opened");
+    },
   },
   {
     name: "workflow", command: "workflow", args: [], files: () => ({ ".design/plan.json": plan() }),
