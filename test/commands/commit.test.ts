@@ -226,3 +226,35 @@ describe("commit", () => {
     assert.equal(((await p.run("commit", [PLAN, "--role", "0", "--message", " "])) as any).code, "E_USAGE");
   });
 });
+
+describe("commit in a project below the repository's root", () => {
+  it("stages the project's files by their place in the repository and commits only those", async (t) => {
+    const { mkdtempSync, rmSync: rm, mkdirSync: mk, writeFileSync: wf, realpathSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { git } = await import("../helpers/git-project.ts");
+    const { writeFiles } = await import("../helpers/design-dir.ts");
+    const { makeContext } = await import("../../src/lib/command.ts");
+    const { invoke } = await import("../../src/main.ts");
+    const repo = realpathSync(mkdtempSync(join(tmpdir(), "do-mono-")));
+    t.after(() => rm(repo, { recursive: true, force: true }));
+    const dir = join(repo, "packages", "app");
+    mk(dir, { recursive: true });
+    writeFiles(dir, { [PLAN]: planWithDocs(), ".design/run-execute.json": RUN_STATE, "src/api/a.ts": "a\n" });
+    wf(join(repo, "root.txt"), "root\n");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "config", "user.name", "T");
+    git(repo, "config", "user.email", "t@example.com");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "start");
+    const run = async (name: string, argv: string[], consent = false) => (await invoke(name, argv, makeContext(dir, consent ? { consent: true } : {}))).output as any;
+    assert.equal((await run("grant", ["--approve"], true)).recorded, true);
+    wf(join(dir, "src/api/a.ts"), "changed\n");
+    wf(join(repo, "root.txt"), "changed outside the project\n");
+    wf(join(dir, ".design/worker-api.json"), report(["src/api/a.ts", "../../root.txt"]));
+    const out = await run("commit", [PLAN, "--role", "0", "--report", ".design/worker-api.json"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual(out.files, ["src/api/a.ts"]);
+    assert.equal(git(repo, "show", "--name-only", "--format=", "HEAD").trim(), "packages/app/src/api/a.ts");
+    assert.match(git(repo, "status", "--porcelain"), / M root\.txt/);
+  });
+});

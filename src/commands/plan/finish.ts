@@ -14,7 +14,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash, type Evidence } from "../../lib/evidence.js";
-import { checksGrant } from "../../lib/grant.js";
+import { checksGrant, grantState } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
 import { isObject, sha256 } from "../../lib/values.js";
@@ -175,8 +175,13 @@ export default defineCommand({
     if (status !== "completed" || report === null || checks === null || "why" in checks) commit = { skipped: `the role ${status === "failed" ? "failed" : "did not complete"}: nothing is committed` };
     else {
       try {
-        const role = { ...hit.role, result };
-        commit = await commitRoleFiles(project, checks.grant, roleName, report.filesChanged as unknown[], commitMessage(args.message, role));
+        // The checks may have run for minutes: the grant must still hold for git to touch the role's files.
+        const now = grantState(project, ctx.now());
+        if ("why" in now) commit = { skipped: `the execute grant no longer holds (${now.why}): nothing is committed` };
+        else {
+          const role = { ...hit.role, result };
+          commit = await commitRoleFiles(project, now.grant, roleName, report.filesChanged as unknown[], commitMessage(args.message, role));
+        }
       } catch (err) {
         commit = { error: err instanceof Error ? err.message : String(err) };
       }
