@@ -87,12 +87,12 @@ describe("report", () => {
     assert.equal(lines.filter((l: string) => /^ {2}\S /.test(l)).length, 300);
   });
 
-  it("costs nothing when not asked for: no other command's bundle but run-end's (execute's close) holds the report's code", () => {
+  it("costs nothing when not asked for: no other command's bundle but run-end's (execute's close) and run-begin's (a run without a plan) holds the report's code", () => {
     const { readdirSync, readFileSync } = require("node:fs");
     const dist = join(__dirname, "../../dist");
     const files: string[] = ["plan.js", ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f: string) => f.endsWith(".js")).map((f: string) => join("commands", f))];
     const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes("do report</title>"));
-    assert.deepEqual(holding, [join("commands", "plan", "report.js"), join("commands", "run", "end.js")]);
+    assert.deepEqual(holding, [join("commands", "plan", "report.js"), join("commands", "run", "begin.js"), join("commands", "run", "end.js")]);
   });
 
   it("takes what runs next from the scheduler, counts the memories and names an interrupted run", async (t) => {
