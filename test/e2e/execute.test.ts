@@ -94,9 +94,10 @@ function earlierFailures(p: Sample, roleIndex: number, n: number): void {
 }
 
 /** A sample project with a finalized plan. */
-function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES, extra: object = {}): Sample {
+function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES, extra: object = {}, files: Record<string, string> = {}): Sample {
   const p = sampleProject();
   projects.push(p);
+  for (const [rel, text] of Object.entries(files)) p.write(rel, text);
   p.write(".design/draft/plan.json", planDoc(goal, roles, aux, extra));
   helperSync(p, ["finalize", ".design/draft/plan.json"]);
   return p;
@@ -835,7 +836,9 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       { name: "regression-checker", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Nothing that worked before is lost" },
       { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ];
-    const project = planned(projects, "due dates end to end", roles, aux);
+    // Four roles make a complex plan: finalize wants a verification spec (store's), which finish runs with its check.
+    const spec = { role: "store", path: ".design/specs/spec-store.sh", runCommand: "sh .design/specs/spec-store.sh", properties: ["The store still loads"] };
+    const project = planned(projects, "due dates end to end", roles, aux, { verificationSpecs: [spec] }, { ".design/draft/specs/spec-store.sh": "#!/bin/sh\nnode -e \"require('./src/db/store.js')\"\n" });
     const EDITS: Record<string, { edit: string; from: string; to: string }> = {
       store: { edit: "src/db/store.js", from: "const todos = new Map();", to: "const todos = new Map(); // due dates" },
       api: { edit: "src/api/server.js", from: "return [...todos.values()];", to: "return [...todos.values()]; // with due dates" },

@@ -41,7 +41,12 @@ export interface Preflight {
 export function* preflight(lead: SkillLead, choice: "resume" | "fresh" = "resume"): Gen<Preflight> {
   const first = ok((yield* calls("Phase 1/7 Pre-flight.", bash(runBeginCall(lead), "do helper: run-begin"))).results[0]);
   if (first.action !== "ask-resume") return { begin: first, first };
-  const again = ok((yield* calls(`An earlier run can resume from ${first.run?.nextPhase ?? first.resume?.nextPhase}: ${choice}.`, bash(runBeginCall(lead, [`--${choice}`]), "do helper: run-begin"))).results[0]);
+  let again = helperJson((yield* calls(`An earlier run can resume from ${first.run?.nextPhase ?? first.resume?.nextPhase}: ${choice}.`, bash(runBeginCall(lead, [`--${choice}`]), "do helper: run-begin"))).results[0]);
+  // Starting over while the earlier run's grant holds: the user chose it, so the grant ends with that run.
+  if (choice === "fresh" && again.ok === false && again.grant) {
+    again = helperJson((yield* calls("Starting over ends the earlier run's grant.", bash(runBeginCall(lead, ["--fresh", "--end-grant"]), "do helper: run-begin"))).results[0]);
+  }
+  check(again.ok === true, `run-begin: ${JSON.stringify(again)}`);
   // A resume: Read the reports the checkpointed phases wrote, then go on at nextPhase.
   const outputs: string[] = again.action === "resumed" ? (again.resume?.outputs ?? []) : [];
   if (outputs.length) for (const r of (yield* calls("Reading the earlier phases' reports.", ...outputs.map((o) => lead.readFile(o)))).results) done(r);
