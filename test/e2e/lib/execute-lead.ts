@@ -216,6 +216,8 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
       taskIds[s.agent] = /agentId:\s*([\w-]+)/.exec(spawn.results[0].text)?.[1] ?? s.agent;
     }
   };
+  // `next` records the starts it hands out, so every answer's `start` entries are spawned, also one that names
+  // stalled attempts: those are stopped and recorded first, and `next` is asked again once the starts are out.
   const ask = function* (): Gen<any> {
     const d = yield* helper(lead, "Asking the helper what to start.", "next");
     out.answers.push(d);
@@ -224,14 +226,19 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
       check(!!hooks.stalled, `unexpected stalled attempts: ${JSON.stringify(d.running)}`);
       yield* hooks.stalled!(d, taskIds);
       for (const [id, s] of Object.entries(running)) if (d.stalled.includes(s.roleIndex)) delete running[id];
-      return yield* ask();
     }
     return d;
   };
   let d = yield* ask();
   yield* startAll(d);
-  for (let rounds = 0; Object.keys(running).length; rounds++) {
+  for (let rounds = 0; ; rounds++) {
     check(rounds < (hooks.maxRounds ?? 12), "too many worker rounds");
+    if (d.stalled?.length) {
+      d = yield* ask();
+      yield* startAll(d);
+      continue;
+    }
+    if (Object.keys(running).length === 0) break;
     // End the turn until any running worker has finished (the CLI delivers notifications as they come).
     for (let k = 0; !notifications(latest().body).some((n) => n.toolUseId in running); k++) {
       check(k < 6, `no worker finished: ${Object.values(running).map((s: any) => s.agent).join(", ")}`);
