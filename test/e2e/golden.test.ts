@@ -490,7 +490,7 @@ describe("golden path through claude -p", () => {
         ({ applied } = yield* learn(lead, latest, { handoff, evaluation: EXECUTE_EVAL, curator: "haiku" }));
 
         // 7. Close: run-end records the reflection, closes the run, writes the report; the lead shows its link.
-        end = yield* close(lead, "partial", false);
+        yield* close(lead, "partial", false, (e) => (end = e));
       }),
     });
     clean(s, errors, (d) => d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("/package.json"));

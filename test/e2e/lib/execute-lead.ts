@@ -337,9 +337,10 @@ export function* learn(lead: SkillLead, latest: () => TurnContext, o: LearnOptio
 
 /**
  * Phase 7: run-end with the run's outcome (and the evaluation when phase 6 wrote it), then the lead tells the user
- * the summary and shows the report's file:// link. Returns run-end's answer.
+ * the summary and shows the report's file:// link. `got` receives run-end's answer before that last turn (the
+ * session ends with it, so nothing after it runs).
  */
-export function* close(lead: SkillLead, outcome: "completed" | "partial" | "failed" | "aborted", goalAchieved: boolean, withEval = true): Gen<any> {
+export function* close(lead: SkillLead, outcome: "completed" | "partial" | "failed" | "aborted", goalAchieved: boolean, got: (end: any) => void, withEval = true): Gen<any> {
   const replace: [string, string][] = [];
   if (outcome !== "completed") replace.push(["--outcome completed", `--outcome ${outcome}`]);
   if (!goalAchieved) replace.push(["--goal-achieved true", "--goal-achieved false"]);
@@ -347,6 +348,7 @@ export function* close(lead: SkillLead, outcome: "completed" | "partial" | "fail
   const end = yield* helper(lead, "Phase 7/7 Close.", "run-end", [], { replace });
   check(end.run?.closed === true, JSON.stringify(end));
   check(typeof end.report?.link === "string" && end.report.link.startsWith("file://"), `run-end's report: ${JSON.stringify(end.report)}`);
+  got(end);
   yield turn(`${(end.report.summary ?? []).join("\n")}\nThe run's picture: ${end.report.link}`);
   return end;
 }
