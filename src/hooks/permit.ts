@@ -457,7 +457,7 @@ function flagsOf(words: readonly string[]): Map<string, string> {
  * asks for it, Claude Code's sandbox is on (the programs run inside the helper's own Bash call):
  * - `run-checks --role R`: every check and spec command of role R (taken from the plan the grant verifies);
  * - `finish --agent A`: the same for the role whose worker A is (finish runs its checks); `--give-up` runs nothing
- *   and is approved as update-status is;
+ *   and is approved as update-status is, and so is finish while no grant is in force (it then runs nothing);
  * - `commit --role R`, `clean-attempt --role R`: the grant verifies and R names one role of its plan (git touches
  *   only files inside that role's granted scope: lib/role-files.ts).
  */
@@ -471,8 +471,13 @@ function grantedCall(words: readonly string[], root: string): boolean {
     let ref = flags.get("role");
     if (command === "finish") {
       const agent = flags.get("agent");
-      const grant = agent === undefined ? null : readGrant(root);
-      const role = grant && agent !== undefined ? grant.workers.get(agent) : undefined;
+      if (agent === undefined) return false;
+      const grant = readGrant(root);
+      // No grant in force (declined, ended, spoilt): finish runs no program then (it records the cost, checks the
+      // report, records a reported failure, and refuses to judge a claimed success), so a run without a grant
+      // finishes its workers without a prompt each.
+      if (grant === null) return true;
+      const role = grant.workers.get(agent);
       if (typeof role !== "string") return false;
       ref = role;
     }

@@ -636,7 +636,12 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!ev2(root, call("--agent api")), "a worker never runs the helper");
     assert.ok(sh(call("--agent api --give-up")), "giving up runs nothing");
     rmSync(join(p.dir, ".design/grant.json"));
-    assert.ok(!sh(call("--agent api")), "no grant: the user is asked");
+    // No grant in force: finish runs no program (a reported failure is recorded, a claimed success refused), so the
+    // lead of a run without a grant finishes its workers without a prompt each.
+    assert.ok(sh(call("--agent api")), "no grant: finish runs nothing and is approved");
+    assert.ok(sh(call("--agent intruder")), "no grant: any agent name, as update-status");
+    assert.ok(!sh(call("")), "still no agent named");
+    assert.ok(!ev2(root, call("--agent api")), "still never for a worker");
     assert.ok(sh(call("--agent api --give-up")), "giving up needs no grant");
     assert.ok(!sh(call("--agent api --result --give-up")), "--give-up as the value of --result is no --give-up");
     assert.ok(!sh(call("--agent=api --result=--give-up")));
