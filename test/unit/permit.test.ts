@@ -635,6 +635,8 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh(call("--agent api"), { dangerouslyDisableSandbox: true }));
     assert.ok(!ev2(root, call("--agent api")), "a worker never runs the helper");
     assert.ok(sh(call("--agent api --give-up")), "giving up runs nothing");
+    assert.ok(!sh(call("--agent intruder --result --give-up")), "--give-up as the value of --result is no --give-up");
+    assert.ok(!sh(call("--agent=intruder --result=--give-up")));
     rmSync(join(p.dir, ".design/grant.json"));
     // No grant in force: finish runs no program (a reported failure is recorded, a claimed success refused), so the
     // lead of a run without a grant finishes its workers without a prompt each.
@@ -643,8 +645,6 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh(call("")), "still no agent named");
     assert.ok(!ev2(root, call("--agent api")), "still never for a worker");
     assert.ok(sh(call("--agent api --give-up")), "giving up needs no grant");
-    assert.ok(!sh(call("--agent api --result --give-up")), "--give-up as the value of --result is no --give-up");
-    assert.ok(!sh(call("--agent=api --result=--give-up")));
   });
 
   it("refuses a command with anything around or after the granted text", async (t) => {
