@@ -223,6 +223,14 @@ describe("commit", () => {
     assert.equal(((await p.run("commit", [PLAN, "--role", "9"])) as any).code, "E_INVALID");
     assert.equal(((await p.run("commit", [PLAN, "--role", "0", "--report", "../x.json"])) as any).code, "E_PATH");
     assert.equal(((await p.run("commit", [PLAN, "--role", "0", "--report", ".design/missing.json"])) as any).code, "E_NOT_FOUND");
+    // The default report, a link out of the project: not read.
+    const q = await gitProject(t, planWithDocs(), files);
+    const outside = join(q.outside, "r.json");
+    writeFileSync(outside, report(["src/api/a.ts"]));
+    const started: any = await q.run("update-status", [PLAN], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress" }]) });
+    assert.equal(started.ok, true);
+    symlinkSync(outside, join(q.dir, ".design/worker-api.json"));
+    assert.equal(((await q.run("commit", [PLAN, "--role", "0"])) as any).code, "E_PATH");
     assert.equal(((await p.run("commit", [PLAN, "--role", "0", "--message", " "])) as any).code, "E_USAGE");
   });
 });

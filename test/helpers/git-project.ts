@@ -13,7 +13,7 @@ export const RUN_STATE = { schemaVersion: 1, skill: "execute", runId: "run-1", c
 
 /** git in the project, with its own identity and no user or system configuration. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" } });
+  return execFileSync("git", args, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" } });
 }
 
 export interface GitProject extends Project {

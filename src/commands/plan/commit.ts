@@ -16,7 +16,7 @@ import { findRole, grantState, type Grant } from "../../lib/grant.js";
 import { PLAN_PATH, rolesOf, type Json } from "../../lib/plan.js";
 import { roleFiles, type Skipped } from "../../lib/role-files.js";
 import { isObject } from "../../lib/values.js";
-import { parseJson, projectRoots, readText, realPath } from "../../store.js";
+import { confine, parseJson, projectRoots, readText, realPath } from "../../store.js";
 
 const MAX_MESSAGE = 4000;
 
@@ -37,9 +37,9 @@ export function commitMessage(given: unknown, role: Json): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The report's `filesChanged` (a worker completion or fix report, read inside the project). */
+/** The report's `filesChanged` (a worker completion or fix report; its real path inside the project, else E_PATH). */
 export function reportedFiles(cwd: string, path: string): unknown[] {
-  const r = readText(resolve(cwd, path));
+  const r = readText(confine(cwd, "report", path, "read"));
   if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `Report file not found: ${path}`);
   if (r.kind === "error") throw new HelperError("E_READ", `Error reading report: ${r.detail}`);
   const parsed = parseJson(r.text);
