@@ -42,7 +42,7 @@ export type Skill = (typeof SKILLS)[number];
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
   design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "health-check", "memory-add", "memory-search", "next", "preflight", "record-usage", "reflection-add", "report", "resume-reset", "run-begin", "run-checkpoint", "run-checks", "run-complete", "run-end", "run-start", "run-status", "status", "summary", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "health-check", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
   recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
   improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
@@ -489,7 +489,7 @@ function flagsOf(words: readonly string[]): Map<string, string> {
  * asks for it, Claude Code's sandbox is on (the programs run inside the helper's own Bash call):
  * - `run-checks --role R`: every check and spec command of role R (taken from the plan the grant verifies);
  * - `finish --agent A`: the same for the role whose worker A is (finish runs its checks); `--give-up` runs nothing
- *   and is approved as update-status is;
+ *   and is approved as update-status is, and so is finish while no grant is in force (it then runs nothing);
  * - `commit --role R`, `clean-attempt --role R`: the grant verifies and R names one role of its plan (git touches
  *   only files inside that role's granted scope: lib/role-files.ts).
  */
@@ -503,8 +503,13 @@ function grantedCall(words: readonly string[], root: string): boolean {
     let ref = flags.get("role");
     if (command === "finish") {
       const agent = flags.get("agent");
-      const grant = agent === undefined ? null : readGrant(root, Date.now(), process.env, undefined, {});
-      const role = grant && agent !== undefined ? grant.workers.get(agent) : undefined;
+      if (agent === undefined) return false;
+      const grant = readGrant(root, Date.now(), process.env, undefined, {});
+      // No grant in force (declined, ended, spoilt): finish runs no program then (it records the cost, checks the
+      // report, records a reported failure, and refuses to judge a claimed success), so a run without a grant
+      // finishes its workers without a prompt each.
+      if (grant === null) return true;
+      const role = grant.workers.get(agent);
       if (typeof role !== "string") return false;
       ref = role;
     }

@@ -96,9 +96,9 @@ export const OWNED_ARGS: Readonly<Record<string, Readonly<Record<string, Owner>>
  * `runState` stands for the run state of the command's own skill (runStateOwner).
  */
 export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runState">>> = {
-  // the run state, the plan (resume-reset, budget), a reflection for a run without a plan, history (a replaced
-  // run and its recorded outputs)
-  "run-begin": ["runState", OWN.plan, OWN.reflection, OWN.history, OWN.recordedOutput],
+  // the run state, the plan (resume-reset, budget), a reflection and the report for a run without a plan, history
+  // (a replaced run and its recorded outputs)
+  "run-begin": ["runState", OWN.plan, OWN.reflection, OWN.report, OWN.history, OWN.recordedOutput],
   // the reflection, the run state, the report
   "run-end": [OWN.reflection, "runState", OWN.report],
   // the memory file its --memory names (OWNED_ARGS), and the curator's usage in the plan

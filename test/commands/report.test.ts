@@ -88,14 +88,14 @@ describe("report", () => {
     assert.equal(lines.filter((l: string) => /^ {2}\S /.test(l)).length, 300);
   });
 
-  it("costs nothing when not asked for: no bundle but the report's own (and run-end's) holds the report's code", () => {
+  it("costs nothing when not asked for: no bundle but the report's own, run-end's (execute's close) and run-begin's (a run without a plan) holds the report's code", () => {
     const { readdirSync, readFileSync } = require("node:fs");
     const dist = join(__dirname, "../../dist");
     const files: string[] = ["plan.js", "permit.js", ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f: string) => f.endsWith(".js")).map((f: string) => join("commands", f))];
     // A string each part of the report keeps through minification: the HTML, the terminal summary, the gathering.
     const markers = ["do report</title>", "Never together (same files): ", "The scheduler could not answer"];
-    // The commands that write the report: report itself, and run-end (execute's close) where the build has it.
-    const writers = new Set([join("commands", "plan", "report.js"), join("commands", "run", "end.js")]);
+    // The commands that write the report: report itself, run-end (execute's close) and run-begin (no plan).
+    const writers = new Set([join("commands", "plan", "report.js"), join("commands", "run", "begin.js"), join("commands", "run", "end.js")]);
     for (const marker of markers) {
       const holding = files.filter((f) => readFileSync(join(dist, f), "utf8").includes(marker));
       assert.ok(holding.includes(join("commands", "plan", "report.js")), `${marker}: the marker is not in the report's bundle`);

@@ -4,8 +4,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
 import { changed, outsideOwned, snapshot } from "../helpers/changes.ts";
 
@@ -153,6 +154,12 @@ describe("run-begin execute", () => {
     assert.equal(reflections[0].id, (out.reflection as { id: string }).id);
     assert.deepEqual([reflections[0].skill, reflections[0].goal, reflections[0].outcome, reflections[0].goalAchieved], ["execute", "no plan", "aborted", false]);
     assert.deepEqual(outsideOwned("run-begin", "execute", changed(before, snapshot(p.dir))), []);
+    // issue 19: the aborted run gets its report too, naming the outcome; the answer carries its link
+    const report = out.report as { path: string; link: string; summary: string[] };
+    assert.equal(report.path, ".design/report.html");
+    assert.equal(report.link, pathToFileURL(join(realpathSync(p.dir), ".design/report.html")).href);
+    assert.match(p.read(".design/report.html"), /aborted/);
+    assert.ok(report.summary.length > 0);
     // the next call starts nothing new to resume: the aborted run is closed
     const again = await begin(p, [], T0 + 1000);
     assert.equal(again.action, "no-plan");

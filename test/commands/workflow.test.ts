@@ -293,6 +293,21 @@ describe("workflow: the command", () => {
     );
   });
 
+  it("without --memories hands each role still to run the memories next would hand it (issue 24: no memory search by the lead)", async (t) => {
+    const p = project(t, { [P]: planWith([{ name: "billing", goal: "Charge invoices through the billing gateway", dirs: ["src/billing/"] }, { name: "docs", goal: "Write the user guide" }]) });
+    const add = (keywords: string, content: string) => p.run("memory-add", [".design/memory.jsonl", "--category", "convention", "--keywords", keywords, "--content", content, "--importance", "7", "--source", "execute"]);
+    assert.equal((await add("billing,gateway,invoices", "The billing gateway needs an idempotency key on every charge call")).ok, true);
+    const out = await p.run("workflow");
+    assert.equal(out.ok, true, JSON.stringify(out));
+    const run = await runScript(p.read(".design/workflow.js"), {}, ["billing", "docs"]);
+    const prompt = (label: string) => run.calls.find((c) => c.label === label)!.prompt;
+    assert.match(prompt("billing"), /Past learnings:\n- The billing gateway needs an idempotency key on every charge call/);
+    assert.match(prompt("docs"), /Past learnings:\nnone/);
+    // The same memory next hands the same role.
+    const next = await p.run("next");
+    assert.deepEqual((next.start as any[]).find((x: any) => x.name === "billing").memories.map((m: any) => m.content), ["The billing gateway needs an idempotency key on every charge call"]);
+  });
+
   it("embeds a scheduler that also runs from the built bundle's script", async (t) => {
     const plan = planWith([{ name: "a", model: "haiku" }, { name: "b", deps: ["a"] }]);
     const p = project(t, { [P]: plan });

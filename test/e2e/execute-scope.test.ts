@@ -1,8 +1,9 @@
 // What execute's allowed-tools let through in the turn the skill is invoked, proved on the real CLI (run with
 // DO_E2E_CLAUDE_VERSION=2.1.197 and 2.1.330). In that turn a skill's Bash rules cover the lead AND the background
 // agents it starts, so every rule is a door for the first agents too. The lead and a background agent started in
-// that turn each try shell commands that only an `echo` or `git status` rule could let through (redirections,
-// chains, substitutions, pipes into other programs); none may run without the user's approval.
+// that turn each try shell commands that only an `echo` rule (or the `git status` rule execute had before its git
+// calls went through the helper) could let through (redirections, chains, substitutions, pipes into other
+// programs); none may run without the user's approval.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ensureClaude } from "./lib/claude.ts";
@@ -30,8 +31,8 @@ function attempts(who: string): { command: string; ran: (p: Sample) => boolean }
   ];
 }
 
-/** What the rules are there for: a plain echo and git status run without a prompt (for the lead and the agent). */
-const baseline = (who: string) => [`echo ok-${who}`, "git status --porcelain"];
+/** What the rule is there for: a plain echo runs without a prompt (for the lead and the agent). */
+const baseline = (who: string) => [`echo ok-${who}`];
 
 // How each release refuses: the lead's calls on 2.1.330 "… needs approval" / "A nested command … can't be checked",
 // on 2.1.197 "… was blocked" / "Contains command_substitution"; both "… requires approval: <part>" for a pipe into
@@ -75,12 +76,11 @@ describe("execute's allowed-tools in the invoking turn", { concurrency: 1 }, () 
     assert.deepEqual(s.escapes, []);
     // What the rules are for still works without a prompt, for the lead and for the agent.
     for (const [who, results] of [["lead", leadResults], ["agent", agentResults]] as const) {
-      assert.equal(results.length, 2 + attempts(who).length, `${who}: not every call came back`);
+      assert.equal(results.length, 1 + attempts(who).length, `${who}: not every call came back`);
       assert.equal(results[0].text.split("\n")[0].trim(), `ok-${who}`, `${who}: echo did not run: ${results[0].text}`);
-      assert.ok(!results[1].isError && !REFUSAL.test(results[1].text), `${who}: git status did not run: ${results[1].text}`);
     }
     const rows = (["lead", "agent"] as const).flatMap((who) => {
-      const results = (who === "lead" ? leadResults : agentResults).slice(2);
+      const results = (who === "lead" ? leadResults : agentResults).slice(1);
       return attempts(who).map((a, i) => ({ who, command: a.command, ran: a.ran(project), text: results[i].text }));
     });
     if (process.env.DO_E2E_DEBUG) console.log(JSON.stringify(rows, null, 1));

@@ -1,19 +1,39 @@
-// Issue 11's execute scenarios through the real CLI (`claude -p "/do:execute" --plugin-dir`), each on its own small
-// plan in a fresh copy of the sample project: an overlap whose holder fails for good; a re-run that retries a failed
-// role one tier up; a stalled worker stopped and replaced once, then not retried after a second stall; an invalid
-// challenger report; no plan at all; an interruption in the middle of phase 4, resumed with the dependents' context.
-// The scripted lead follows skills/execute/SKILL.md: every helper call exactly as written there, in its order.
+// Execute's scenarios through the real CLI (`claude -p "/do:execute" --plugin-dir`), each on its own small plan in
+// a fresh copy of the sample project, the scripted lead following skills/execute/SKILL.md call by call through
+// lib/execute-lead.ts: no plan; a finished plan; the grant nobody approved; an overlap whose holder fails for good;
+// a retry one tier up after clean-attempt undid the failed attempt's partial work; the grant binding each worker to
+// its role; an invalid challenger report; a stall judged by the clock; an interruption in phase 4 resumed (and
+// started over) with the dependent's memories and context; a run that fails; a clean 4-role run with every
+// auxiliary in at most 25 helper calls, committed by the helper without a git prompt. Every run that closes leaves
+// `.design/report.html` naming its outcome, and the lead shows its file:// link (issue 19).
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BEHAVIOUR, CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
-import { agent, bash, check, DENIAL, done, flowScript, helperJson, loadTools, ok, read, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
-import { agentTable, type AgentPart } from "./lib/agents.ts";
+import { agent, bash, check, DENIAL, done, flowScript, helperJson, loadTools, ok, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { agentScript, agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
-import { offeredTools, type ToolCall, type TurnContext } from "./lib/stub.ts";
+import { offeredTools, type TurnContext } from "./lib/stub.ts";
+import {
+  brief,
+  challenge,
+  close,
+  grantPhase,
+  helperCalls,
+  learn,
+  noChallenge,
+  preflight,
+  REFLEXION,
+  userApproves,
+  verify,
+  workerLoop,
+  workersCheckpoint,
+  type Loop,
+} from "./lib/execute-lead.ts";
 import { cliSync } from "../helpers/cli.ts";
 import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 import { withEvidence } from "../helpers/design-dir.ts";
@@ -24,10 +44,11 @@ interface RoleSpec {
   name: string;
   model: string;
   dirs: string[];
+  patterns?: string[];
   deps?: string[];
 }
 
-function planDoc(goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES): object {
+function planDoc(goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES, extra: object = {}): object {
   return {
     schemaVersion: 4,
     goal,
@@ -39,7 +60,7 @@ function planDoc(goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXIL
       name: r.name,
       goal: `${r.name} does its part of: ${goal}`,
       model: r.model,
-      scope: { directories: r.dirs, patterns: [], dependencies: r.deps ?? [] },
+      scope: { directories: r.dirs, patterns: r.patterns ?? [], dependencies: r.deps ?? [] },
       expertContext: [],
       constraints: [],
       acceptanceCriteria: [{ criterion: "The tests pass", check: "node --test test/" }],
@@ -48,6 +69,7 @@ function planDoc(goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXIL
       fallback: "",
     })),
     auxiliaryRoles: aux,
+    ...extra,
   };
 }
 
@@ -72,10 +94,11 @@ function earlierFailures(p: Sample, roleIndex: number, n: number): void {
 }
 
 /** A sample project with a finalized plan. */
-function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES): Sample {
+function planned(projects: Sample[], goal: string, roles: RoleSpec[], aux: object[] = REQUIRED_AUXILIARIES, extra: object = {}, files: Record<string, string> = {}): Sample {
   const p = sampleProject();
   projects.push(p);
-  p.write(".design/draft/plan.json", planDoc(goal, roles, aux));
+  for (const [rel, text] of Object.entries(files)) p.write(rel, text);
+  p.write(".design/draft/plan.json", planDoc(goal, roles, aux, extra));
   helperSync(p, ["finalize", ".design/draft/plan.json"]);
   return p;
 }
@@ -91,227 +114,35 @@ function report(role: string, achieved: boolean, extra: Partial<{ filesChanged: 
   };
 }
 
-/** The brief's first line picks the scripted agent; the rest is what the lead tells it. */
-function brief(key: string, body: string): string {
-  return `Agent: ${key}\n${body}`;
-}
-
-/** Phase 1 (steps 2-7 of a fresh run): returns the resume-reset answer. */
-function* preflight(lead: SkillLead, goal: string): Generator<any, any, TurnContext> {
-  const start = yield* helper(lead, "Phase 1/7 Pre-flight: starting the run.", "run-start", [], { fill: { "plan goal": goal } });
-  check(start.next === "pre-flight", JSON.stringify(start));
-  const st = yield* helper(lead, "Plan status.", "status", [".design/plan.json"]);
-  check(st.roleCount > 0, JSON.stringify(st));
-  const reset = yield* helper(lead, "Recovering interrupted roles.", "resume-reset");
-  const ctx = yield* calls("Health and the working tree.", lead.run("health-check", [".design"]), bash("git status --porcelain", "Is the tree dirty?"));
-  ok(ctx.results[0]);
-  done(ctx.results[1]);
-  yield* helper(lead, "Summary.", "summary");
-  yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: String(reset.resetRoles.length), k: String(st.roleCount - (st.counts.completed ?? 0)) } });
-  return reset;
-}
-
-/**
- * Phase 3: the grant proposal, the user's approval recorded with the grant-approve.js call (which the session must
- * allow: `userApproves`), memories per role (none stored yet), checkpoint.
- */
-function* grantPhase(lead: SkillLead, roles: RoleSpec[], approve = true): Generator<any, void, TurnContext> {
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
-  check(proposal.recorded === false, JSON.stringify(proposal));
-  if (approve) {
-    const granted = yield* helper(lead, "The user approved: recording the grant.", "grant-approve");
-    check(granted.recorded === true, JSON.stringify(granted));
-  }
-  yield* calls(
-    "Memories per role.",
-    ...roles.map((r) => lead.run("memory-search", ["--keywords"], { fill: { "role goal": r.name, "scope directories": r.dirs.join(",") } })),
-  );
-  yield* helper(lead, "Grant done.", "run-checkpoint", ["--phase grant"], { fill: { "approved|declined": approve ? "approved" : "declined", m: "0" } });
-}
-
-/**
- * The user's approval of the grant: Claude Code asks about the grant-approve.js call (no skill allows it, the hook
- * never approves it), and in -p nobody can answer, so the "yes" is a permission rule for exactly that command.
- */
-function userApproves(lead: SkillLead): string[] {
-  return ["--allowedTools", lead.approval("grant-approve")];
-}
-
-/** Phase 2 with no challenger or scout: nothing to do but the checkpoint (no --outputs). */
-function* noChallenge(lead: SkillLead): Generator<any, void, TurnContext> {
-  yield* helper(lead, "Phase 2/7 Challenge: no challenger or scout in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
-    fill: { b: "0", c: "0" },
-  });
-}
-
-interface Loop {
-  answers: any[];
-  starts: any[];
-  /** Agent tool inputs by agent name. */
-  spawned: Record<string, any>;
-  /** The last `next` answer (done). */
-  last: any;
-}
-
-/**
- * Pre-flight (work must remain), no challenge, the grant for `granted`, then phase 4's loop until `next` says
- * done: what a plain /do:execute run does up to its workers checkpoint.
- */
-function* throughWorkers(lead: SkillLead, first: TurnContext, latest: () => TurnContext, granted: RoleSpec[]): Generator<any, { reset: any; loop: Loop }, TurnContext> {
-  const reset = yield* preflight(lead, lead.digest(first).plan.goal);
-  check(reset.noWorkRemaining === false, `resume-reset: ${JSON.stringify(reset)}`);
-  yield* noChallenge(lead);
-  yield* grantPhase(lead, granted);
-  done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
-  return { reset, loop: yield* workerLoop(lead, latest) };
-}
-
-/** A whole /do:execute session through its workers checkpoint, which records `reports` and `counts` (completed, failed, skipped). */
-async function workersSession(project: Sample, agents: ReturnType<typeof agentTable>, roles: RoleSpec[], reports: string[], counts: [number, number, number]): Promise<{ s: Session; loop: Loop }> {
-  const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-  let loop!: Loop;
-  const s = await session({
-    prompt: "/do:execute",
-    cwd: project.dir,
-    args: userApproves(lead),
-    maxTurns: 70,
-    timeoutMs: 150_000,
-    agents,
-    script: flowScript(function* (first, latest): Flow {
-      loop = (yield* throughWorkers(lead, first, latest, roles)).loop;
-      yield* workersCheckpoint(lead, reports, ...counts, loop.last.reason);
-      yield turn(`Workers done: ${loop.last.reason}`);
-    }),
-  });
-  return { s, loop };
-}
-
-interface LoopHooks {
-  /** Called after a start was recorded in plan.json and before its agent is spawned; may interrupt the run. */
-  beforeSpawn?: (s: any) => void;
-}
-
-/** The reflexion a scripted lead writes before a retry. */
-const REFLEXION = {
-  rootCause: "The check ran before the file it reads existed",
-  wrongAssumptions: "The brief assumed the section was already there",
-  alternative: "Write the file first, then run the check",
+const VERIFIER_OK = {
+  status: "PASS",
+  acceptanceCriteria: [],
+  crossRoleIssues: [],
+  testResults: { command: "node --test test/", exitCode: 0, output: "1 passed" },
+  endToEndVerification: { tested: false, result: "skipped", details: "no user-facing entry point" },
+  summary: "The completed roles fit together.",
 };
+const verifierPart: AgentPart = { file: ".design/integration-verifier-report.json", content: VERIFIER_OK, reply: "done: .design/integration-verifier-report.json, PASS" };
 
-/**
- * Record a start as SKILL.md says: the echo call, or for a retry (after reading refs/retry-reflexion.md) the start
- * with its reflexion from .design/tmp/update.json.
- */
-function* recordStart(lead: SkillLead, s: any): Generator<any, any, TurnContext> {
-  if (!s.retry) {
-    return yield* helper(lead, `Starting ${s.name} (attempt ${s.attempt} on ${s.model}).`, "update-status", ['"status": "in_progress"'], {
-      roleIndex: s.roleIndex,
-      replace: [
-        ['"model": "sonnet"', `"model": "${s.model}"`],
-        ['"agent": "api-developer"', `"agent": "${s.agent}"`],
-      ],
-    });
-  }
-  check(typeof s.failure?.outcome === "string", `a retry without its failure: ${JSON.stringify(s)}`);
-  done((yield* calls("Retry reflexion.", lead.ref("retry-reflexion.md"))).results[0]);
-  const path = lead.project.path(".design/tmp/update.json");
-  if (lead.project.exists(".design/tmp/update.json")) done((yield* calls("Reading the earlier update.", read(path))).results[0]);
-  done((yield* calls("The start with its reflexion.", lead.write(".design/tmp/update.json", [{ roleIndex: s.roleIndex, status: "in_progress", model: s.model, agent: s.agent, reflexion: REFLEXION }]))).results[0]);
-  return yield* helper(lead, `Starting ${s.name} (attempt ${s.attempt} on ${s.model}).`, "update-status", ["< .design/tmp/update.json"]);
+function evaluation(note: string): object {
+  return { whatWorked: [note], whatFailed: [], doNextTime: ["Keep acceptance checks scoped to a role's files"], roleQuality: [], coordinationNotes: "" };
 }
 
-/**
- * Phase 4's loop as SKILL.md spells it: ask `next`; for each start clean up what it replaces, record a retry's
- * reflexion, record the start with the answer's model and agent, read the dependencies' reports, spawn; end the turn
- * until the workers report; record each one's cost, validate its report, let the helper run its checks and record
- * completed (on passing evidence) or failed; ask again until done.
- */
-function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHooks = {}): Generator<any, Loop, TurnContext> {
-  const project = lead.project;
-  const out: Loop = { answers: [], starts: [], spawned: {}, last: null };
-  let running: Record<string, any> = {};
-  const startAll = function* (d: any): Generator<any, void, TurnContext> {
-    for (const s of d.start) {
-      const i = s.roleIndex as number;
-      out.starts.push(s);
-      if (s.replaces) {
-        const prev = `.design/worker-${s.replaces.agent}.json`;
-        if (project.exists(prev)) {
-          done((yield* calls(`Reading ${s.replaces.agent}'s report to clean its partial work.`, lead.readFile(prev))).results[0]);
-          const files: string[] = project.json(prev).filesChanged ?? [];
-          if (files.length) done((yield* calls("Restoring the failed attempt's files.", bash(`git restore -- ${files.join(" ")}`, "Clean partial work"))).results[0]);
-        }
-      }
-      const up = yield* recordStart(lead, s);
-      check(up.updated.includes(i), JSON.stringify(up));
-      hooks.beforeSpawn?.(s);
-      const context: string[] = [];
-      for (const dep of s.dependencies) {
-        if (!dep.reportExists) continue;
-        done((yield* calls(`Reading ${dep.name}'s report.`, lead.readFile(dep.reportPath))).results[0]);
-        const r = project.json(dep.reportPath);
-        context.push(`${dep.name}: ${r.contextForDependents} (decisions: ${r.keyDecisions.join("; ")})`);
-      }
-      const prompt = brief(
-        `worker-${s.agent}`,
-        `You are ${s.agent}. Role: ${s.name}.\nContext from roles you depend on: ${context.join(" | ") || "none"}\nWrite your completion report to ${s.reportPath}.`,
-      );
-      const input = agent(`work on ${s.name}`, s.agent, s.model, prompt);
-      const spawn = yield* calls(`Spawning ${s.agent}.`, input);
-      done(spawn.results[0]);
-      out.spawned[s.agent] = input.input;
-      running[spawn.results[0].id] = s;
-    }
-  };
-  let d = yield* helper(lead, "Asking the helper what to start.", "next");
-  out.answers.push(d);
-  yield* startAll(d);
-  for (let rounds = 0; Object.keys(running).length; rounds++) {
-    check(rounds < 8, "too many worker rounds");
-    // Wait for the first one to report (the CLI delivers notifications as they come).
-    yield* waitFor(latest(), [Object.keys(running)[0]], "Waiting for the workers.");
-    const seen = new Set(latestNotified(latest()));
-    const finished = Object.entries(running).filter(([id]) => seen.has(id));
-    for (const [id, s] of finished) {
-      delete running[id];
-      // Its cost first (from the agent's own transcript), then its report.
-      yield* helper(lead, `Recording what ${s.agent} cost.`, "record-usage", [], { fill: { agent: s.agent } });
-      ok((yield* calls(`${s.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: s.agent } }))).results[0]);
-      const i = s.roleIndex as number;
-      // The helper runs the role's checks and records the evidence; only then may the role complete.
-      const checks = project.json(s.reportPath).achieved === true ? yield* helper(lead, `Checking ${s.name}.`, "run-checks", [], { fill: { roleIndex: String(i) } }) : null;
-      if (checks?.passed === true) {
-        yield* helper(lead, `${s.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: i, fill: { "one-line outcome": `${s.name} done` } });
-      } else {
-        yield* helper(lead, `${s.name} failed.`, "update-status", ['"status": "failed"'], { roleIndex: i, fill: { "what failed": `attempt ${s.attempt}: tests failed` } });
-      }
-    }
-    d = yield* helper(lead, "Asking the helper what to start.", "next");
-    out.answers.push(d);
-    yield* startAll(d);
-  }
-  check(d.done === true, `next: ${JSON.stringify(d)}`);
-  out.last = d;
-  return out;
+/** Phases 5-7 after the workers: the verifier when listed and something completed, the handoff, run-end. */
+function* closeRun(lead: SkillLead, latest: () => TurnContext, o: { verifier: boolean; outcome: "completed" | "partial" | "failed"; goal: "achieved" | "partial" | "not achieved" }, got: (end: any) => void): Generator<any, void, TurnContext> {
+  yield* verify(lead, latest, { verifier: o.verifier ? "haiku" : undefined, goal: o.goal });
+  yield* learn(lead, latest, { handoff: `# Handoff: ${lead.project.json(".design/plan.json").goal}\nRun: outcome ${o.outcome}\n`, evaluation: evaluation(`outcome ${o.outcome}`) });
+  yield* close(lead, o.outcome, o.outcome === "completed", got);
 }
 
-function latestNotified(ctx: TurnContext): string[] {
-  const ids: string[] = [];
-  for (const m of ctx.body?.messages ?? []) {
-    if (m.role === "assistant") continue;
-    const parts = typeof m.content === "string" ? [m.content] : (m.content ?? []).filter((b: any) => b.type === "text").map((b: any) => String(b.text));
-    for (const t of parts) for (const n of t.matchAll(/<tool-use-id>([^<]+)<\/tool-use-id>/g)) ids.push(n[1]);
-  }
-  return ids;
-}
-
-function workersCheckpoint(lead: SkillLead, agents: string[], c: number, f: number, s: number, reason: string): Generator<any, any, TurnContext> {
-  const outputs = agents.map((a) => `.design/worker-${a}.json`).join(",");
-  return helper(lead, "Workers done.", "run-checkpoint", ["--phase workers"], {
-    replace: [[".design/worker-{agent}.json,.design/worker-{agent}.json", outputs]],
-    fill: { c: String(c), f: String(f), s: String(s), reason },
-  });
+/** What issue 19 asks of every run: the report exists, names the outcome, and the lead showed its link. */
+function assertReport(project: Sample, s: Session, outcome: string, end?: any): void {
+  assert.ok(project.exists(".design/report.html"), "no .design/report.html");
+  const html = project.read(".design/report.html");
+  assert.match(html, new RegExp(`\\b${outcome}\\b`, "i"), `the report does not name the outcome ${outcome}`);
+  assert.ok(end?.report?.link, "no report link in the answer");
+  const link = end.report.link;
+  assert.ok(String(s.run.json?.result ?? "").includes(link), `the lead did not show ${link}: ${s.run.json?.result}`);
 }
 
 function clean(s: Session, errors: string[]): void {
@@ -326,50 +157,81 @@ function agentCalls(s: Session): any[] {
   return [...seen.values()];
 }
 
+/** Pre-flight (work must remain), no challenge, the grant, then phase 4's loop until `next` says done. */
+function* throughWorkers(lead: SkillLead, latest: () => TurnContext, hooks: Parameters<typeof workerLoop>[2] = {}): Generator<any, { begin: any; loop: Loop }, TurnContext> {
+  const { begin } = yield* preflight(lead);
+  check(begin.action === "start" && begin.noWorkRemaining === false, `run-begin: ${JSON.stringify(begin)}`);
+  yield* noChallenge(lead);
+  yield* grantPhase(lead);
+  done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+  return { begin, loop: yield* workerLoop(lead, latest, hooks) };
+}
+
+function gitLog(p: Sample): string[] {
+  return spawnSync("git", ["log", "--format=%s", "--name-only"], { cwd: p.dir, encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+}
+
 describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION})`, { concurrency: 1 }, () => {
   const projects: Sample[] = [];
   before(() => ensureClaude());
   after(() => cleanup(...projects.map((p) => p.dir)));
 
-  it("no plan: execute tells the user to run /do:design and closes with an aborted reflection [feature:execute/no-plan]", { timeout: TIMEOUT }, async () => {
+  it("no plan: run-begin closes the run as aborted, the lead sends the user to /do:design and shows the report [feature:execute/no-plan]", { timeout: TIMEOUT }, async () => {
     const project = sampleProject();
     projects.push(project);
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-    let status: any;
-    let refl: any;
+    let begin: any;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
-      maxTurns: 12,
+      maxTurns: 8,
       script: flowScript(function* (first): Flow {
         const digest = lead.digest(first);
         check(digest.plan.state === "none" && digest.run === null, JSON.stringify(digest.plan));
-        yield* helper(lead, "Phase 1/7 Pre-flight.", "run-start", [], { fill: { "plan goal": digest.plan.goal } });
-        status = helperJson((yield* calls("Plan status.", lead.run("status", [".design/plan.json"]))).results[0]);
-        check(status.code === "E_NOT_FOUND", JSON.stringify(status));
-        yield* calls(
-          "There is no plan: run /do:design <goal> first. Closing the run.",
-          lead.write(".design/tmp/eval.json", { whatWorked: [], whatFailed: ["execute started without a plan"], doNextTime: ["Run /do:design before /do:execute"], roleQuality: [], coordinationNotes: "" }),
-        );
-        refl = yield* helper(lead, "Phase 7/7 Close.", "reflection-add", ["--skill execute"], {
-          fill: { goal: "no plan" },
-          replace: [
-            ["--outcome completed", "--outcome aborted"],
-            ["--goal-achieved true", "--goal-achieved false"],
-          ],
-        });
-        yield* helper(lead, "Closing the run.", "run-complete", ["execute"], { replace: [["--outcome completed", "--outcome aborted"]] });
-        yield turn("No plan found: run /do:design <goal> first, then /do:execute.");
+        ({ begin } = yield* preflight(lead));
+        check(begin.action === "no-plan", JSON.stringify(begin));
+        yield turn(`${begin.reason}\nRun /do:design <goal> first, then /do:execute.\nThe run's picture: ${begin.report?.link}`);
       }),
     });
     clean(s, []);
-    assert.equal(refl.outcome, "aborted");
+    assert.equal(s.tally.helperCalls, 1, "nothing but run-begin");
     const rows = project.jsonl(".design/reflection.jsonl");
     assert.deepEqual(rows.map((r) => [r.skill, r.goal, r.outcome, r.goalAchieved]), [["execute", "no plan", "aborted", false]]);
-    const run = project.json(".design/run-execute.json");
-    assert.equal(run.outcome, "aborted");
+    assert.equal(project.json(".design/run-execute.json").outcome, "aborted");
     assert.equal(project.exists(".design/plan.json"), false);
     assert.match(s.run.json.result, /\/do:design/);
+    assertReport(project, s, "aborted", begin);
+  });
+
+  it("a finished plan: run-begin answers finished; nothing runs again, no verify, no learn, no new reflection [feature:execute/no-plan]", { timeout: TIMEOUT }, async () => {
+    const roles: RoleSpec[] = [{ name: "store-dev", model: "haiku", dirs: ["src/db"] }];
+    const project = planned(projects, "a plan already built", roles);
+    helperSync(project, ["run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "a plan already built"]);
+    helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
+    project.write(".design/plan.json", withEvidence(project.json(".design/plan.json"), 0));
+    helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "completed", result: "store done" }]));
+    for (const phase of ["pre-flight", "challenge", "grant", "workers", "verify", "learn"]) helperSync(project, ["run-checkpoint", "execute", "--phase", phase, "--decisions", "done"]);
+    helperSync(project, ["reflection-add", ".design/reflection.jsonl", "--skill", "execute", "--goal", "a plan already built", "--outcome", "completed", "--goal-achieved", "true"], JSON.stringify(evaluation("built")));
+    helperSync(project, ["run-complete", "execute", "--outcome", "completed"]);
+    const runBefore = project.read(".design/run-execute.json");
+    const reflBefore = project.read(".design/reflection.jsonl");
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let begin: any;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      maxTurns: 8,
+      script: flowScript(function* (): Flow {
+        ({ begin } = yield* preflight(lead));
+        check(begin.action === "finished", JSON.stringify(begin));
+        yield turn(`${begin.reason} /do:plan-status shows it.`);
+      }),
+    });
+    clean(s, []);
+    assert.equal(s.tally.helperCalls, 1);
+    assert.equal(project.read(".design/run-execute.json"), runBefore, "a run was started or re-verified");
+    assert.equal(project.read(".design/reflection.jsonl"), reflBefore, "a reflection was recorded");
+    assert.equal(project.exists(".design/integration-verifier-report.json"), false);
   });
 
   // Issue 23: one approval means exactly what the user saw. A lead talked into recording the grant on its own (a
@@ -412,9 +274,9 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
         maxTurns: 30,
         timeoutMs: 120_000,
         agents,
-        script: flowScript(function* (first, latest): Flow {
-          const digest = lead.digest(first);
-          yield* helper(lead, "Phase 1/7 Pre-flight.", "run-start", [], { fill: { "plan goal": digest.plan.goal } });
+        script: flowScript(function* (_first, latest): Flow {
+          const { begin } = yield* preflight(lead);
+          check(begin.action === "start", JSON.stringify(begin));
           const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
           check(proposal.recorded === false && proposal.runId !== null, JSON.stringify(proposal));
           // Still the invoking turn: the skill's allowed-tools apply, and they do not cover the approval.
@@ -454,70 +316,75 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.deepEqual(denied.filter((d: string) => d !== approveCall && d !== `Write ${project.path(".design/grant.json")}`), [], JSON.stringify(denied));
   });
 
-  it("a re-run with only a retryable failed role retries it one tier up, recorded in attemptLog [feature:execute/retry-one-tier-up]", { timeout: TIMEOUT }, async () => {
+  it("a re-run with only a retryable failed role: clean-attempt undoes the failed attempt's work inside its scope, the retry runs one tier up [feature:execute/retry-one-tier-up]", { timeout: TIMEOUT }, async () => {
     const roles: RoleSpec[] = [
       { name: "store-dev", model: "haiku", dirs: ["src/db"] },
-      { name: "docs-dev", model: "haiku", dirs: ["src/ui"] },
+      { name: "page-dev", model: "haiku", dirs: ["src/ui"] },
     ];
-    const project = planned(projects, "retry the docs", roles);
-    // The first run: store-dev completed, docs-dev failed once on haiku after touching README.md; run closed.
-    helperSync(project, ["run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "retry the docs"]);
+    const project = planned(projects, "retry the page", roles);
+    // The first run: store-dev completed, page-dev failed once on haiku after changing its page, adding a draft and
+    // (outside its scope, so never the helper's to touch) the README; run closed.
+    helperSync(project, ["run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "retry the page"]);
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }, { roleIndex: 1, status: "in_progress" }]));
     project.write(".design/plan.json", withEvidence(project.json(".design/plan.json"), 0)); // what that run's run-checks recorded
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "completed", result: "store done" }, { roleIndex: 1, status: "failed", result: "attempt 1: tests failed" }]));
     helperSync(project, ["run-complete", "execute", "--outcome", "partial"]);
-    project.write(".design/worker-docs-dev.json", report("docs-dev", false, { filesChanged: ["README.md"] }));
+    project.write(".design/worker-page-dev.json", report("page-dev", false, { filesChanged: ["src/ui/index.html", "src/ui/draft.html", "README.md"] }));
+    const page = project.read("src/ui/index.html");
     const readme = project.read("README.md");
-    project.write("README.md", readme + "half-written section\n");
+    project.write("src/ui/index.html", page + "<p>half-written</p>\n");
+    project.write("src/ui/draft.html", "<p>draft</p>\n");
+    project.write("README.md", readme + "a note outside the role's scope\n");
     const errors: string[] = [];
-    const agents = agentTable(project, { "worker-docs-dev--2": { file: ".design/worker-docs-dev--2.json", content: report("docs-dev", true), reply: "docs-dev: done." } }, errors);
+    const agents = agentTable(project, { "worker-page-dev--2": { file: ".design/worker-page-dev--2.json", content: report("page-dev", true), reply: "page-dev: done." } }, errors);
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-    let reset: any;
     let loop!: Loop;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
-      // The lead's `git restore` of the failed attempt's files is the user's to approve: execute's allowed-tools
-      // name only its helper (in the invoking turn they would also cover the agents it starts). In -p nobody can
-      // answer a prompt, so the user's approval is given as a permission rule for that command (and the grant's).
-      args: [...userApproves(lead), "Bash(git restore:*)"],
+      // Only the grant's approval: the clean-up is the helper's call, no git command asks the user.
+      args: userApproves(lead),
       maxTurns: 60,
       timeoutMs: 150_000,
       agents,
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.run === null && digest.plan.counts.failed === 1, JSON.stringify(digest));
-        ({ reset, loop } = yield* throughWorkers(lead, first, latest, [roles[1]]));
-        yield* workersCheckpoint(lead, ["docs-dev--2"], 1, 0, 0, loop.last.reason);
-        yield turn("docs-dev completed on its retry.");
+        ({ loop } = yield* throughWorkers(lead, latest));
+        yield* workersCheckpoint(lead, ["page-dev--2"], 1, 0, 0, loop.last.reason);
+        yield turn("page-dev completed on its retry.");
       }),
     });
     clean(s, errors);
-    assert.equal(reset.retryable, 1);
-    // Not the old jump to verify: phase 4 ran and recorded the retry.
     const run = project.json(".design/run-execute.json");
     assert.deepEqual(run.completed.map((c: any) => c.phase), ["pre-flight", "challenge", "grant", "workers"]);
-    assert.doesNotMatch(JSON.stringify(run.completed), /no work remaining/);
     const first = loop.answers[0];
     assert.deepEqual(
-      first.start.map((x: any) => [x.name, x.agent, x.attempt, x.retry, x.from, x.previousModel, x.model, x.replaces]),
-      [["docs-dev", "docs-dev--2", 2, true, "failed", "haiku", "sonnet", { agent: "docs-dev", outcome: "failed" }]],
+      first.start.map((x: any) => [x.name, x.agent, x.attempt, x.retry, x.recorded, x.from, x.previousModel, x.model, x.replaces]),
+      [["page-dev", "page-dev--2", 2, true, false, "failed", "haiku", "sonnet", { agent: "page-dev", outcome: "failed" }]],
     );
-    assert.equal(loop.spawned["docs-dev--2"].model, "sonnet");
-    assert.equal(project.read("README.md"), readme, "the failed attempt's partial work was restored before the retry");
+    assert.equal(loop.spawned["page-dev--2"].model, "sonnet");
+    // clean-attempt: the tracked page restored, the new draft removed, the README (outside the scope) untouched.
+    assert.equal(loop.cleaned.length, 1);
+    assert.deepEqual(loop.cleaned[0].restored, ["src/ui/index.html"]);
+    assert.deepEqual(loop.cleaned[0].removed, ["src/ui/draft.html"]);
+    assert.equal(project.read("src/ui/index.html"), page);
+    assert.equal(project.exists("src/ui/draft.html"), false);
+    assert.equal(project.read("README.md"), readme + "a note outside the role's scope\n");
     assert.match(loop.last.reason, /all 2 roles completed/);
     const plan = project.json(".design/plan.json");
     assert.equal(plan.roles[1].status, "completed");
     assert.deepEqual(
       plan.roles[1].attemptLog.map((e: any) => [e.attempt, e.model, e.agent, e.outcome]),
       [
-        [1, "haiku", "docs-dev", "failed"],
-        [2, "sonnet", "docs-dev--2", "completed"],
+        [1, "haiku", "page-dev", "failed"],
+        [2, "sonnet", "page-dev--2", "completed"],
       ],
     );
+    assert.deepEqual(plan.roles[1].attemptLog[1].reflexion, REFLEXION);
   });
 
-  it("an overlap whose holder fails for good: the waiting role runs once the lock is free and the run ends with a reason [feature:execute/overlaps-serialised]", { timeout: TIMEOUT }, async () => {
+  it("an overlap whose holder fails for good: the waiting role runs once the lock is free; the partial run closes with its report [feature:execute/overlaps-serialised]", { timeout: TIMEOUT * 2 }, async () => {
     // holder and waiter share src/db with no dependency between them: a mutual exclusion. after-holder depends on holder.
     const roles: RoleSpec[] = [
       { name: "holder", model: "haiku", dirs: ["src/db"] },
@@ -533,30 +400,41 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       {
         "worker-holder--3": { file: ".design/worker-holder--3.json", content: report("holder", false), reply: "holder: failed." },
         "worker-waiter": { file: ".design/worker-waiter.json", content: report("waiter", true), reply: "waiter: done." },
+        "integration-verifier": verifierPart,
       },
       errors,
     );
-    const { s, loop } = await workersSession(project, agents, roles, ["holder--3", "waiter"], [1, 1, 1]);
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let loop!: Loop;
+    let end: any;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      args: userApproves(lead),
+      maxTurns: 90,
+      timeoutMs: 200_000,
+      agents,
+      script: flowScript(function* (_first, latest): Flow {
+        ({ loop } = yield* throughWorkers(lead, latest));
+        yield* workersCheckpoint(lead, ["holder--3", "waiter"], 1, 1, 1, loop.last.reason);
+        yield* closeRun(lead, latest, { verifier: true, outcome: "partial", goal: "partial" }, (e) => (end = e));
+      }),
+    });
     clean(s, errors);
     const [a0, a1] = loop.answers;
     // First answer: the holder's last attempt (opus: two failures escalated it twice), the waiter waits on the overlap.
     assert.deepEqual(a0.start.map((x: any) => [x.name, x.attempt, x.model]), [["holder", 3, "opus"]]);
-    assert.deepEqual(
-      a0.waiting.find((w: any) => w.name === "waiter")?.on.map((o: any) => [o.name, o.kind]),
-      [["holder", "overlap"]],
-    );
-    assert.deepEqual(
-      a0.waiting.find((w: any) => w.name === "after-holder")?.on.map((o: any) => [o.name, o.kind]),
-      [["holder", "dependency"]],
-    );
+    assert.deepEqual(a0.waiting.find((w: any) => w.name === "waiter")?.on.map((o: any) => [o.name, o.kind]), [["holder", "overlap"]]);
+    assert.deepEqual(a0.waiting.find((w: any) => w.name === "after-holder")?.on.map((o: any) => [o.name, o.kind]), [["holder", "dependency"]]);
     // The holder failed for good: the lock is released, the waiter starts; the dependent cannot run.
     assert.deepEqual(a1.start.map((x: any) => x.name), ["waiter"]);
     assert.deepEqual(a1.failedForGood.map((f: any) => f.name), ["holder"]);
+    assert.equal(loop.finished["holder--3"].status, "failed");
+    assert.match(JSON.stringify(loop.finished["holder--3"].cascaded), /after-holder/);
     const last = loop.last;
     assert.equal(last.done, true);
     assert.deepEqual(last.start, []);
     assert.deepEqual(last.running, []);
-    assert.deepEqual(last.failedForGood.map((f: any) => f.name), ["holder"]);
     assert.deepEqual(last.unreachable.map((u: any) => u.name), ["after-holder"]);
     assert.match(last.reason, /nothing can move: 1\/3 completed; .*holder.*3 attempts used.*after-holder/);
     const plan = project.json(".design/plan.json");
@@ -568,9 +446,8 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     // The helper agrees afterwards: the same answer, nothing to retry.
     const again = helperSync(project, ["next", ".design/plan.json"]);
     assert.deepEqual([again.done, again.reason], [true, last.reason]);
-    assert.equal(helperSync(project, ["resume-reset", ".design/plan.json"]).noWorkRemaining, true);
-    const st = helperSync(project, ["status", ".design/plan.json"]);
-    assert.deepEqual([st.counts.completed, st.counts.failed, st.counts.skipped], [1, 1, 1]);
+    assert.equal(project.json(".design/run-execute.json").outcome, "partial");
+    assertReport(project, s, "partial", end);
   });
 
   it("the grant binds each worker to its own role: an Edit in another role's scope is denied and named in its report [feature:execute/grant-binds-workers]", { timeout: TIMEOUT }, async () => {
@@ -617,7 +494,21 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       },
       errors,
     );
-    const { s, loop } = await workersSession(project, agents, roles, ["store-dev--3", "api-dev"], [1, 1, 0]);
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let loop!: Loop;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      args: userApproves(lead),
+      maxTurns: 70,
+      timeoutMs: 150_000,
+      agents,
+      script: flowScript(function* (_first, latest): Flow {
+        ({ loop } = yield* throughWorkers(lead, latest));
+        yield* workersCheckpoint(lead, ["store-dev--3", "api-dev"], 1, 1, 0, loop.last.reason);
+        yield turn(`Workers done: ${loop.last.reason}`);
+      }),
+    });
     // The one denial: store-dev--3's Edit in api-dev's scope.
     assertClean({ ...s, denials: s.denials.filter((d: any) => !(d.tool_name === "Edit" && String(d.tool_input?.file_path).endsWith("src/ui/index.html"))) });
     assert.deepEqual(errors, [], "a scripted agent failed");
@@ -636,14 +527,17 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(project.read("src/api/server.js"), /\/\/ api-dev/);
     assert.equal(project.read("src/ui/index.html"), "<!doctype html><title>todos</title>\n", "the other role's file is untouched");
     assert.ok(project.json(".design/grant.json").edits.some((e: any) => e.value === "src/ui"), "the union grant did cover src/ui");
-    const evidence = project.json(".design/worker-store-dev--3.json").acceptanceCriteria[0].evidence;
-    assert.match(evidence, /^denied: Edit src\/ui\/index\.html/);
+    assert.match(project.json(".design/worker-store-dev--3.json").acceptanceCriteria[0].evidence, /^denied: Edit src\/ui\/index\.html/);
     const plan = project.json(".design/plan.json");
     assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status, r.attemptLog.at(-1).agent]), [
       ["store-dev", "failed", "store-dev--3"],
       ["api-dev", "completed", "api-dev"],
     ]);
     assert.deepEqual(loop.last.failedForGood.map((f: any) => f.name), ["store-dev"]);
+    // finish committed the completed role's reported file, and only it.
+    assert.ok(loop.finished["api-dev"].commit?.sha, JSON.stringify(loop.finished["api-dev"].commit));
+    assert.deepEqual(loop.finished["api-dev"].commit.files, ["src/api/server.js"]);
+    assert.ok(!("sha" in (loop.finished["store-dev--3"].commit ?? {})), "a failed role was committed");
   });
 
   it("an invalid challenger report gets one correction, then the run continues without it [feature:execute/challenge-before-work]", { timeout: TIMEOUT }, async () => {
@@ -661,27 +555,23 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       maxTurns: 40,
       timeoutMs: 120_000,
       agents,
-      script: flowScript(function* (first, latest): Flow {
-        const digest = lead.digest(first);
-        yield* preflight(lead, digest.plan.goal);
+      script: flowScript(function* (_first, latest): Flow {
+        yield* preflight(lead);
         done((yield* calls("Phase 2/7 Challenge.", lead.ref("pre-execution-briefs.md"))).results[0]);
         let ctx = yield* calls("Spawning the challenger.", agent("challenge the plan", "challenger", "sonnet", brief("challenger", "You are the challenger. Write .design/challenger-report.json.")));
         const id = ctx.results[0].id;
-        ctx = yield* waitFor(latest(), [id], "Waiting for the challenger.");
+        yield* waitFor(latest(), [id], "Waiting for the challenger.");
         verdicts.push(helperJson((yield* calls("Validating its report.", lead.run("validate-auxiliary-report", ["--type challenger"]))).results[0]));
         check(verdicts[0].ok === false, JSON.stringify(verdicts[0]));
-        ctx = yield* loadTools(latest(), ["SendMessage"]);
+        yield* loadTools(latest(), ["SendMessage"]);
         ctx = yield* calls("Sending the challenger the error once.", sendMessage("challenger", "report invalid", `Your report is invalid: ${verdicts[0].error}. Fix it.`));
         sent = ctx.results[0];
-        ctx = yield* waitFor(latest(), [sent.id], "Waiting for the challenger's correction.");
+        yield* waitFor(latest(), [sent.id], "Waiting for the challenger's correction.");
         verdicts.push(helperJson((yield* calls("Validating again.", lead.run("validate-auxiliary-report", ["--type challenger"]))).results[0]));
         check(verdicts[1].ok === false, JSON.stringify(verdicts[1]));
-        yield* helper(lead, "Still invalid: continuing without the challenger.", "run-checkpoint", ["--phase challenge"], {
-          replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
-          fill: { b: "0", c: "0" },
-        });
+        yield* noChallenge(lead);
         // After a wait, -p has no one to ask: "no answer possible → no grant" (the hook asks for --approve).
-        yield* grantPhase(lead, roles, false);
+        yield* grantPhase(lead, false);
         yield turn("The challenger's report stayed invalid; continued without it. No grant: allow Edit(src/db/**) and Bash(node --test test/) for the workers.");
       }),
     });
@@ -698,97 +588,74 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.match(run.completed[2].decisions ?? JSON.stringify(run.completed[2]), /declined/);
   });
 
-  it("a stalled worker is stopped and replaced once on a stronger model; after a second stall it is not retried [feature:execute/stall-replaced-once]", { timeout: TIMEOUT }, async (t: TestContext) => {
+  // Liveness by the clock (issue 24): the plan's stall limit is short here, and the workers that finish do so after
+  // it has passed, so each `next` that follows a finish names the attempt that has run too long. No turn is counted:
+  // the lead asks for no status, it stops what `next` calls stalled.
+  it("a stalled worker, judged by the clock, is stopped and replaced once on a stronger model; after a second stall it is not retried [feature:execute/stall-replaced-once]", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
+    const STALL_MINUTES = 1;
+    const LATE_MS = STALL_MINUTES * 60_000 + 4_000;
     const roles: RoleSpec[] = [
       { name: "slow", model: "haiku", dirs: ["src/db"] },
       { name: "quick", model: "haiku", dirs: ["src/api"] },
+      { name: "late", model: "haiku", dirs: ["src/ui"], deps: ["quick"] },
     ];
-    const project = planned(projects, "stall and replace", roles);
+    const project = planned(projects, "stall and replace", roles, REQUIRED_AUXILIARIES, { stallMinutes: STALL_MINUTES });
     const errors: string[] = [];
-    const table = agentTable(project, { "worker-quick": { file: ".design/worker-quick.json", content: report("quick", true), reply: "quick: done." } }, errors);
-    // Both attempts of slow never answer: a worker that hangs (the stub holds its first turn).
+    const parts: Record<string, AgentPart> = {
+      "worker-quick": { file: ".design/worker-quick.json", content: report("quick", true), reply: "quick: done." },
+      "worker-late": { file: ".design/worker-late.json", content: report("late", true), reply: "late: done." },
+    };
+    // Both attempts of slow never answer (the stub holds their first turn); quick and late answer after the limit.
     const stalled: string[] = [];
     const agents = (b: string) => {
-      const key = /^Agent: (\S+)/m.exec(b)?.[1];
+      const key = /^Agent: (\S+)/m.exec(b)?.[1] ?? "";
       if (key === "worker-slow" || key === "worker-slow--2") {
         stalled.push(key);
-        return () => ({ text: "Still working.", delayMs: 120_000 });
+        return () => ({ text: "Still working.", delayMs: 600_000 });
       }
-      return table(b);
+      const part = parts[key];
+      if (!part) return agentTable(project, parts, errors)(b);
+      const script = agentScript(project, part, errors) as (ctx: TurnContext) => any;
+      let first = true;
+      return (ctx: TurnContext) => {
+        const turnOut = script(ctx);
+        if (first) {
+          first = false;
+          return { ...turnOut, delayMs: LATE_MS };
+        }
+        return turnOut;
+      };
     };
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
-    const answers: any[] = [];
     const stops: any[] = [];
     const stalls: any[] = [];
-    let spawnedSlow2: any;
+    let loop!: Loop;
     let taskStopDeferred: boolean | undefined;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
       args: userApproves(lead),
-      maxTurns: 80,
-      timeoutMs: 150_000,
+      maxTurns: 90,
+      timeoutMs: 240_000,
       agents,
-      script: flowScript(function* (first, latest): Flow {
-        const digest = lead.digest(first);
-        yield* preflight(lead, digest.plan.goal);
-        yield* noChallenge(lead);
-        yield* grantPhase(lead, roles);
-        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+      script: flowScript(function* (_first, latest): Flow {
         const o = offeredTools(latest().body);
         taskStopDeferred = !o.callable.has("TaskStop") && o.deferred.has("TaskStop");
-        let d = yield* helper(lead, "Asking the helper what to start.", "next");
-        answers.push(d);
-        check(d.start.length === 2, JSON.stringify(d));
-        const ids: Record<string, string> = {};
-        const taskIds: Record<string, string> = {};
-        const spawn = function* (st: any): Generator<any, void, TurnContext> {
-          const up = yield* recordStart(lead, st);
-          check(up.updated.includes(st.roleIndex), JSON.stringify(up));
-          const call = agent(`work on ${st.name}`, st.agent, st.model, brief(`worker-${st.agent}`, `You are ${st.agent}. Role: ${st.name}. Write your completion report to ${st.reportPath}.`));
-          if (st.agent === "slow--2") spawnedSlow2 = call.input;
-          const r = (yield* calls(`Spawning ${st.agent}.`, call)).results[0];
-          done(r);
-          ids[st.agent] = r.id;
-          taskIds[st.agent] = /agentId:\s*([\w-]+)/.exec(r.text)?.[1] ?? st.agent;
-        };
-        for (const st of d.start) yield* spawn(st);
-        // quick reports; slow stays silent.
-        yield* waitFor(latest(), [ids.quick], "Waiting for the workers.");
-        ok((yield* calls("quick reported.", lead.run("worker-completion-validate", [], { fill: { agent: "quick" } }))).results[0]);
-        check((yield* helper(lead, "Checking quick.", "run-checks", [], { fill: { roleIndex: "1" } })).passed === true, "quick's check failed");
-        yield* helper(lead, "quick completed.", "update-status", ['"status": "completed"'], { roleIndex: 1, fill: { "one-line outcome": "quick done" } });
-        yield* loadTools(latest(), ["SendMessage", "TaskStop"]);
-        // A silent worker: two turns → ask for status once; three turns → stalled (recorded, stopped, asked again).
-        const silent = function* (name: string, index: number): Generator<any, any, TurnContext> {
-          answers.push(yield* helper(lead, `${name} is silent (turn 1).`, "next"));
-          answers.push(yield* helper(lead, `${name} is silent (turn 2).`, "next"));
-          done((yield* calls(`Asking ${name} for its status.`, sendMessage(name, "status?", "No report yet: what is your status?"))).results[0]);
-          answers.push(yield* helper(lead, `${name} still silent (turn 3): it stalled.`, "next"));
-          // The turn-timeout rule: stop it, then record the stall.
-          const stop = (yield* calls(`Stopping ${name}.`, { name: "TaskStop", input: { task_id: taskIds[name] } })).results[0];
-          stops.push(stop);
-          done(stop);
-          const r = yield* helper(lead, `Recording ${name} as stalled.`, "update-status", ['"status": "failed"'], {
-            roleIndex: index,
-            replace: [['"status": "failed"', '"status": "failed", "stalled": true']],
-            fill: { "what failed": "stalled" },
-          });
-          stalls.push(r);
-          return r;
-        };
-        yield* silent("slow", 0);
-        d = yield* helper(lead, "Asking the helper what to start.", "next");
-        answers.push(d);
-        check(d.start.length === 1 && d.start[0].replaces?.agent === "slow", JSON.stringify(d));
-        // replaces → the previous attempt was stopped when it stalled (it wrote no report: nothing to clean).
-        check(!project.exists(".design/worker-slow.json"), "the stalled attempt wrote a report");
-        yield* spawn(d.start[0]);
-        yield* silent("slow--2", 0);
-        d = yield* helper(lead, "Asking the helper what to start.", "next");
-        answers.push(d);
-        yield* workersCheckpoint(lead, ["quick"], 1, 1, 0, d.reason);
-        yield turn(`Workers done: ${d.reason}`);
+        ({ loop } = yield* throughWorkers(lead, latest, {
+          stalled: function* (d, taskIds) {
+            yield* loadTools(latest(), ["TaskStop"]);
+            for (const i of d.stalled) {
+              const run = d.running.find((r: any) => r.roleIndex === i);
+              check(run && run.elapsedMs > STALL_MINUTES * 60_000, `stalled without the clock: ${JSON.stringify(d.running)}`);
+              const stop = (yield* calls(`Stopping ${run.agent}: ${Math.round(run.elapsedMs / 1000)} s without a report.`, { name: "TaskStop", input: { task_id: taskIds[run.agent] } })).results[0];
+              stops.push(stop);
+              done(stop);
+              stalls.push(yield* helper(lead, `Recording ${run.agent} as stalled.`, "update-status", ['"stalled": true'], { roleIndex: i }));
+            }
+          },
+        }));
+        yield* workersCheckpoint(lead, ["quick", "late"], 2, 1, 0, loop.last.reason);
+        yield turn(`Workers done: ${loop.last.reason}`);
       }),
     });
     clean(s, errors);
@@ -798,129 +665,246 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     assert.equal(stops.length, 2);
     for (const x of stops) assert.match(x.text, /stopped/i);
     assert.equal(stalls.length, 2);
-    const retry = answers.find((a) => a.start?.some((x: any) => x.agent === "slow--2")).start[0];
+    // No status message was sent: nothing asked a silent worker how it was doing.
+    assert.ok(!s.main.some((r) => (r.answer?.tools ?? []).some((x) => x.name === "SendMessage")), "the lead pinged a worker");
+    const retry = loop.starts.find((x: any) => x.agent === "slow--2");
     assert.deepEqual([retry.attempt, retry.retry, retry.model, retry.previousModel, retry.replaces], [2, true, "sonnet", "haiku", { agent: "slow", outcome: "stalled" }]);
-    assert.equal(spawnedSlow2.name, "slow--2");
-    assert.equal(spawnedSlow2.model, "sonnet");
+    assert.equal(loop.spawned["slow--2"].model, "sonnet");
     // Stopped before the replacement was spawned, by the request order of the lead's calls.
     const order = s.main.flatMap((r) => (r.answer?.tools ?? []).map((x) => (x.name === "Agent" ? `Agent ${x.input.name}` : x.name)));
-    const uniq = order.filter((x, i) => order.indexOf(x) === i || x === "TaskStop");
-    assert.ok(uniq.indexOf("TaskStop") < uniq.indexOf("Agent slow--2"), uniq.join(","));
-    const last = answers[answers.length - 1];
+    assert.ok(order.indexOf("TaskStop") < order.indexOf("Agent slow--2"), order.join(","));
+    const last = loop.last;
     assert.equal(last.done, true);
-    assert.deepEqual(last.start, []);
     assert.deepEqual(last.failedForGood.map((f: any) => f.name), ["slow"]);
     assert.match(JSON.stringify(last.failedForGood), /stalled twice/);
     const plan = project.json(".design/plan.json");
-    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["slow", "failed"], ["quick", "completed"]]);
+    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["slow", "failed"], ["quick", "completed"], ["late", "completed"]]);
     assert.deepEqual(plan.roles[0].attemptLog.map((e: any) => [e.attempt, e.model, e.agent, e.outcome]), [
       [1, "haiku", "slow", "stalled"],
       [2, "sonnet", "slow--2", "stalled"],
     ]);
-    const cand = helperSync(project, ["retry-candidates", ".design/plan.json"]);
-    assert.deepEqual(cand.candidates ?? cand.roles ?? [], [], JSON.stringify(cand));
+    // The retry's reflexion survived its own stall.
+    assert.deepEqual(plan.roles[0].attemptLog[1].reflexion, REFLEXION);
   });
 
-  it("an interruption in phase 4 after one role completed: the re-run resumes and hands its context to the dependent [feature:execute/resume-after-interruption]", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
-    const roles: RoleSpec[] = [
-      { name: "base", model: "haiku", dirs: ["src/db"] },
-      { name: "user", model: "haiku", dirs: ["src/api"], deps: ["base"] },
-    ];
-    const project = planned(projects, "resume with context", roles);
-    const CONTEXT = "base exports dueDate(todo) from src/db/store.js; it returns an ISO string or null";
-    const errors: string[] = [];
-    const agents = agentTable(
-      project,
-      {
-        "worker-base": { file: ".design/worker-base.json", content: report("base", true, { context: CONTEXT, filesChanged: ["src/db/store.js"] }), reply: "base: done." },
-        "worker-user--2": { file: ".design/worker-user--2.json", content: report("user", true), reply: "user: done." },
-      },
-      errors,
-    );
-    // One user across both sessions: the grant signed in the first (its key in this HOME) holds for the resumed run.
-    const home = scratchHome();
-    t.after(() => cleanup(home));
-    // First session: killed right after `user` was recorded in_progress, before its agent was spawned.
-    let kill: () => void = () => {};
-    let killed = false;
-    const lead1 = new SkillLead("execute", PLUGIN_DIR, project, "");
-    const s1 = await session({
-      prompt: "/do:execute",
-      cwd: project.dir,
-      home,
-      args: userApproves(lead1),
-      maxTurns: 60,
-      timeoutMs: 150_000,
-      agents,
-      onStart: (k) => (kill = k),
-      script: flowScript(function* (first, latest): Flow {
-        const digest = lead1.digest(first);
-        yield* preflight(lead1, digest.plan.goal);
-        yield* noChallenge(lead1);
-        yield* grantPhase(lead1, roles);
-        done((yield* calls("Phase 4/7 Workers.", lead1.ref("worker-brief.md"))).results[0]);
-        yield* workerLoop(lead1, latest, {
-          beforeSpawn: (st) => {
-            if (st.name === "user") {
-              killed = true;
-              kill();
-            }
-          },
-        });
-      }),
-    });
-    assert.equal(killed, true, "the run never reached the interruption point");
-    assert.notEqual(s1.run.code, 0);
-    assert.deepEqual(s1.scriptErrors, []);
-    let plan = project.json(".design/plan.json");
-    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["base", "completed"], ["user", "in_progress"]]);
-    let run = project.json(".design/run-execute.json");
-    assert.deepEqual(run.completed.map((c: any) => c.phase), ["pre-flight", "challenge", "grant"]);
+  // Issue 24: resuming mid-workers lost the memories chosen per role, cleaned nothing for the interrupted attempt,
+  // and "start over" archived the reports dependents need. `next` hands each start its memories, clean-attempt
+  // undoes what the interrupted attempt left in its scope, and a fresh start keeps the completed roles' reports.
+  for (const choice of ["resume", "fresh"] as const) {
+    it(`an interruption in phase 4 after one role completed, then /do:execute again (${choice === "resume" ? "resumed" : "started over"}): the dependent gets its memories and its dependency's context, the interrupted attempt is cleaned [feature:execute/resume-after-interruption]`, { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
+      const roles: RoleSpec[] = [
+        { name: "base", model: "haiku", dirs: ["src/db"] },
+        { name: "user", model: "haiku", dirs: ["src/api"], deps: ["base"] },
+      ];
+      const project = planned(projects, "resume with context", roles);
+      const MEMORY = "API handlers import dueDate from src/db/store.js instead of parsing dates themselves";
+      helperSync(project, ["memory-add", ".design/memory.jsonl", "--category", "convention", "--keywords", "api,user,dates,context", "--content", MEMORY, "--importance", "7", "--source", "design", "--goal-context", "resume with context"]);
+      const CONTEXT = "base exports dueDate(todo) from src/db/store.js; it returns an ISO string or null";
+      const errors: string[] = [];
+      const agents = agentTable(
+        project,
+        {
+          "worker-base": { file: ".design/worker-base.json", content: report("base", true, { context: CONTEXT, filesChanged: ["src/db/store.js"] }), reply: "base: done." },
+          "worker-user--2": { file: ".design/worker-user--2.json", content: report("user", true), reply: "user: done." },
+        },
+        errors,
+      );
+      // One user across both sessions: the grant key signed in the first stays in this HOME.
+      const home = scratchHome();
+      t.after(() => cleanup(home));
+      // First session: killed right after `next` recorded `user` started, before its agent was spawned.
+      let kill: () => void = () => {};
+      let killed = false;
+      let firstUser: any;
+      const lead1 = new SkillLead("execute", PLUGIN_DIR, project, "");
+      const s1 = await session({
+        prompt: "/do:execute",
+        cwd: project.dir,
+        home,
+        args: userApproves(lead1),
+        maxTurns: 60,
+        timeoutMs: 150_000,
+        agents,
+        onStart: (k) => (kill = k),
+        script: flowScript(function* (_first, latest): Flow {
+          yield* throughWorkers(lead1, latest, {
+            beforeSpawn: (st) => {
+              if (st.name === "user") {
+                firstUser = st;
+                killed = true;
+                kill();
+              }
+            },
+          });
+        }),
+      });
+      assert.equal(killed, true, "the run never reached the interruption point");
+      assert.notEqual(s1.run.code, 0);
+      assert.deepEqual(s1.scriptErrors, []);
+      assert.ok(firstUser.memories.some((m: any) => m.content === MEMORY), `next handed user no memory: ${JSON.stringify(firstUser.memories)}`);
+      let plan = project.json(".design/plan.json");
+      assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["base", "completed"], ["user", "in_progress"]]);
+      // What the interrupted worker had begun in its scope.
+      project.write("src/api/partial.js", "// half of user's work\n");
 
-    // Second session: resume from workers; resume-reset puts user back; its brief carries base's context.
-    const lead2 = new SkillLead("execute", PLUGIN_DIR, project, "");
-    let status: any;
-    let reset: any;
-    let loop!: Loop;
-    const s2 = await session({
+      const lead2 = new SkillLead("execute", PLUGIN_DIR, project, "");
+      let pre: any;
+      let loop!: Loop;
+      const s2 = await session({
+        prompt: "/do:execute",
+        cwd: project.dir,
+        home,
+        args: userApproves(lead2),
+        maxTurns: 70,
+        timeoutMs: 150_000,
+        agents,
+        script: flowScript(function* (first, latest): Flow {
+          check(lead2.digest(first).run !== null, "the digest shows no interrupted run");
+          pre = yield* preflight(lead2, choice);
+          check(pre.first.action === "ask-resume", JSON.stringify(pre.first));
+          if (choice === "resume") {
+            check(pre.begin.action === "resumed" && pre.begin.resume.nextPhase === "workers", JSON.stringify(pre.begin));
+          } else {
+            check(pre.begin.action === "start", JSON.stringify(pre.begin));
+            yield* noChallenge(lead2);
+            yield* grantPhase(lead2);
+          }
+          done((yield* calls("Phase 4/7 Workers.", lead2.ref("worker-brief.md"))).results[0]);
+          loop = yield* workerLoop(lead2, latest);
+          yield* workersCheckpoint(lead2, ["base", "user--2"], 2, 0, 0, loop.last.reason);
+          yield turn("Both roles completed.");
+        }),
+      });
+      clean(s2, errors);
+      assert.match(JSON.stringify(pre.begin.resetRoles), /\buser\b/, JSON.stringify(pre.begin));
+      const st = loop.answers[0].start[0];
+      assert.deepEqual([st.name, st.agent, st.attempt, st.model, st.replaces], ["user", "user--2", 2, "haiku", { agent: "user", outcome: "interrupted" }], "an interrupted attempt uses budget, not a tier");
+      assert.deepEqual(st.dependencies.map((d: any) => [d.name, d.reportPath, d.reportExists]), [["base", ".design/worker-base.json", true]]);
+      assert.deepEqual(loop.cleaned.map((c: any) => c.removed), [["src/api/partial.js"]]);
+      assert.equal(project.exists("src/api/partial.js"), false);
+      const prompts = agentCalls(s2).map((a) => String(a.prompt));
+      assert.equal(prompts.length, 1);
+      assert.ok(prompts[0].includes(CONTEXT), `the dependent's brief lacks base's context: ${prompts[0]}`);
+      assert.ok(prompts[0].includes(MEMORY), `the dependent's brief lacks its memory: ${prompts[0]}`);
+      assert.ok(project.exists(".design/worker-base.json"), "the report the dependent needs was archived");
+      plan = project.json(".design/plan.json");
+      assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["base", "completed"], ["user", "completed"]]);
+      assert.deepEqual(plan.roles[1].attemptLog.map((e: any) => [e.attempt, e.outcome]), [[1, "interrupted"], [2, "completed"]]);
+      t.diagnostic(`interrupted run: ${s1.run.ms} ms, ${choice}: ${s2.run.ms} ms, ${s2.tally.helperCalls} helper calls`);
+    });
+  }
+
+  it("a run whose only role fails for good closes as failed, with its report [feature:execute/learn-and-close]", { timeout: TIMEOUT }, async () => {
+    const roles: RoleSpec[] = [{ name: "doomed", model: "haiku", dirs: ["src/db"] }];
+    const project = planned(projects, "a run that fails", roles);
+    earlierFailures(project, 0, 2);
+    const errors: string[] = [];
+    const agents = agentTable(project, { "worker-doomed--3": { file: ".design/worker-doomed--3.json", content: report("doomed", false), reply: "doomed: failed." } }, errors);
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let end: any;
+    const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
-      home,
-      maxTurns: 60,
+      args: userApproves(lead),
+      maxTurns: 50,
       timeoutMs: 150_000,
       agents,
-      script: flowScript(function* (first, latest): Flow {
-        const digest = lead2.digest(first);
-        check(digest.run !== null, `digest run: ${JSON.stringify(digest.run)}`);
-        status = yield* helper(lead2, "An earlier run stopped midway.", "run-status", [], { fill: { "plan goal": digest.plan.goal } });
-        check(status.resumable === true && status.nextPhase === "workers", JSON.stringify(status));
-        // No way to ask in -p: resume. Steps 3-6, then the phase named nextPhase.
-        yield* helper(lead2, "Resuming: plan status.", "status", [".design/plan.json"]);
-        reset = yield* helper(lead2, "Recovering interrupted roles.", "resume-reset");
-        const ctx = yield* calls("Health and the working tree.", lead2.run("health-check", [".design"]), bash("git status --porcelain", "Is the tree dirty?"));
-        ok(ctx.results[0]);
-        yield* helper(lead2, "Summary.", "summary");
-        done((yield* calls("Phase 4/7 Workers.", lead2.ref("worker-brief.md"))).results[0]);
-        loop = yield* workerLoop(lead2, latest);
-        yield* workersCheckpoint(lead2, ["base", "user--2"], 2, 0, 0, loop.last.reason);
-        yield turn("Both roles completed.");
+      script: flowScript(function* (_first, latest): Flow {
+        const { loop } = yield* throughWorkers(lead, latest);
+        yield* workersCheckpoint(lead, ["doomed--3"], 0, 1, 0, loop.last.reason);
+        // Nothing completed: no verifier.
+        yield* closeRun(lead, latest, { verifier: false, outcome: "failed", goal: "not achieved" }, (e) => (end = e));
       }),
     });
-    clean(s2, errors);
-    assert.equal(reset.resetRoles.length, 1, JSON.stringify(reset));
-    assert.match(JSON.stringify(reset.resetRoles[0]), /"user"|\buser\b/);
-    assert.equal(reset.noWorkRemaining, false);
-    const st = loop.answers[0].start[0];
-    assert.deepEqual([st.name, st.agent, st.attempt, st.model], ["user", "user--2", 2, "haiku"], "an interrupted attempt uses budget, not a tier");
-    assert.deepEqual(st.dependencies.map((d: any) => [d.name, d.reportPath, d.reportExists]), [["base", ".design/worker-base.json", true]]);
-    const prompts = agentCalls(s2).map((a) => String(a.prompt));
-    assert.equal(prompts.length, 1);
-    assert.ok(prompts[0].includes(CONTEXT), `the dependent's brief lacks base's context: ${prompts[0]}`);
-    plan = project.json(".design/plan.json");
-    assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["base", "completed"], ["user", "completed"]]);
-    assert.deepEqual(plan.roles[1].attemptLog.map((e: any) => [e.attempt, e.outcome]), [[1, "interrupted"], [2, "completed"]]);
-    run = project.json(".design/run-execute.json");
-    assert.deepEqual(run.completed.map((c: any) => c.phase), ["pre-flight", "challenge", "grant", "workers"]);
-    t.diagnostic(`interrupted run: ${s1.run.ms} ms, resumed run: ${s2.run.ms} ms`);
+    clean(s, errors);
+    assert.equal(project.json(".design/plan.json").roles[0].status, "failed");
+    assert.equal(project.json(".design/run-execute.json").outcome, "failed");
+    assert.deepEqual(project.jsonl(".design/reflection.jsonl").map((r) => [r.skill, r.outcome]), [["execute", "failed"]]);
+    assertReport(project, s, "failed", end);
+  });
+
+  // Issue 24's target: a clean 4-role execute with every auxiliary in at most 25 helper calls, each completed
+  // role committed by the helper (no git prompt in a granted run), the report written and shown.
+  it("a clean 4-role run with challenger, scout, verifier, regression checker and curator: at most 25 helper calls, every role committed without a prompt [feature:execute/checks-decide-completion]", { timeout: TIMEOUT * 2 }, async (t: TestContext) => {
+    const roles: RoleSpec[] = [
+      { name: "store", model: "haiku", dirs: ["src/db"] },
+      { name: "api", model: "haiku", dirs: ["src/api"], deps: ["store"] },
+      { name: "page", model: "haiku", dirs: ["src/ui"], deps: ["store"] },
+      { name: "docs", model: "haiku", dirs: [], patterns: ["README.md"], deps: ["api", "page"] },
+    ];
+    const aux = [
+      ...REQUIRED_AUXILIARIES,
+      { name: "regression-checker", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Nothing that worked before is lost" },
+      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
+    ];
+    // Four roles make a complex plan: finalize wants a verification spec (store's), which finish runs with its check.
+    const spec = { role: "store", path: ".design/specs/spec-store.sh", runCommand: "sh .design/specs/spec-store.sh", properties: ["The store still loads"] };
+    const project = planned(projects, "due dates end to end", roles, aux, { verificationSpecs: [spec] }, { ".design/draft/specs/spec-store.sh": "#!/bin/sh\nnode -e \"require('./src/db/store.js')\"\n" });
+    const EDITS: Record<string, { edit: string; from: string; to: string }> = {
+      store: { edit: "src/db/store.js", from: "const todos = new Map();", to: "const todos = new Map(); // due dates" },
+      api: { edit: "src/api/server.js", from: "return [...todos.values()];", to: "return [...todos.values()]; // with due dates" },
+      page: { edit: "src/ui/index.html", from: "<title>todos</title>", to: "<title>todos with due dates</title>" },
+      docs: { edit: "README.md", from: "# todo-api", to: "# todo-api (todos may carry a due date)" },
+    };
+    const errors: string[] = [];
+    const parts: Record<string, AgentPart> = {
+      challenger: { file: ".design/challenger-report.json", content: { issues: [], summary: "Sound plan." }, reply: "done: .design/challenger-report.json, 0 issues, 0 blocking" },
+      scout: { file: ".design/scout-report.json", content: { scopeAreas: [], discrepancies: [], verificationSpecs: [], summary: "The scopes exist." }, reply: "done: .design/scout-report.json, 0 discrepancies" },
+      "integration-verifier": verifierPart,
+      "regression-checker": { file: ".design/regression-checker-report.json", content: { passed: true, changes: [], regressions: [], summary: "Nothing lost." }, reply: "done: .design/regression-checker-report.json, passed true" },
+      "memory-curator": {
+        file: ".design/memory-curator-report.json",
+        content: { memories: [{ category: "convention", keywords: ["due-dates", "store"], importance: 6, content: "Due dates live in src/db/store.js; the API and the page only read them" }], boost: [], decay: [], rejected: [], summary: "Kept 1 of 1." },
+        reply: "done: .design/memory-curator-report.json, 1 memories",
+      },
+    };
+    for (const r of roles) {
+      parts[`worker-${r.name}`] = { work: [EDITS[r.name], { bash: "node --test test/" }], file: `.design/worker-${r.name}.json`, content: report(r.name, true, { filesChanged: [EDITS[r.name].edit] }), reply: `done: .design/worker-${r.name}.json, achieved true` };
+    }
+    const agents = agentTable(project, parts, errors);
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
+    let loop!: Loop;
+    let end: any;
+    let applied: any;
+    const s = await session({
+      prompt: "/do:execute",
+      cwd: project.dir,
+      args: userApproves(lead),
+      maxTurns: 100,
+      timeoutMs: 240_000,
+      agents,
+      script: flowScript(function* (_first, latest): Flow {
+        const { begin } = yield* preflight(lead);
+        check(begin.action === "start" && begin.git?.repo === true, JSON.stringify(begin));
+        yield* challenge(lead, latest, { challenger: "sonnet", scout: "haiku" });
+        yield* grantPhase(lead);
+        done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
+        loop = yield* workerLoop(lead, latest);
+        yield* workersCheckpoint(lead, roles.map((r) => r.name), 4, 0, 0, loop.last.reason);
+        yield* verify(lead, latest, { verifier: "haiku", regression: "haiku", goal: "achieved" });
+        ({ applied } = yield* learn(lead, latest, { handoff: "# Handoff: due dates end to end\nRun: outcome completed\n", evaluation: evaluation("four roles in one pass"), curator: "haiku" }));
+        yield* close(lead, "completed", true, (e) => (end = e));
+      }),
+    });
+    clean(s, errors);
+    const count = helperCalls(s.main);
+    t.diagnostic(`clean 4-role execute: ${s.tally.helperCalls} helper calls, ${s.tally.leadTurns} lead turns, ${s.tally.tokensIn + s.tally.tokensOut} tokens reported`);
+    assert.equal(s.tally.helperDenied, 0);
+    assert.ok(s.tally.helperCalls <= 25, `${s.tally.helperCalls} helper calls:\n${count.join("\n")}`);
+    // Every completed role committed by the helper, exactly its reported file; nothing asked the user.
+    const log = gitLog(project);
+    for (const r of roles) {
+      const f = loop.finished[r.name];
+      assert.equal(f.status, "completed", JSON.stringify(f));
+      assert.deepEqual(f.commit?.files, [EDITS[r.name].edit], JSON.stringify(f.commit));
+      assert.ok(log.includes(EDITS[r.name].edit), `${EDITS[r.name].edit} not in git log: ${log.join(" | ")}`);
+    }
+    assert.equal(spawnSync("git", ["status", "--porcelain", "--", "src", "README.md"], { cwd: project.dir, encoding: "utf8" }).stdout, "", "a role's file was left uncommitted");
+    assert.deepEqual(s.denials, [], "a call asked the user");
+    assert.equal(applied.stored.length, 1, JSON.stringify(applied));
+    // The auxiliaries' usage was recorded by validate-auxiliary-report.
+    assert.ok(count.every((c) => !/ record-usage /.test(c)), "a separate record-usage call");
+    assert.equal(project.json(".design/run-execute.json").outcome, "completed");
+    assertReport(project, s, "completed", end);
   });
 });

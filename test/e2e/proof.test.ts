@@ -1,15 +1,16 @@
 // Proof and price of every role through the real CLI (`claude -p "/do:execute" --plugin-dir`), the lead following
 // skills/execute/SKILL.md call for call:
 // - a worker that claims success while its check fails is not completed: run-checks (approved by the hook under the
-//   grant) records the failing evidence and update-status refuses the completion;
-// - what each worker cost comes from its own transcript (record-usage), with the numbers the stub reported;
+//   grant) records the failing evidence, update-status refuses the completion, and `finish` records it failed;
+// - what each worker cost comes from its own transcript (`finish` records it), with the numbers the stub reported;
 // - a run stops on its budget (`next` ends with `stoppedBy: "budget"`, the plan resumable) and goes on when the
 //   budget is raised.
 // The grant is approved the way the user approves it: the grant-approve.js call, allowed for this session.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
-import { agent, bash, check, done, flowScript, helperJson, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { agent, check, done, flowScript, helperJson, ok, turn, waitFor, type Flow } from "./lib/lead.ts";
+import { finishCall, grantPhase, noChallenge, preflight } from "./lib/execute-lead.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session } from "./lib/session.ts";
@@ -127,24 +128,22 @@ function notifiedUsage(ctx: TurnContext, toolUseId: string): { tokens: number; t
 }
 
 /** Pre-flight, challenge (none), grant (approved through grant-approve.js), as SKILL.md spells them. */
-function* upToWorkers(lead: SkillLead, first: TurnContext, budget?: number): Generator<any, any, TurnContext> {
-  const goal = lead.digest(first).plan.goal;
-  yield* helper(lead, "Phase 1/7 Pre-flight.", "run-start", [], { fill: { "plan goal": goal } });
-  if (budget !== undefined) yield* helper(lead, "The run's budget.", "budget", ["--tokens"], { replace: [["--tokens 200000", `--tokens ${budget}`]] });
-  const st = yield* helper(lead, "Plan status.", "status", [".design/plan.json"]);
-  const reset = yield* helper(lead, "Recovering interrupted roles.", "resume-reset");
-  yield* helper(lead, "Summary.", "summary");
-  yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: String(reset.resetRoles.length), k: String(st.roleCount - (st.counts.completed ?? 0)) } });
-  yield* helper(lead, "Phase 2/7 Challenge: none in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
-    fill: { b: "0", c: "0" },
-  });
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant", [".design/plan.json"]);
-  check(proposal.recorded === false, JSON.stringify(proposal));
-  const approved = helperJson((yield* calls("The user approved: recording the grant.", bash(approveCall(lead), "Record the user's grant"))).results[0]);
-  check(approved.ok === true && approved.recorded === true, JSON.stringify(approved));
-  yield* helper(lead, "Grant done.", "run-checkpoint", ["--phase grant"], { fill: { "approved|declined": "approved", m: "0" } });
-  return proposal;
+function* upToWorkers(lead: SkillLead): Generator<any, any, TurnContext> {
+  const { begin } = yield* preflight(lead);
+  check(begin.action === "start", JSON.stringify(begin));
+  yield* noChallenge(lead);
+  const { proposal } = yield* grantPhase(lead);
+  return { begin, proposal };
+}
+
+/** next (which records the start), the worker spawned, its notification. */
+function* startOne(lead: SkillLead, latest: () => TurnContext, text = ""): Generator<any, { st: any; ctx: TurnContext; id: string }, TurnContext> {
+  const d = yield* helper(lead, "Asking the helper what to start.", "next");
+  const st = d.start[0];
+  check(st?.recorded === true, JSON.stringify(d));
+  const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}. Report to ${st.reportPath}.${text}`));
+  const ctx = yield* waitFor(latest(), [spawn.results[0].id], "Waiting for the worker.");
+  return { st, ctx, id: spawn.results[0].id };
 }
 
 describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})`, { concurrency: 1 }, () => {
@@ -162,6 +161,7 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
     let checks: any;
     let refused: any;
+    let finished: any;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
@@ -169,23 +169,15 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
       maxTurns: 40,
       timeoutMs: 150_000,
       agents: agentTable(project, parts, errors),
-      script: flowScript(function* (first, latest): Flow {
-        yield* upToWorkers(lead, first);
+      script: flowScript(function* (_first, latest): Flow {
+        yield* upToWorkers(lead);
         done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
-        const d = yield* helper(lead, "Asking the helper what to start.", "next");
-        const st = d.start[0];
-        yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
-          roleIndex: st.roleIndex,
-          replace: [['"model": "sonnet"', `"model": "${st.model}"`], ['"agent": "api-developer"', `"agent": "${st.agent}"`]],
-        });
-        const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}. Report to ${st.reportPath}.`));
-        yield* waitFor(latest(), [spawn.results[0].id], "Waiting for the worker.");
-        yield* helper(lead, "store-dev reported.", "worker-completion-validate", [], { fill: { agent: st.agent } });
+        const { st } = yield* startOne(lead, latest);
         checks = yield* helper(lead, "Checking store-dev.", "run-checks", [], { fill: { roleIndex: String(st.roleIndex) } });
         // A lead that took the report's word anyway: the helper refuses.
-        refused = helperJson((yield* calls("store-dev says it is done.", lead.run("update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": "done" } }))).results[0]);
-        yield* helper(lead, "store-dev failed its check.", "update-status", ['"status": "failed"'], { roleIndex: st.roleIndex, fill: { "what failed": `attempt 1: ${DUE_CHECK} failed` } });
-        yield turn("store-dev claimed success but its check failed: recorded failed.");
+        refused = helperJson((yield* calls("store-dev says it is done.", lead.run("update-status", ['"stalled": true'], { roleIndex: st.roleIndex, replace: [['"status": "failed", "stalled": true, "result": "stalled"', '"status": "completed", "result": "done"']] }))).results[0]);
+        finished = ok((yield* calls("store-dev finished.", finishCall(lead, st.agent))).results[0]);
+        yield turn(`store-dev claimed success but its check failed: ${finished.result}`);
       }),
     });
     assertClean(s);
@@ -197,6 +189,9 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
     assert.match(refused.error, /check `grep -q dueDate src\/db\/store\.js` failed \(exit 1\)/);
     const role = project.json(".design/plan.json").roles[0];
     assert.equal(role.status, "failed");
+    assert.equal(finished.status, "failed");
+    assert.match(finished.result, /grep -q dueDate src\/db\/store\.js/, "the failing check is named");
+    assert.ok(!finished.commit?.sha, "a failed role was committed");
     const attempt = role.attemptLog[0];
     assert.equal(attempt.outcome, "failed");
     assert.deepEqual(attempt.evidence.map((e: any) => [e.check, e.passed]), [[DUE_CHECK, false], [TEST_CHECK, true]]);
@@ -217,25 +212,13 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
       maxTurns: 40,
       timeoutMs: 150_000,
       agents: (brief) => (/^Agent: worker-store-dev$/m.test(brief) ? costlyWorker(project, "store-dev", "src/db/store.js", "src/db/store.js") : undefined),
-      script: flowScript(function* (first, latest): Flow {
-        yield* upToWorkers(lead, first);
-        const d = yield* helper(lead, "Asking the helper what to start.", "next");
-        const st = d.start[0];
-        yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
-          roleIndex: st.roleIndex,
-          replace: [['"model": "sonnet"', `"model": "${st.model}"`], ['"agent": "api-developer"', `"agent": "${st.agent}"`]],
-        });
-        const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}.`));
-        const ctx = yield* waitFor(latest(), [spawn.results[0].id], "Waiting for the worker.");
-        notified = notifiedUsage(ctx, spawn.results[0].id);
-        // The written call, with the notification's numbers beside (kept for comparison; the transcript decides).
-        recorded = yield* helper(lead, "Recording what it cost.", "record-usage", [], {
-          replace: [[" --agent {agent}", ` --agent ${st.agent} --tokens ${notified.tokens} --tool-uses ${notified.toolUses} --duration-ms ${notified.durationMs}`]],
-        });
-        yield* helper(lead, "store-dev reported.", "worker-completion-validate", [], { fill: { agent: st.agent } });
-        const checks = yield* helper(lead, "Checking store-dev.", "run-checks", [], { fill: { roleIndex: String(st.roleIndex) } });
-        check(checks.passed === true, JSON.stringify(checks));
-        yield* helper(lead, "store-dev completed.", "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": "due dates added" } });
+      script: flowScript(function* (_first, latest): Flow {
+        yield* upToWorkers(lead);
+        const { st, ctx, id } = yield* startOne(lead, latest);
+        notified = notifiedUsage(ctx, id);
+        // One call: the cost from the agent's own transcript, the report, the checks, the status, the commit.
+        recorded = ok((yield* calls("store-dev finished.", finishCall(lead, st.agent))).results[0]);
+        check(recorded.status === "completed", JSON.stringify(recorded));
         yield turn("store-dev completed.");
       }),
     });
@@ -244,12 +227,11 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
     const usage = project.json(".design/plan.json").roles[0].attemptLog[0].usage;
     assert.deepEqual([usage.source, usage.tokens, usage.requests, usage.toolUses], ["transcript", WORKER_SPEND, 3, 3]);
     assert.deepEqual([usage.inputTokens, usage.outputTokens, usage.cacheCreationTokens, usage.cacheReadTokens], [1107, 150, 211, 11500]);
-    assert.equal(recorded.runSpend, WORKER_SPEND);
+    assert.equal(recorded.usage.tokens, WORKER_SPEND);
     // The notification agrees on tool uses, and its token count is far below the spend: the last request's size.
     assert.equal(notified.toolUses, 3);
     assert.ok(notified.tokens < WORKER_SPEND / 2, `subagent_tokens ${notified.tokens}`);
     if (CLAUDE_CODE_VERSION === "2.1.332") assert.equal(notified.tokens, 7 + 60 + 11 + 4300);
-    assert.deepEqual(usage.notified, notified);
     const summary = cliSync(["summary", ".design/plan.json"], { cwd: project.dir }).json;
     assert.deepEqual(summary.cost.byTier, { haiku: WORKER_SPEND });
   });
@@ -268,23 +250,17 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
       if (/^Agent: worker-api-dev$/m.test(brief)) return costlyWorker(project, "api-dev", "src/api/server.js", "src/api/due.js");
       return undefined;
     };
-    /** Phase 4's loop until next says done: record each worker's cost, check it, complete it. */
+    /** Phase 4's loop until next says done: each worker finished through the helper (cost, checks, status). */
     const loop = function* (lead: SkillLead, latest: () => TurnContext): Generator<any, any, TurnContext> {
       for (let round = 0; ; round++) {
         check(round < 4, "too many rounds");
         const d = yield* helper(lead, "Asking the helper what to start.", "next");
         if (d.done) return d;
         for (const st of d.start) {
-          yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
-            roleIndex: st.roleIndex,
-            replace: [['"model": "sonnet"', `"model": "${st.model}"`], ['"agent": "api-developer"', `"agent": "${st.agent}"`]],
-          });
           const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}.`));
           yield* waitFor(latest(), [spawn.results[0].id], "Waiting for the worker.");
-          yield* helper(lead, "Recording what it cost.", "record-usage", [], { fill: { agent: st.agent } });
-          const checks = yield* helper(lead, `Checking ${st.name}.`, "run-checks", [], { fill: { roleIndex: String(st.roleIndex) } });
-          check(checks.passed === true, JSON.stringify(checks));
-          yield* helper(lead, `${st.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": `${st.name} done` } });
+          const f = ok((yield* calls(`${st.name} finished.`, finishCall(lead, st.agent))).results[0]);
+          check(f.status === "completed", JSON.stringify(f));
         }
       }
     };
@@ -301,8 +277,8 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
       maxTurns: 50,
       timeoutMs: 150_000,
       agents: workers,
-      script: flowScript(function* (first, latest): Flow {
-        proposal = yield* upToWorkers(lead1, first, 20_000);
+      script: flowScript(function* (_first, latest): Flow {
+        ({ proposal } = yield* upToWorkers(lead1));
         stop = yield* loop(lead1, latest);
         yield turn(`Stopped: ${stop.reason}. Raise the budget to go on.`);
       }),
@@ -329,13 +305,11 @@ describe(`proof and price through claude -p (Claude Code ${CLAUDE_CODE_VERSION})
       maxTurns: 50,
       timeoutMs: 150_000,
       agents: workers,
-      script: flowScript(function* (first, latest): Flow {
-        const digest = lead2.digest(first);
-        resumed = yield* helper(lead2, "An earlier run stopped midway.", "run-status", [], { fill: { "plan goal": digest.plan.goal } });
-        check(resumed.resumable === true && resumed.nextPhase === "workers", JSON.stringify(resumed));
-        yield* helper(lead2, "The raised budget.", "budget", ["--tokens"], { replace: [["--tokens 200000", "--tokens 40000"]] });
-        yield* helper(lead2, "Resuming: plan status.", "status", [".design/plan.json"]);
-        yield* helper(lead2, "Recovering interrupted roles.", "resume-reset");
+      script: flowScript(function* (_first, latest): Flow {
+        // run-begin with the raised budget: the stopped run can resume; resumed, it records the new budget.
+        const pre = yield* preflight(lead2);
+        resumed = pre.begin;
+        check(pre.first.action === "ask-resume" && resumed.action === "resumed" && resumed.resume.nextPhase === "workers", JSON.stringify(pre));
         last = yield* loop(lead2, latest);
         yield turn(`Done: ${last.reason}`);
       }),

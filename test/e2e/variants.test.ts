@@ -20,7 +20,7 @@ import { assertClean, session } from "./lib/session.ts";
 import type { ToolResult } from "./lib/stub.ts";
 
 const TIMEOUT = 180_000;
-/** How many of executeVariants' calls come before the user approves the grant: run-start, status, summary. */
+/** How many of executeVariants' calls come before the user approves the grant: run-begin, next, grant. */
 const BEFORE_GRANT = 3;
 
 describe("decorated helper calls after the invoking turn, through claude -p", { concurrency: 1 }, () => {
@@ -48,26 +48,24 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
     project.write(".design/worker-schema-designer.json", report);
     const helperPath = join(pluginDir, "skills/execute/scripts/plan.js");
     const h = `node "${helperPath}"`;
-    const start = { roleIndex: 0, status: "in_progress", model: "haiku", agent: "schema-designer" };
+    project.write(".design/tmp/tasks.json", []);
     // The user's "yes" to the grant-approve.js call as SKILL.md writes it (Claude Code asks about it; -p cannot, so
     // the answer is a permission rule for exactly that command): the grant lets run-checks record the evidence a
     // completion needs. It is the user's approval, not the hook's, so it is neither in `calls` nor in `refused`.
     const grantApprove = `node "${join(pluginDir, "skills/execute/scripts/grant-approve.js")}" .design/plan.json`;
     const calls: string[] = [
-      `cd "${project.dir}" && ${h} run-start execute --phases 'pre-flight, challenge, grant, workers, verify, learn, close' --goal '${GOAL} (the user'\\''s wish)' 2>&1`,
-      `node ${helperPath} status .design/plan.json 2>&1`,
-      `cd ${project.dir} && node ${helperPath} summary .design/plan.json`,
-      `${h} update-status .design/plan.json <<'EOF'\n${JSON.stringify([start])}\nEOF`,
-      `cat .design/worker-schema-designer.json | ${h} worker-completion-validate`,
-      `${h} worker-completion-validate .design/worker-schema-designer.json 2>&1`,
+      `cd "${project.dir}" && ${h} run-begin execute 2>&1`,
+      `node ${helperPath} next .design/plan.json 2>&1`,
+      `cd ${project.dir} && node ${helperPath} grant .design/plan.json`,
       `${h} run-checks .design/plan.json --role 0 2>&1`,
       `echo '[{"roleIndex": 0, "status": "completed", "result": "it'\\''s stored"}]' | ${h} update-status .design/plan.json`,
-      `${h} memory-search .design/memory.jsonl --goal 'the user'\\''s todo API' --keywords "src/db, src/api" --limit 3 2>&1`,
-      `${h} run-checkpoint execute --phase pre-flight --outputs '.design/plan.json, .design/worker-schema-designer.json' --decisions 'it'\\''s ready, 1 role to run'`,
+      `${h} update-status .design/plan.json <<'EOF'\n${JSON.stringify([{ roleIndex: 3, status: "failed", result: "docs failed" }])}\nEOF`,
+      `cat .design/tmp/tasks.json | ${h} task-sync .design/plan.json`,
+      `${h} run-checkpoint execute --phase challenge --outputs '.design/plan.json, .design/worker-schema-designer.json' --decisions 'it'\\''s ready, 1 role to run'`,
     ];
     // Must stay refused: each is denied, and runs nothing.
     const refused: string[] = [
-      `${h} status .design/plan.json 2>&1 | tee .design/tmp/status.txt`,
+      `${h} next .design/plan.json 2>&1 | tee .design/tmp/status.txt`,
       `${h} update-status .design/plan.json <<EOF\n[{"roleIndex": 1, "status": "failed", "result": "$(touch pwned)"}]\nEOF`,
     ];
     let results: ToolResult[] = [];
@@ -115,20 +113,21 @@ describe("decorated helper calls after the invoking turn, through claude -p", { 
     assert.equal(project.exists(".design/tmp/status.txt"), false);
     // The data arrived as typed: the apostrophes, the list entries without their spaces, the here-doc's JSON.
     const run = project.json(".design/run-execute.json");
-    assert.equal(run.goal, `${GOAL} (the user's wish)`);
-    assert.deepEqual(run.phases.slice(0, 3), ["pre-flight", "challenge", "grant"]);
-    assert.equal(answers[1].roleCount, 4);
-    assert.equal(answers[4].valid, true);
-    assert.equal(answers[5].valid, true);
+    assert.equal(run.goal, GOAL);
+    assert.equal(answers[0].action, "start");
+    assert.deepEqual(answers[1].start.map((x: any) => [x.name, x.recorded]), [["schema-designer", true], ["docs-writer", true]]);
+    assert.equal(answers[2].recorded, false);
     // The completion below stands on the evidence run-checks recorded, not on the report's word.
-    assert.equal(answers[6].passed, true, JSON.stringify(answers[6]));
+    assert.equal(answers[3].passed, true, JSON.stringify(answers[3]));
     const plan = project.json(".design/plan.json");
     assert.equal(plan.roles[0].status, "completed");
     assert.equal(plan.roles[0].result, "it's stored");
-    assert.equal(plan.roles[0].attemptLog[0].agent, "schema-designer", "the here-doc's start was recorded");
-    assert.equal(plan.roles[1].status, "pending", "the refused here-doc changed nothing");
-    const checkpoint = project.json(".design/run-execute.json").completed[0];
-    assert.deepEqual([checkpoint.phase, checkpoint.outputs, checkpoint.decisions], ["pre-flight", [".design/plan.json", ".design/worker-schema-designer.json"], "it's ready, 1 role to run"]);
+    assert.equal(plan.roles[0].attemptLog[0].agent, "schema-designer", "next recorded the start");
+    assert.deepEqual([plan.roles[3].status, plan.roles[3].result], ["failed", "docs failed"], "the here-doc's update");
+    assert.equal(plan.roles[1].status ?? "pending", "pending", "the refused here-doc changed nothing");
+    assert.ok(Array.isArray(answers[6].create), JSON.stringify(answers[6]));
+    const checkpoint = project.json(".design/run-execute.json").completed[1];
+    assert.deepEqual([checkpoint.phase, checkpoint.outputs, checkpoint.decisions], ["challenge", [".design/plan.json", ".design/worker-schema-designer.json"], "it's ready, 1 role to run"]);
   });
 
   it("/do:execute without the plugin's hook (control): every one of those calls needs approval", { timeout: TIMEOUT }, async () => {

@@ -15,6 +15,7 @@
 // Why execute keeps this path opt-in: test/e2e/README.md, "The Workflow tool, as measured".
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR, scratchHome } from "./lib/claude.ts";
@@ -23,6 +24,7 @@ import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { cleanup, pluginCopy, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
+import { finishCall, grantPhase, noChallenge, preflight, workerLoop } from "./lib/execute-lead.ts";
 import { offeredTools, type Script, type ToolCall, type ToolResult, type TurnContext } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
 import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
@@ -78,6 +80,11 @@ function planDoc(goal: string): object {
   };
 }
 
+/** How many commits the project's branch has. */
+function gitCount(p: Sample): number {
+  return Number(spawnSync("git", ["rev-list", "--count", "HEAD"], { cwd: p.dir, encoding: "utf8" }).stdout.trim() || 0);
+}
+
 function helperSync(p: Sample, args: string[], stdin?: string): any {
   const r = cliSync(args, { cwd: p.dir, stdin });
   assert.equal(r.json?.ok, true, `${args.join(" ")}: ${r.stdout} ${r.stderr}`);
@@ -121,34 +128,18 @@ process.stdin.on("end", () => {
   };
 }
 
-/** Phases 1-3 as SKILL.md spells them (no challenger or scout; the grant approved or declined). */
-function* upToWorkers(lead: SkillLead, goal: string, approve: boolean): Generator<any, void, TurnContext> {
-  yield* helper(lead, "Phase 1/7 Pre-flight.", "run-start", [], { fill: { "plan goal": goal } });
-  yield* helper(lead, "Plan status.", "status", [".design/plan.json"]);
-  yield* helper(lead, "Recovering interrupted roles.", "resume-reset");
-  const ctx = yield* calls("Health and the working tree.", lead.run("health-check", [".design"]), bash("git status --porcelain", "Is the tree dirty?"));
-  ok(ctx.results[0]);
-  done(ctx.results[1]);
-  yield* helper(lead, "Summary.", "summary");
-  yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "0", k: String(ROLES.length) } });
-  yield* helper(lead, "Phase 2/7 Challenge: none in this plan.", "run-checkpoint", ["--phase challenge"], {
-    replace: [[` --outputs .design/challenger-report.json,.design/scout-report.json`, ""]],
-    fill: { b: "0", c: "0" },
-  });
-  const proposal = yield* helper(lead, "Phase 3/7 Grant.", "grant");
-  check(proposal.recorded === false, JSON.stringify(proposal));
-  if (approve) check((yield* helper(lead, "The user approved: recording the grant.", "grant-approve")).recorded === true, "grant not recorded");
-  yield* calls(
-    "Memories per role.",
-    ...ROLES.map((r) => lead.run("memory-search", ["--keywords"], { fill: { "role goal": r.name, "scope directories": r.dirs.join(",") } })),
-  );
-  yield* helper(lead, "Grant done.", "run-checkpoint", ["--phase grant"], { fill: { "approved|declined": approve ? "approved" : "declined", m: "0" } });
+/** Phases 1-3 as SKILL.md spells them (no challenger or scout; the grant approved or declined), then the ref. */
+function* upToWorkers(lead: SkillLead, approve: boolean): Generator<any, void, TurnContext> {
+  const { begin } = yield* preflight(lead);
+  check(begin.action === "start", JSON.stringify(begin));
+  yield* noChallenge(lead);
+  yield* grantPhase(lead, approve);
   done((yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"))).results[0]);
 }
 
-/** The workflow path's start: memories file, `workflow` compiles the plan, then the Workflow call. */
+/** The workflow path's start: `workflow` compiles the plan (with each role's memories), then the Workflow call. */
 function* launchWorkflow(lead: SkillLead, extra: Record<string, unknown> = {}): Generator<any, { compiled: any; launch: ToolResult }, TurnContext> {
-  done((yield* calls("Memories for the workflow.", lead.write(".design/tmp/memories.json", {}))).results[0]);
+  done((yield* calls("The workflow path.", lead.ref("workflow-path.md"))).results[0]);
   const ctx = yield* calls("Compiling the plan into a workflow.", lead.run("workflow"));
   const compiled = ok(ctx.results[0]);
   yield* loadTools(ctx, ["Workflow"]);
@@ -266,27 +257,20 @@ function notificationBlock(ctx: TurnContext, id: string): string {
 }
 
 /**
- * After the workflow returns: replay its updates, write missing reports, then for each role its agent reported done
- * (`completions`) let the helper run its checks (run-checks) and record it completed on that evidence.
+ * After the workflow returns: replay its updates, write missing reports, then `finish` each role its agent reported
+ * done (`completions`): the helper records the cost, re-runs the checks under the grant and records the role
+ * completed only on that evidence (failed otherwise), and commits its files.
  */
-function* replay(lead: SkillLead, value: any): Generator<any, { update: any; checks: any[] }, TurnContext> {
+function* replay(lead: SkillLead, value: any): Generator<any, { update: any; finished: any[] }, TurnContext> {
   done((yield* calls("Recording the workflow's updates.", lead.write(".design/tmp/updates.json", value.updates))).results[0]);
   const update = yield* helper(lead, "Replaying them on plan.json.", "update-status", ["< .design/tmp/updates.json"]);
   for (const [agentName, rep] of Object.entries<any>(value.reports)) {
     const rel = `.design/worker-${agentName}.json`;
     if (!lead.project.exists(rel)) done((yield* calls(`Writing ${agentName}'s report.`, lead.write(rel, rep))).results[0]);
   }
-  const checks: any[] = [];
-  for (const c of value.completions ?? []) {
-    const ran = yield* helper(lead, `Checking role ${c.roleIndex}.`, "run-checks", [], { fill: { roleIndex: String(c.roleIndex) } });
-    checks.push(ran);
-    const status = ran.passed === true ? "completed" : "failed";
-    yield* helper(lead, `Recording role ${c.roleIndex} ${status}.`, "update-status", [`"status": "${status}"`], {
-      roleIndex: c.roleIndex,
-      fill: status === "completed" ? { "one-line outcome": String(c.result) } : { "what failed": "its checks failed" },
-    });
-  }
-  return { update, checks };
+  const finished: any[] = [];
+  for (const c of value.completions ?? []) finished.push(ok((yield* calls(`${c.agent} finished.`, finishCall(lead, c.agent))).results[0]));
+  return { update, finished };
 }
 
 describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_VERSION})`, { concurrency: 1 }, () => {
@@ -324,36 +308,12 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
         agents,
         script: flowScript(function* (first, latest): Flow {
           toolOffered = hasTool(first, "Workflow");
-          yield* upToWorkers(lead, lead.digest(first).plan.goal, true);
-          if (toolOffered) {
-            // In -p nobody answers the CLI's "Review dynamic workflow" prompt: the call is refused, as when a user declines.
-            refusal = (yield* launchWorkflow(lead)).launch;
-            yield* helper(lead, "The workflow was refused: recovering, then the loop.", "resume-reset");
-          }
-          for (;;) {
-            const d = yield* helper(lead, "Asking the helper what to start.", "next");
-            nexts.push(d);
-            if (d.done) break;
-            const ids: string[] = [];
-            for (const st of d.start) {
-              yield* helper(lead, `Starting ${st.name}.`, "update-status", ['"status": "in_progress"'], {
-                roleIndex: st.roleIndex,
-                replace: [
-                  ['"model": "sonnet"', `"model": "${st.model}"`],
-                  ['"agent": "api-developer"', `"agent": "${st.agent}"`],
-                ],
-              });
-              const spawn = yield* calls(`Spawning ${st.agent}.`, agent(`work on ${st.name}`, st.agent, st.model, `Agent: worker-${st.agent}\nRole: ${st.name}. Report to ${st.reportPath}.`));
-              ids.push(done(spawn.results[0]) && spawn.results[0].id);
-            }
-            yield* waitFor(latest(), ids, "Waiting for the workers.");
-            for (const st of d.start) {
-              ok((yield* calls(`${st.name} reported.`, lead.run("worker-completion-validate", [], { fill: { agent: st.agent } }))).results[0]);
-              const c = yield* helper(lead, `Checking ${st.name}.`, "run-checks", [], { fill: { roleIndex: String(st.roleIndex) } });
-              check(c.passed === true, JSON.stringify(c));
-              yield* helper(lead, `${st.name} completed.`, "update-status", ['"status": "completed"'], { roleIndex: st.roleIndex, fill: { "one-line outcome": `${st.name} done` } });
-            }
-          }
+          yield* upToWorkers(lead, true);
+          // In -p nobody answers the CLI's "Review dynamic workflow" prompt: the call is refused, as when a user
+          // declines; nothing was recorded, so the loop starts at once.
+          if (toolOffered) refusal = (yield* launchWorkflow(lead)).launch;
+          const loop = yield* workerLoop(lead, latest);
+          nexts.push(...loop.answers);
           yield turn("All roles completed through the Agent-tool loop.");
         }),
       });
@@ -397,7 +357,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       timeoutMs: 200_000,
       agents: workflowAgents(project, seen, { outside: "db", cross: "db" }),
       script: flowScript(function* (first, latest): Flow {
-        yield* upToWorkers(lead, lead.digest(first).plan.goal, true);
+        yield* upToWorkers(lead, true);
         launched = yield* launchWorkflow(lead);
         done(launched.launch);
         const ctx = yield* waitFor(latest(), [launched.launch.id], "Waiting for the workflow.");
@@ -485,9 +445,49 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       ["completed", [[1, "api", "completed"]]],
     ]);
     for (const r of ROLES) assert.equal(project.json(`.design/worker-${r.name}.json`).achieved, true);
-    assert.ok(replayed.checks.length === 2 && replayed.checks.every((r: any) => r.passed === true && r.recorded === true), JSON.stringify(replayed.checks));
+    assert.ok(replayed.finished.length === 2 && replayed.finished.every((f: any) => f.status === "completed"), JSON.stringify(replayed.finished));
     for (const r of plan.roles) assert.ok(r.attemptLog[0].evidence.every((e: any) => e.passed === true && e.check === CHECK), "completed on the helper's evidence");
     t.diagnostic(`notification result: ${result.raw.length} chars; hook saw ${agentCalls.length} workflow-agent calls`);
+  });
+
+  // Issue 24: a role the workflow reported completed must not stay completed when the lead's re-check fails. The
+  // workflow's agents do their work and pass their check; then the tree changes under them (here: a failing test
+  // lands before the lead re-checks), and `finish` records each role failed on the helper's own evidence.
+  it("the workflow says done, the lead's re-check does not: finish records the roles failed, nothing is committed [feature:execute/checks-decide-completion]", { timeout: TIMEOUT }, async (t) => {
+    if (!needsWorkflow(t)) return;
+    if (LABEL_IN_SIDECAR[CLAUDE_CODE_VERSION] === false) return t.skip(`Claude Code ${CLAUDE_CODE_VERSION}: the workflow's agents get nothing of the grant, so none completes`);
+    const project = planned(projects, "wf: re-check fails");
+    const lead = new SkillLead("execute", PLUGIN_DIR, project, "--workflow");
+    const seen: WfSeen[] = [];
+    let result: any;
+    let replayed: any;
+    const commitsBefore = gitCount(project);
+    const s = await session({
+      prompt: "/do:execute --workflow",
+      cwd: project.dir,
+      args: ["--allowedTools", lead.approval("grant-approve"), "Workflow"],
+      maxTurns: 60,
+      timeoutMs: 200_000,
+      agents: workflowAgents(project, seen),
+      script: flowScript(function* (_first, latest): Flow {
+        yield* upToWorkers(lead, true);
+        const { launch } = yield* launchWorkflow(lead);
+        done(launch);
+        result = workflowResult(yield* waitFor(latest(), [launch.id], "Waiting for the workflow."), launch.id);
+        check(result.value?.statuses?.every((x: string) => x === "completed"), result.raw.slice(0, 500));
+        // What the workflow's agents claimed no longer holds when the lead checks.
+        project.write("test/late.test.js", "require('node:test')('late', () => { throw new Error('broken after the workflow'); });\n");
+        replayed = yield* replay(lead, result.value);
+        yield turn("The workflow said done; the checks said otherwise.");
+      }),
+    });
+    assertClean(s);
+    assert.deepEqual(result.value.statuses, ["completed", "completed"], "the workflow reported both done");
+    assert.deepEqual(replayed.finished.map((f: any) => f.status), ["failed", "failed"]);
+    for (const f of replayed.finished) assert.match(f.result, /node --test test\//, f.result);
+    const plan = project.json(".design/plan.json");
+    assert.deepEqual(plan.roles.map((r: any) => r.status === "completed"), [false, false], JSON.stringify(plan.roles.map((r: any) => [r.status, r.result])));
+    assert.equal(gitCount(project), commitsBefore, "a role the checks failed was committed");
   });
 
   it("without the grant: the workflow's agents are denied their Edit and check, the role fails, its dependent is skipped", { timeout: TIMEOUT }, async (t) => {
@@ -504,7 +504,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       timeoutMs: 200_000,
       agents: workflowAgents(project, seen),
       script: flowScript(function* (first, latest): Flow {
-        yield* upToWorkers(lead, lead.digest(first).plan.goal, false);
+        yield* upToWorkers(lead, false);
         const { launch } = yield* launchWorkflow(lead);
         done(launch);
         result = workflowResult(yield* waitFor(latest(), [launch.id], "Waiting for the workflow."), launch.id);
@@ -563,7 +563,7 @@ describe(`execute's Workflow path through claude -p (Claude Code ${CLAUDE_CODE_V
       // The CLI dies as the second agent (api) starts: db has finished and written its report.
       agents: workflowAgents(project, seen, { onStart: (a) => a === "api" && kill?.() }),
       script: flowScript(function* (f, latest): Flow {
-        yield* upToWorkers(lead, lead.digest(f).plan.goal, true);
+        yield* upToWorkers(lead, true);
         const { launch } = yield* launchWorkflow(lead);
         runId = /Run ID: (\S+)/.exec(done(launch))?.[1] ?? "";
         yield* waitFor(latest(), [launch.id], "Waiting for the workflow.");

@@ -51,7 +51,7 @@ function approvable(project: string): string {
     permission_mode: "default",
     cwd: project,
     tool_name: "Bash",
-    tool_input: { command: `node "${ROOT}/skills/execute/scripts/plan.js" status .design/plan.json`, description: "x" },
+    tool_input: { command: `node "${ROOT}/skills/execute/scripts/plan.js" next .design/plan.json`, description: "x" },
   });
 }
 

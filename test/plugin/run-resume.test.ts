@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cliSync } from "../helpers/cli.ts";
 import { project } from "../helpers/design-dir.ts";
-import { flagValue, invocations, skillFiles, type SkillName } from "./plugin-files.ts";
+import { flagValue, invocations, phaseSections, skillFiles, type SkillName } from "./plugin-files.ts";
 
-/** The --phases of a skill's run-start call, as written in its SKILL.md. */
+/** The --phases of a skill's run-start call, as written in its SKILL.md (a run-begin skill: its phase headings). */
 function phasesOf(skill: SkillName): string[] {
   const f = skillFiles().find((x) => x.name === skill)!;
-  const start = invocations(f).find((c) => c.command === "run-start")!;
-  return flagValue(start, "--phases")!.split(",");
+  const start = invocations(f).find((c) => c.command === "run-start");
+  return start ? flagValue(start, "--phases")!.split(",") : phaseSections(f).map((p) => p.name);
 }
 
 function workspace(t: TestContext) {

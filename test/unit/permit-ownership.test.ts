@@ -36,13 +36,12 @@ interface Writer {
 }
 
 const WRITERS: Writer[] = [
-  { skill: "execute", call: (v) => `memory-add ${v} --category pattern --keywords a --content 'x'`, own: [".design/memory.jsonl"] },
-  { skill: "execute", call: (v) => `memory-add ${v} --boost --id m1`, own: [".design/memory.jsonl"] },
+  { skill: "execute", call: (v) => `curator-apply .design/memory-curator-report.json --memory ${v}`, own: [".design/memory.jsonl"] },
   { skill: "design", call: (v) => `reflection-add ${v} --skill design --goal g --outcome completed < .design/tmp/eval.json`, own: [".design/reflection.jsonl"] },
   { skill: "recon", call: (v) => `recon-rank .design/tmp/eval.json --out ${v}`, own: [".design/recon.json"] },
   { skill: "recon", call: (v) => `recon-rank .design/tmp/eval.json --out=${v} --replace`, own: [".design/recon.json"] },
   { skill: "execute", call: (v) => `update-status ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
-  { skill: "execute", call: (v) => `resume-reset ${v}`, own: [".design/plan.json"] },
+  { skill: "execute", call: (v) => `budget ${v} --tokens 5000`, own: [".design/plan.json"] },
   { skill: "execute", call: (v) => `next ${v}`, own: [".design/plan.json"] },
   { skill: "execute", call: (v) => `add-constraints ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
   { skill: "design", call: (v) => `finalize ${v}`, own: [".design/draft/plan.json", ".design/plan.json"] },
@@ -78,8 +77,8 @@ describe("the hook applies the helper's table of ownership", () => {
     const refused = WRITERS.flatMap((w) => w.own.map((o) => `${helper(w.skill)} ${w.call(o)}`)).filter((c) => !bashIn(plain, c));
     assert.deepEqual(refused, []);
     // An absolute path to the same file is the same file.
-    assert.ok(bashIn(plain, `${helper("execute")} memory-add ${plain}/.design/memory.jsonl --boost --id m1`));
-    assert.ok(bashIn(plain, `${helper("execute")} memory-add .design/memory-team.jsonl --boost --id m1`), "another memory file");
+    assert.ok(bashIn(plain, `${helper("execute")} curator-apply .design/memory-curator-report.json --memory ${plain}/.design/memory.jsonl`));
+    assert.ok(bashIn(plain, `${helper("execute")} curator-apply .design/memory-curator-report.json --memory .design/memory-team.jsonl`), "another memory file");
   });
 
   it("refuses each writing command naming another command's file, a dotfile or a file nobody owns", () => {
@@ -126,7 +125,7 @@ describe("the hook applies the helper's table of ownership", () => {
   });
 
   it("leaves read arguments as they were: a reader may name any file inside .design/", () => {
-    assert.ok(bashIn(plain, `${helper("execute")} status .design/grant.json`));
+    assert.ok(bashIn(plain, `${helper("execute")} grant .design/grant.json`));
     assert.ok(bashIn(plain, `${helper("design")} run-checkpoint design --phase a --outputs .design/plan.json,.design/specs/x.sh`));
     assert.ok(bashIn(plain, `${helper("recon")} recon-rank .design/specs/x.sh`), "the draft is read");
   });

@@ -231,12 +231,14 @@ const ASKED: Array<(c: string) => string> = [(c) => `${c} | head -n 40`, (c) => 
 
 /** Shapes that must stay refused, built on a few representative calls. */
 function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
-  const status = bases.find((b) => b.args === "status .design/plan.json")!;
+  // A plain call without stdin (execute's grant proposal).
+  const status = bases.find((b) => b.args === "grant .design/plan.json")!;
   const c = status.command;
   const upd = bases.find((b) => b.args === "update-status .design/plan.json" && b.redirect === ".design/tmp/update.json")!;
   const echoUpd = bases.find((b) => b.echo !== undefined)!;
   const goal = bases.find((b) => /^run-start design /.test(b.args))!;
   const find = bases.find((b) => /^skill-find /.test(b.args))!;
+  const cur = bases.find((b) => b.args.startsWith("curator-apply "))!;
   const view = bases.find((b) => b.owner === "commands" && b.args.startsWith("report "))!;
   const script = status.script;
   const updNode = `node "${upd.script}" update-status .design/plan.json`;
@@ -331,6 +333,8 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
     ["list empty entry", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json, ,.design/plan.json'")],
     ["list entry with a tab", withGoal("'g'").replace(/--inputs \S+/, "--inputs '.design/recon.json,\t.design/plan.json'")],
     ["unquoted spaced list", withGoal("'g'").replace(/--inputs \S+/, "--inputs .design/recon.json, .design/plan.json")],
+    ["report file and stdin", rebuild(cur, { stdin: " < .design/worker-api.json" })],
+    ["report file outside", rebuild(cur, { args: "curator-apply /etc/passwd" })],
     ["echo feeding a here-doc call", `${rebuild(echoUpd, { suffix: "" })} <<'EOF'\n[]\nEOF`],
   ];
 }
@@ -470,7 +474,7 @@ describe("the hook's variant corpus: every written call x the decorations of ite
     const prev = process.env.CLAUDE_PROJECT_DIR;
     delete process.env.CLAUDE_PROJECT_DIR;
     t.after(() => (process.env.CLAUDE_PROJECT_DIR = prev));
-    const status = corpus().find((b) => b.args === "status .design/plan.json")!;
+    const status = corpus().find((b) => b.args === "grant .design/plan.json")!;
     const command = `cd "${project}" && ${status.command}`;
     assert.ok(approved({ command, cwd: project }));
     assert.ok(!approved({ command, cwd: join(project, "src") }), "a subfolder is a root only by CLAUDE_PROJECT_DIR");

@@ -107,7 +107,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
   });
 
   it("allows a quoted argument with the '\\'' escape and text that only looks like a path", () => {
-    assert.ok(bash(`${helper("execute")} memory-add .design/memory.jsonl --content 'it'\\''s fine' --category pattern --keywords a`));
+    assert.ok(bash(`${helper("execute")} run-checkpoint execute --phase workers --decisions 'it'\\''s fine'`));
     assert.ok(bash(`${helper()} run-start design --phases a,b --goal "wait... then see ../docs and /etc"`));
     assert.ok(bash(`${helper()} run-start design --phases=a,b --goal='x' --inputs=.design/recon.json,.design/tmp/eval.json --design-dir=.design`));
     assert.ok(bash(`${helper()} run-start design --phases a --design-dir "${dir}/.design"`), "an absolute path inside .design");
@@ -143,7 +143,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
   });
 
   it("approves nothing in plan mode, and helper calls only for the lead", () => {
-    const call = `${helper("execute")} status .design/plan.json`;
+    const call = `${helper("execute")} grant .design/plan.json`;
     assert.ok(bash(call));
     assert.ok(!allows({ ...bashEvent(call), permission_mode: "plan" } as HookInput));
     assert.ok(!allows({ tool_name: "Write", tool_input: { file_path: join(dir, ".design/tmp/eval.json") }, cwd: dir, permission_mode: "plan" } as HookInput));
@@ -155,7 +155,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
   it("takes the project root from CLAUDE_PROJECT_DIR, else only from a cwd that holds .design/", (t) => {
     const prev = process.env.CLAUDE_PROJECT_DIR;
     t.after(() => (prev === undefined ? delete process.env.CLAUDE_PROJECT_DIR : (process.env.CLAUDE_PROJECT_DIR = prev)));
-    const call = `${helper("execute")} status .design/plan.json`;
+    const call = `${helper("execute")} grant .design/plan.json`;
     const sub = join(dir, "scripts");
     mkdirSync(join(sub, ".design"), { recursive: true });
     t.after(() => rmSync(join(sub, ".design"), { recursive: true, force: true }));
@@ -290,7 +290,7 @@ describe("the hook refuses what was once approved", () => {
       ["unquoted relative", `node skills/design/scripts/plan.js status`],
     ]);
     // The absolute path unquoted is the same word to bash (permit-variants.test.ts has the decorations).
-    assert.ok(bash(`node ${ROOT}/skills/execute/scripts/plan.js status .design/plan.json`));
+    assert.ok(bash(`node ${ROOT}/skills/execute/scripts/plan.js grant .design/plan.json`));
   });
 
   it("other skills/<x>/ folders, other plan.js files and non-normal helper paths", () => {
@@ -309,7 +309,7 @@ describe("the hook refuses what was once approved", () => {
   });
 
   it("a call with the sandbox turned off", () => {
-    const call = `${helper("execute")} status .design/plan.json`;
+    const call = `${helper("execute")} grant .design/plan.json`;
     assert.ok(allows(bashEvent(call)));
     for (const v of [true, "true", 1, {}, null]) assert.ok(!allows(bashEvent(call, { dangerouslyDisableSandbox: v })), String(v));
     assert.ok(allows(bashEvent(call, { dangerouslyDisableSandbox: false })));
@@ -321,20 +321,20 @@ describe("the hook refuses what was once approved", () => {
       ["sync-check", `${helper()} sync-check skills`],
       ["memory-review", `${helper()} memory-review .design/memory.jsonl`],
       ["no subcommand", `${helper()} `],
-      ["unknown flag", `${helper("execute")} status .design/plan.json --evil x`],
+      ["unknown flag", `${helper("execute")} grant .design/plan.json --evil x`],
       ["another command's flag", `${helper("execute")} status --design-dir .design`],
       ["short flag", `${helper("execute")} status -x`],
       ["help mixed", `${helper()} finalize .design/plan.json --help`],
       ["end of flags", `${helper()} archive -- .design`],
       ["dash", `${helper()} archive -`],
-      ["too many", `${helper("execute")} status .design/plan.json .design/x`],
+      ["too many", `${helper("execute")} grant .design/plan.json .design/x`],
       ["missing required", `${helper()} run-start design`],
       ["duplicate", `${helper()} run-start design --phases a --design-dir .design --design-dir=/tmp`],
       ["bool =", `${helper()} run-start design --phases a --fresh=1`],
-      ["bad int", `${helper("execute")} memory-search .design/memory.jsonl --limit 5x`],
+      ["bad int", `${helper("execute")} budget .design/plan.json --tokens 5x`],
       ["bad choice", `${helper()} run-complete design --outcome pwned`],
       ["no stdin", `${helper("execute")} update-status .design/plan.json`],
-      ["stray stdin", `echo '[]' | ${helper("execute")} status .design/plan.json`],
+      ["stray stdin", `echo '[]' | ${helper("execute")} grant .design/plan.json`],
       ["skill path", `${helper()} run-start ../../x --phases a`],
       ["skill unknown", `${helper()} run-status evil`],
       ["phase path", `${helper()} run-checkpoint design --phase ../../x`],
@@ -345,7 +345,7 @@ describe("the hook refuses what was once approved", () => {
 });
 
 describe("the hook refuses shell syntax (the classes that already held)", () => {
-  const call = `${helper("execute")} status .design/plan.json`;
+  const call = `${helper("execute")} grant .design/plan.json`;
   it("chaining, pipes, background, newlines", () => {
     refuseAll([
       [";", `${call}; rm -rf /`],
@@ -442,7 +442,7 @@ describe("the hook refuses shell syntax (the classes that already held)", () => 
 
 describe("the hook refuses malformed and huge events", () => {
   it("returns no allow for anything it cannot read", () => {
-    const call = `${helper("execute")} status .design/plan.json`;
+    const call = `${helper("execute")} grant .design/plan.json`;
     const bad: unknown[] = [
       {},
       { tool_name: "Bash" },
@@ -472,7 +472,7 @@ describe("the hook refuses malformed and huge events", () => {
 
   it("a cwd given through a symlink still confines to the real project's .design/", () => {
     const linked = join(resolve(dir, ".."), "project-link");
-    assert.ok(allows(bashEvent(`${helper("execute")} status .design/plan.json`, {}, linked)));
+    assert.ok(allows(bashEvent(`${helper("execute")} grant .design/plan.json`, {}, linked)));
     assert.ok(!allows(bashEvent(`${helper("execute")} status ../project/.design/plan.json`, {}, linked)));
     assert.ok(file("Write", join(linked, ".design/tmp/x.json"), undefined, linked));
   });
@@ -480,7 +480,7 @@ describe("the hook refuses malformed and huge events", () => {
 
 describe("a skill's own hook approves only that skill's calls", () => {
   it("its own helper path and subcommands", () => {
-    assert.ok(bash(`${helper("execute")} status .design/plan.json`, "execute"));
+    assert.ok(bash(`${helper("execute")} grant .design/plan.json`, "execute"));
     assert.ok(!bash(`${helper("design")} status .design/plan.json`, "execute"), "another skill's helper");
     assert.ok(!bash(`${helper("execute")} finalize .design/draft/plan.json`, "execute"), "execute never finalizes");
     assert.ok(!bash(`${helper("recon")} finalize .design/draft/plan.json`, "recon"), "recon never finalizes");
@@ -505,7 +505,7 @@ describe("dist/permit.js as a process", () => {
   const run = (input: string, args: string[] = []) => spawnSync(process.execPath, [permitJs, ...args], { input, encoding: "utf8" });
 
   it("prints the allow decision for a skill's call and nothing otherwise, always exiting 0", () => {
-    const yes = run(JSON.stringify(bashEvent(`${helper("design")} status .design/plan.json`.replace("design/scripts", "execute/scripts"))));
+    const yes = run(JSON.stringify(bashEvent(`${helper("execute")} grant .design/plan.json`)));
     assert.equal(yes.status, 0);
     assert.equal(JSON.parse(yes.stdout).hookSpecificOutput.permissionDecision, "allow");
     for (const input of [JSON.stringify(bashEvent("rm -rf /")), "not json", "", "null", "[]", JSON.stringify({ tool_name: "Bash", tool_input: { command: "x".repeat(2_000_000) }, cwd: dir })]) {
@@ -516,7 +516,7 @@ describe("dist/permit.js as a process", () => {
   });
 
   it("with a skill argument approves only that skill's calls; with an unknown one, nothing", () => {
-    const ev = JSON.stringify(bashEvent(`${helper("execute")} status .design/plan.json`));
+    const ev = JSON.stringify(bashEvent(`${helper("execute")} grant .design/plan.json`));
     assert.notEqual(run(ev, ["execute"]).stdout, "");
     assert.equal(run(ev, ["design"]).stdout, "");
     assert.equal(run(ev, ["evil"]).stdout, "");
@@ -639,11 +639,16 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.ok(!sh(call("--agent api"), { dangerouslyDisableSandbox: true }));
     assert.ok(!ev2(root, call("--agent api")), "a worker never runs the helper");
     assert.ok(sh(call("--agent api --give-up")), "giving up runs nothing");
+    assert.ok(!sh(call("--agent intruder --result --give-up")), "--give-up as the value of --result is no --give-up");
+    assert.ok(!sh(call("--agent=intruder --result=--give-up")));
     rmSync(join(p.dir, ".design/grant.json"));
-    assert.ok(!sh(call("--agent api")), "no grant: the user is asked");
+    // No grant in force: finish runs no program (a reported failure is recorded, a claimed success refused), so the
+    // lead of a run without a grant finishes its workers without a prompt each.
+    assert.ok(sh(call("--agent api")), "no grant: finish runs nothing and is approved");
+    assert.ok(sh(call("--agent intruder")), "no grant: any agent name, as update-status");
+    assert.ok(!sh(call("")), "still no agent named");
+    assert.ok(!ev2(root, call("--agent api")), "still never for a worker");
     assert.ok(sh(call("--agent api --give-up")), "giving up needs no grant");
-    assert.ok(!sh(call("--agent api --result --give-up")), "--give-up as the value of --result is no --give-up");
-    assert.ok(!sh(call("--agent=api --result=--give-up")));
   });
 
   it("refuses a command with anything around or after the granted text", async (t) => {
@@ -1019,7 +1024,7 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
   it("a cwd in a subfolder: no helper call, no granted command or edit, not even with a planted .design/ there", async (t) => {
     const g = await granted(t);
     const sub = join(g.root, "src/api");
-    const status = `${helper("execute")} status .design/plan.json`;
+    const status = `${helper("execute")} grant .design/plan.json`;
     const rows = (cwd: string) =>
       [
         ["helper", allows(bashEvent(status, {}, cwd))],

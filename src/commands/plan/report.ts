@@ -227,8 +227,8 @@ export async function writeReport(cwd: string, planPath: string, now: number) {
   const model = gatherReport(cwd, planPath, now);
   const { design } = projectRoots(cwd);
   let url: string | null = null;
-  // A report needs something to show: a plan, or an execute run (an aborted run may have had no plan). A project
-  // that never used do gets no .design/ from a look at its status.
+  // A report needs something to show: a plan, or a recorded run (execute's no-plan or invalid-plan still gets its
+  // page: the run, its outcome, the history). A project that never used do gets no .design/ from a look at its status.
   if (model.problems.length === 0 || model.roles.length > 0 || model.run !== null) {
     try {
       const target = confine(cwd, "report", ".design/report.html", "write", OWN.report);

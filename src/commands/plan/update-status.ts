@@ -128,13 +128,11 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
 /**
  * Apply a parsed batch to the plan document in memory (the caller holds the plan's lock and writes it): the
  * reflexion gate, the state machine with its cascade and restoration, and the evidence gate on every completion.
- * Throws a HelperError on the first update refused, having changed nothing the caller then writes.
+ * Each attempt it opens is stamped as `next` stamps it (lib/attempts.ts). Throws a HelperError on the first update
+ * refused, having changed nothing the caller then writes. `repeated` lists the roles whose update only repeated a
+ * start already recorded (by `next`).
  */
-export function applyUpdates(
-  doc: Json,
-  updates: StatusUpdate[],
-  env: { cwd: string; project: string; now: number },
-): ReturnType<SchedulerCore["apply"]> & { alreadyRecorded?: true; alreadyRecordedRoles?: number[] } {
+export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: string; project: string; now: number }): ReturnType<SchedulerCore["apply"]> & { repeated: number[] } {
   const roles = rolesOf(doc);
   checkReflexions(roles, updates);
   const at = isoSeconds(env.now);
@@ -157,12 +155,7 @@ export function applyUpdates(
     },
     onComplete: (role) => completeRole(doc, role),
   });
-  return repeated.length ? { ...result, alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : result;
-}
-
-/** How many of `updates` name a role whose start was a recorded repeat. */
-function countRepeats(updates: StatusUpdate[], roles: number[]): number {
-  return updates.filter((u) => roles.includes(u.roleIndex)).length;
+  return { ...result, repeated };
 }
 
 export default defineCommand({
@@ -174,11 +167,11 @@ export default defineCommand({
     const project = projectRoots(ctx.cwd).project;
     return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const updates = parseUpdates(input, rolesOf(doc).length);
-      const result = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
+      const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
       // A batch that only repeats recorded starts leaves the file as it is.
-      const repeats = result.alreadyRecordedRoles?.length ?? 0;
-      const onlyRepeats = repeats > 0 && updates.every((u) => !u.hasResult) && countRepeats(updates, result.alreadyRecordedRoles ?? []) === updates.length;
-      return { write: updates.length > 0 && !onlyRepeats, result: { ...result } };
+      const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
+      const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
+      return { write: updates.length > 0 && !onlyRepeats, result: { ...result, ...already } };
     });
   },
 });

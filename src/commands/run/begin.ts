@@ -138,8 +138,12 @@ export default defineCommand({
       };
       const reflection = await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation }, now);
       await completeRun(cwd, DESIGN, skill, "aborted", now);
+      // Every run ends with its report (issue 19), this one too: the aborted run, why, and the history.
+      const { writeReport } = await import("../plan/report.js");
+      const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
       return {
         action,
+        report: { path: r.path, link: r.url, summary: r.summary.split("\n") },
         announce: action === "no-plan" ? "execute: no plan: run /do:design <goal> first" : `execute: plan.json is invalid (${problem}): run /do:design again`,
         run: { runId: opened.runId, phases, nextPhase: null, closed: true, outcome: "aborted" },
         reflection: { id: reflection.id },

@@ -25,14 +25,17 @@ export function fill(call: string, values: Record<string, string> = FILL): strin
   });
 }
 
-/** The calls a scripted lead makes for a skill: its Script Setup block and its memory-search, as written. */
+/**
+ * The calls a scripted lead makes for a skill: its Script Setup block and its memory-search, as written (execute
+ * writes none: `next` hands each start its memories).
+ */
 export function setupCalls(p: Prompt, pluginDir: string): string[] {
   const setup = /### Script Setup[\s\S]*?```bash\n([\s\S]*?)```/.exec(p.body);
   assert.ok(setup, `${p.name}: no Script Setup bash block`);
   const lines = setup[1].split("\n").filter((l) => l.trim());
   const search = writtenCalls(p).filter((c) => callCommand(c) === "memory-search");
-  assert.ok(search.length > 0, `${p.name}: writes no memory-search call`);
-  return [...lines, search[0]].map((c) => fill(substitute(c, p, pluginDir, "")));
+  assert.ok(search.length > 0 || p.name === "execute", `${p.name}: writes no memory-search call`);
+  return [...lines, ...search.slice(0, 1)].map((c) => fill(substitute(c, p, pluginDir, "")));
 }
 
 /** The delivered prompt: body verbatim, nothing unresolved, the !-line's output the helper's ok:true JSON. */
