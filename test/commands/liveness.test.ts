@@ -5,10 +5,11 @@
 // window from each end, or not at all.
 import { describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeSession } from "../helpers/claude-session.ts";
 import { project, type Project } from "../helpers/design-dir.ts";
 import { projectFolderName } from "../../src/lib/usage.ts";
 import { agentLiveness, stallLimitMs } from "../../src/lib/liveness.ts";
@@ -21,21 +22,7 @@ const MIN = 60_000;
 const EXPERT = { summary: "s", verificationProperties: [] };
 
 /** A scratch Claude config folder and session for the helper (restored after the test). */
-function session(t: TestContext, id = SESSION): string {
-  const config = mkdtempSync(join(tmpdir(), "do-config-"));
-  const saved = { c: process.env.CLAUDE_CONFIG_DIR, s: process.env.CLAUDE_CODE_SESSION_ID, b: process.env.BASH_MAX_TIMEOUT_MS, d: process.env.BASH_DEFAULT_TIMEOUT_MS };
-  process.env.CLAUDE_CONFIG_DIR = config;
-  process.env.CLAUDE_CODE_SESSION_ID = id;
-  delete process.env.BASH_MAX_TIMEOUT_MS;
-  delete process.env.BASH_DEFAULT_TIMEOUT_MS;
-  t.after(() => {
-    for (const [k, v] of [["CLAUDE_CONFIG_DIR", saved.c], ["CLAUDE_CODE_SESSION_ID", saved.s], ["BASH_MAX_TIMEOUT_MS", saved.b], ["BASH_DEFAULT_TIMEOUT_MS", saved.d]] as const) {
-      v === undefined ? delete process.env[k] : (process.env[k] = v);
-    }
-    rmSync(config, { recursive: true, force: true });
-  });
-  return config;
-}
+const session = (t: TestContext, id = SESSION): string => claudeSession(t, id);
 
 const agentsDir = (config: string, p: Project) => join(config, "projects", projectFolderName(realpathSync(p.dir)), SESSION, "subagents");
 

@@ -5,9 +5,9 @@
 // transcripts are the real CLI's (test/fixtures/transcripts/), aged here.
 import { describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { claudeSession } from "../helpers/claude-session.ts";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
 import { projectFolderName } from "../../src/lib/usage.ts";
 
@@ -18,21 +18,7 @@ const T = Date.UTC(2026, 2, 3, 10, 0, 0);
 const MIN = 60_000;
 
 /** A scratch Claude config folder and session id for the helper, restored after the test. */
-function session(t: TestContext): string {
-  const config = mkdtempSync(join(tmpdir(), "do-config-"));
-  const saved = { c: process.env.CLAUDE_CONFIG_DIR, s: process.env.CLAUDE_CODE_SESSION_ID, b: process.env.BASH_MAX_TIMEOUT_MS, d: process.env.BASH_DEFAULT_TIMEOUT_MS };
-  process.env.CLAUDE_CONFIG_DIR = config;
-  process.env.CLAUDE_CODE_SESSION_ID = SESSION;
-  delete process.env.BASH_MAX_TIMEOUT_MS;
-  delete process.env.BASH_DEFAULT_TIMEOUT_MS;
-  t.after(() => {
-    for (const [k, v] of [["CLAUDE_CONFIG_DIR", saved.c], ["CLAUDE_CODE_SESSION_ID", saved.s], ["BASH_MAX_TIMEOUT_MS", saved.b], ["BASH_DEFAULT_TIMEOUT_MS", saved.d]] as const) {
-      v === undefined ? delete process.env[k] : (process.env[k] = v);
-    }
-    rmSync(config, { recursive: true, force: true });
-  });
-  return config;
-}
+const session = (t: TestContext): string => claudeSession(t, SESSION);
 
 /** The recorded 2.1.332 transcript, whole (a finished agent) or cut after its first tool result (at work). */
 function transcript(finished: boolean): string {
