@@ -99,13 +99,14 @@ export function liveness(roles: Json[], running: Decision["running"], nowMs: num
 
 /**
  * A second look at the attempts the clock calls stalled: an agent whose transcript in this session was written within
- * the idle limit (lib/liveness.ts: past the Bash tool's ceiling) is working on a long task, and one whose transcript
- * ends in its final answer has finished; neither is stalled. Where no transcript is found, the clock decides.
+ * the same limit (the plan's stallMinutes; the default 30 lies above the Bash tool's 10-minute ceiling, so a working
+ * agent always writes within it) is working on a long task, and one whose transcript ends in its final answer has
+ * finished; neither is stalled. Where no transcript is found, the clock decides (lib/liveness.ts reads them).
  */
-export function refineByActivity(running: RunningAttempt[], project: string, nowMs: number, env: NodeJS.ProcessEnv = process.env): RunningAttempt[] {
+export function refineByActivity(running: RunningAttempt[], project: string, nowMs: number, stallMinutes: number, env: NodeJS.ProcessEnv = process.env): RunningAttempt[] {
   const over = running.filter((r) => r.stalled && r.agent);
   if (over.length === 0) return running;
-  const seen = agentLiveness(project, env.CLAUDE_CODE_SESSION_ID ?? "", over.map((r) => r.agent), nowMs, stallLimitMs(undefined, env), env);
+  const seen = agentLiveness(project, env.CLAUDE_CODE_SESSION_ID ?? "", over.map((r) => r.agent), nowMs, stallLimitMs(stallMinutes, env), env);
   const byName = new Map(seen.agents.map((a) => [a.name, a]));
   return running.map((r) => {
     const a = r.stalled ? byName.get(r.agent) : undefined;

@@ -67,7 +67,7 @@ export default defineCommand({
       const core = schedulerCore();
       const { decision, costs, budget, stoppedBy } = underBudget(core.decide(roles, ctx.cwd), roles, plan, design, openRunId(design));
       // Liveness of what ran before this call; the starts recorded now are in `start`, not in `running`.
-      const running = refineByActivity(liveness(roles, decision.running, now, stallMinutes), projectRoots(ctx.cwd).project, now);
+      const running = refineByActivity(liveness(roles, decision.running, now, stallMinutes), projectRoots(ctx.cwd).project, now, stallMinutes);
       const retryFailures = new Map(decision.start.filter((s) => s.retry).map((s) => [s.roleIndex, failureOf(roles[s.roleIndex], ctx.cwd)]));
 
       // Record each first start as update-status would (the state machine refuses anything but pending → in_progress).
