@@ -247,7 +247,7 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
     assert.deepEqual(errors, [], "the scripted analyst could not write its report");
 
     // The skill's words for this case reached the lead, and it passed them on.
-    assert.match(s.received, /`inProject` false → tell\s+the user the roles edit files outside this project/);
+    assert.match(s.received, /`inProject` false → tell\s+the user the roles edit files outside this project, which execute's grant never\s+covers: each edit there asks\./);
     assert.match(s.received, /a target outside the project: leave out `--inputs`/);
     assert.equal(s.run.json.result, told);
 
