@@ -23,6 +23,7 @@ import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 import { agent, check, DENIAL, done, flowScript, read, turn, waitFor, write, type Flow } from "./lib/lead.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session } from "./lib/session.ts";
+import { HELPER_COMMAND } from "./lib/tally.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { startStub, type TurnContext } from "./lib/stub.ts";
 
@@ -264,6 +265,21 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
 
     // No helper call asked the user, and calls after the invoking turn (expert-validate onwards) ran unasked.
     assert.ok(invokingTurnEnded);
+    // Read from the lead's last request: every helper call after its "Waiting" turn, and what the CLI answered.
+    const msgs: any[] = s.main[s.main.length - 1].body.messages;
+    const waited = msgs.findIndex((m) => m.role === "assistant" && JSON.stringify(m.content).includes("Waiting for the analyst."));
+    assert.ok(waited > 0, "the lead ended its invoking turn to wait");
+    const uses = new Map<string, string>();
+    const answers = new Map<string, string>();
+    msgs.forEach((m, i) => {
+      for (const b of Array.isArray(m.content) ? m.content : []) {
+        if (i > waited && b.type === "tool_use" && b.name === "Bash" && HELPER_COMMAND.test(String(b.input?.command))) uses.set(b.id, String(b.input.command));
+        if (b.type === "tool_result") answers.set(b.tool_use_id, typeof b.content === "string" ? b.content : (b.content ?? []).map((x: any) => x.text ?? "").join("\n"));
+      }
+    });
+    const later = [...uses].map(([id, command]) => ({ command: /plan\.js" ([a-z-]+)/.exec(command)?.[1], answer: answers.get(id) ?? "" }));
+    assert.deepEqual(later.map((c) => c.command), ["expert-validate", "run-checkpoint", "run-checkpoint", "run-checkpoint", "improve-guards", "plan-diff", "run-checkpoint", "validate-checks", "finalize", "run-checkpoint", "reflection-add", "run-complete"]);
+    for (const c of later) assert.ok(!DENIAL.test(c.answer) && c.answer.includes('"ok":true'), `${c.command} after the wait: ${c.answer.slice(0, 300)}`);
     assert.equal(s.tally.skill, "improve");
     assert.equal(s.tally.helperDenied, 0);
     assert.ok(s.tally.helperCalls >= 18, `helperCalls=${s.tally.helperCalls}`);
