@@ -9,6 +9,9 @@
 // finalized, and the run closes with its reflection. The analyst also tries an Edit of the installed SKILL.md: the
 // CLI refuses it (it would need the user's yes). What execute's grant would say of the plan's scope is asked of the
 // helper afterwards: it refuses the target's path as leaving the project. The installed skill's files never change.
+// A second session is the README's own example, `/do:improve execute`: skill-find resolves `do:execute` (this
+// plugin, loaded with --plugin-dir, outside the project), the run starts without --inputs, and the user stops it
+// there (reflection and run-complete, outcome aborted).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -311,5 +314,55 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
     // Nothing outside the project changed: the installed plugin's files are byte for byte as installed.
     assert.deepEqual(installed(), before);
     assert.equal(readFileSync(targetFile, "utf8"), targetText);
+  });
+
+  it("/do:improve execute, the README's own example: the plugin's skill is resolved outside the project and the run starts without --inputs [feature:improve/resolve-target] [feature:improve/every-run-reflects]", { timeout: TIMEOUT }, async () => {
+    const p = sampleProject("do-e2e-improve-execute-");
+    try {
+      const lead = new SkillLead("improve", PLUGIN_DIR, p, "execute");
+      const skillFile = join(PLUGIN_DIR, "skills/execute/SKILL.md");
+      const text = readFileSync(skillFile, "utf8");
+      let found: any;
+      let started: any;
+      let told = "";
+      const s = await session({
+        prompt: "/do:improve execute",
+        cwd: p.dir,
+        home,
+        maxTurns: 12,
+        script: flowScript(function* (first): Flow {
+          check(lead.digest(first).run === null, "no earlier run");
+          found = yield* helper(lead, "Phase 1/8 Pre-flight: the target.", "skill-find", [], { fill: { target: "execute" } });
+          check(found.resolved === true, JSON.stringify(found));
+          started = yield* helper(lead, "Starting without --inputs: the target is outside this project.", "run-start", [], {
+            replace: [[" --inputs '{target path}'", ""]],
+            fill: { arguments: "execute" },
+          });
+          // The user stops here: the run still ends with its reflection and run-complete (phase 8, outcome aborted).
+          yield* put(lead, "Stopping: recording the run.", ".design/tmp/eval.json", { whatWorked: ["skill-find resolved do:execute"], whatFailed: [], doNextTime: ["Run the analysis"], targetSkill: "do:execute" });
+          yield* helper(lead, "Recording.", "reflection-add", ["--skill improve"], {
+            fill: { "skill name": "execute" },
+            replace: [["--outcome completed", "--outcome aborted"], ["--goal-achieved true", "--goal-achieved false"]],
+          });
+          yield* helper(lead, "Closing.", "run-complete", ["improve"], { replace: [["--outcome completed", "--outcome aborted"]] });
+          told = `do:execute lives at ${found.skill.path}, outside this project: its roles would edit files there, which execute's grant never covers. Stopped before the analysis.`;
+          yield turn(told);
+        }),
+      });
+      assertClean(s);
+      assert.equal(s.tally.helperDenied, 0);
+      assert.equal(s.tally.helperCalls, 4);
+      assert.deepEqual([found.skill.qualifiedName, found.skill.inProject], ["do:execute", false], JSON.stringify(found));
+      assert.equal(realpathSync(found.skill.path), realpathSync(skillFile));
+      assert.deepEqual(started.missingInputs, []);
+      const run = p.json(".design/run-improve.json");
+      assert.deepEqual([run.inputs, run.outcome, run.goal], [[], "aborted", "execute"]);
+      assert.ok(run.completedAt);
+      assert.deepEqual(p.jsonl(".design/reflection.jsonl").map((r) => [r.skill, r.outcome]), [["improve", "aborted"]]);
+      assert.equal(s.run.json.result, told);
+      assert.equal(readFileSync(skillFile, "utf8"), text);
+    } finally {
+      cleanup(p.dir);
+    }
   });
 });
