@@ -1,30 +1,11 @@
 // What git says of the work tree, read-only, for run-begin: the paths `git status --porcelain` lists, outside the
-// project's .design/. git runs without a shell, with the repository's hooks and fsmonitor turned off and optional
-// locks off (status then never rewrites the index), a bounded time and output, from the project root, with an
-// environment of PATH, HOME and the C locale only. Loaded only by the commands that call it (child_process).
+// project's .design/. git is found, configured and given its environment as lib/git.ts does for the granted calls
+// (no shell, hooks, fsmonitor and the rest off, no GIT_* variable of the caller), with optional locks off (status
+// then never rewrites the index), a bounded time and output, from the project root. Loaded only by run-begin.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { sep } from "node:path";
+import { findGit, gitEnv, SAFE_CONFIG } from "./git.js";
 
-/**
- * An absolute git: the absolute entries of PATH in order (never an empty or relative one, which would find a `git`
- * the project put in its own folder), none inside the project root.
- */
-export function findGit(root: string, path: string | undefined = process.env.PATH): string | null {
-  for (const d of (path ?? "").split(":").filter((x) => x.startsWith("/"))) {
-    const f = `${d.replace(/\/+$/, "")}/git`;
-    try {
-      if (!statSync(f).isFile()) continue;
-      accessSync(f, constants.X_OK);
-      const real = realpathSync(f);
-      if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
-      return f;
-    } catch {
-      /* not here */
-    }
-  }
-  return null;
-}
+export { findGit };
 
 /** git status gets this long before it is killed. */
 export const GIT_TIMEOUT_MS = 10_000;
@@ -41,11 +22,10 @@ export interface GitFacts {
 export function gitStatus(root: string, timeoutMs = GIT_TIMEOUT_MS): GitFacts {
   const git = findGit(root);
   if (git === null) return { repo: false, dirty: [], dirtyCount: 0, error: "git is not installed (no git on PATH outside the project)" };
-  const env: NodeJS.ProcessEnv = { LANG: "C", LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" };
-  for (const k of ["PATH", "HOME"]) if (process.env[k] !== undefined) env[k] = process.env[k];
+  const env = { ...gitEnv(), GIT_OPTIONAL_LOCKS: "0" };
   const r = spawnSync(
     git,
-    ["--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain", "-z", "--", ".", ":(exclude).design"],
+    ["--no-optional-locks", ...SAFE_CONFIG.flatMap((c) => ["-c", c]), "status", "--porcelain", "-z", "--", ".", ":(exclude).design"],
     { cwd: root, env, shell: false, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024, windowsHide: true },
   );
   const none = { dirty: [], dirtyCount: 0 };

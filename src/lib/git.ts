@@ -51,12 +51,12 @@ export function gitEnv(from: NodeJS.ProcessEnv = process.env): Record<string, st
 }
 
 /**
- * An absolute git: the usual places first, then the absolute entries of PATH, never one whose real path lies inside
- * the project (a `git` planted there would run as the helper's git).
+ * An absolute git: the absolute entries of PATH in order (never an empty or relative one, which would find a `git`
+ * the project put in its own folder), none whose real path lies inside the project (a `git` planted there would run
+ * as the helper's git). run-begin's read-only status (lib/git-status.ts) takes the same.
  */
 export function findGit(project: string, path: string | undefined = process.env.PATH): string | null {
-  const dirs = ["/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin", ...(path ?? "").split(":").filter((d) => d.startsWith("/"))];
-  for (const d of dirs) {
+  for (const d of (path ?? "").split(":").filter((x) => x.startsWith("/"))) {
     const f = `${d.replace(/\/+$/, "")}/git`;
     try {
       if (!statSync(f).isFile()) continue;
