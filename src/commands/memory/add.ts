@@ -315,6 +315,15 @@ function readError(err: unknown): HelperError {
   return new HelperError("E_READ", `Error reading memory file: ${detail(err)}`);
 }
 
+/** The memory file opened for reading (non-blocking, a regular file within the cap), or E_READ. */
+function openMemory(target: string): number {
+  try {
+    return openForRead(target, MAX_JSONL_BYTES);
+  } catch (err) {
+    throw readError(err);
+  }
+}
+
 /** `length` bytes of `fd` from `position` (fewer at the end of the file). */
 function pread(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
@@ -390,17 +399,11 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       let verdict: Dup | "stale" = "stale";
       opened = openIndex(indexPath);
       if (opened) {
-        let fd: number;
+        const fd = openMemory(target);
         try {
-          fd = openForRead(target, MAX_JSONL_BYTES);
-        } catch (err) {
-          throw readError(err);
-        }
-        try {
-          const file = fd;
-          base = scanIndex(opened.source, st, (from) => (from <= size ? pread(file, from, size - from) : undefined), probe);
+          base = scanIndex(opened.source, st, (from) => (from <= size ? pread(fd, from, size - from) : undefined), probe);
           if (base && base.categories & bit) {
-            verdict = verify(base.found, p, (offset, length) => pread(file, offset, length).toString("utf8"));
+            verdict = verify(base.found, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
             if (verdict === "stale") base = undefined; // a line is not what the index says: rebuild
           }
         } finally {
@@ -409,12 +412,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       }
       if (verdict === "stale") {
         // Opened non-blocking and checked to be a regular file within the cap: a FIFO or a device never stalls it.
-        let fd: number;
-        try {
-          fd = openForRead(target, MAX_JSONL_BYTES);
-        } catch (err) {
-          throw readError(err);
-        }
+        const fd = openMemory(target);
         try {
           // About 4 % of the file for ASCII text with short words, a sixth of that per category; it grows when short.
           const index = new IndexBuilder(Math.ceil(size / 96));
