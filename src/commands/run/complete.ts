@@ -21,6 +21,21 @@ export default defineCommand({
   },
 });
 
+/** The phases before the last that were never checkpointed (the last is the one a run closes, an early stop included). */
+export function phasesNotReached(run: { phases: string[]; completed: Array<{ phase: string }> }): string[] {
+  const done = new Set(run.completed.map((c) => c.phase));
+  return run.phases.slice(0, -1).filter((p) => !done.has(p));
+}
+
+/** The refusal of outcome `completed` while `phases` were never checkpointed (`verb`: the command's word for closing). */
+export function cannotComplete(skill: string, phases: string[], verb: "close" | "end"): HelperError {
+  return new HelperError(
+    "E_INVALID",
+    `Cannot complete the ${skill} run: phases never checkpointed: ${phases.join(", ")}. Checkpoint them, or ${verb} the run with --outcome partial, failed or aborted`,
+    { skippedPhases: phases },
+  );
+}
+
 /** Close the open run of `skill` with `outcome` (an already closed one is left as it is: `alreadyComplete`). */
 export function completeRun(cwd: string, designDir: string, skill: string, outcome: string, now: number): Promise<Record<string, unknown>> {
   const path = runFile(cwd, designDir, skill);
@@ -31,16 +46,8 @@ export function completeRun(cwd: string, designDir: string, skill: string, outco
     if (run.completedAt !== null) {
       return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
     }
-    const done = new Set(run.completed.map((c) => c.phase));
-    // The last phase is the one run-complete closes: every skill ends each run there, an early stop included.
-    const skippedPhases = run.phases.slice(0, -1).filter((p) => !done.has(p));
-    if (outcome === "completed" && skippedPhases.length) {
-      throw new HelperError(
-        "E_INVALID",
-        `Cannot complete the ${skill} run: phases never checkpointed: ${skippedPhases.join(", ")}. Checkpoint them, or close the run with --outcome partial, failed or aborted`,
-        { skippedPhases },
-      );
-    }
+    const skippedPhases = phasesNotReached(run);
+    if (outcome === "completed" && skippedPhases.length) throw cannotComplete(skill, skippedPhases, "close");
     run.completedAt = isoSeconds(now);
     if (skippedPhases.length) run.skippedPhases = skippedPhases;
     run.updatedAt = run.completedAt;

@@ -11,7 +11,7 @@ import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
-import { completeRun } from "./complete.js";
+import { cannotComplete, completeRun, phasesNotReached } from "./complete.js";
 
 const DESIGN = ".design";
 const YES = ["true", "1", "yes"];
@@ -52,15 +52,8 @@ export default defineCommand({
     if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
     const run = state.run;
     if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
-    const done = new Set(run.completed.map((c) => c.phase));
-    const notReached = run.phases.slice(0, -1).filter((p) => !done.has(p));
-    if (outcome === "completed" && notReached.length) {
-      throw new HelperError(
-        "E_INVALID",
-        `Cannot complete the ${skill} run: phases never checkpointed: ${notReached.join(", ")}. Checkpoint them, or end the run with --outcome partial, failed or aborted`,
-        { skippedPhases: notReached },
-      );
-    }
+    const notReached = phasesNotReached(run);
+    if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
     const evalPath = args.eval as string | undefined;
     const evaluation = evalPath !== undefined && evalPath !== ""
       ? readEvaluation(ctx.cwd, evalPath)
