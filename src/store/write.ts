@@ -6,6 +6,7 @@ import {
   rmdirSync, statSync, unlinkSync, utimesSync, writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { crashPoint } from "../lib/crash-point.js";
 import { HelperError, detail } from "../lib/errors.js";
 import { MAX_FILE_BYTES, MAX_JSONL_BYTES, readText } from "./read.js";
 
@@ -85,11 +86,14 @@ export function writeAtomic(target: string, data: string | Buffer, durable = tru
     const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    crashPoint("write:temp-written");
     if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
+    crashPoint("write:temp-synced");
     if (mode !== undefined) chmodSync(tmp, mode);
     renameSync(tmp, target);
+    crashPoint("write:renamed");
   } catch (err) {
     if (fd !== undefined) closeSync(fd);
     try {
@@ -158,7 +162,9 @@ export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Pro
   } catch (err) {
     return Promise.reject(err);
   }
+  crashPoint("lock:acquired");
   const done = () => {
+    crashPoint("lock:release");
     try {
       release();
     } catch {
@@ -256,8 +262,10 @@ export function appendLine(target: string, line: string): Appended {
       if (last[0] !== 10 && last[0] !== 13) sep = "\n";
     }
     const buf = Buffer.from(`${sep}${line}\n`, "utf8");
+    crashPoint("append:before");
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    crashPoint("append:written");
     fsyncSync(fd);
     const stat = fstatSync(fd, { bigint: true });
     if (before === 0) fsyncDir(dirname(target));
