@@ -2,7 +2,7 @@
 // call finishes the work or reports it, never a second reflection for one run, never a state no call continues.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cliInProcess as call } from "../helpers/cli.ts";
@@ -109,6 +109,37 @@ describe("run-begin killed at any point", () => {
         assertNothingBlocks(dir);
       },
     });
+  });
+});
+
+describe("run-begin --fresh killed at any point", () => {
+  it("archives the unfinished run whole or not yet, and the retry opens a new one; the old run is never lost", async (t) => {
+    const tpl = template(t, { ".design/notes.md": "design notes" });
+    ok(await call(["run-begin", "design", "--goal", "first goal"], { cwd: tpl }), "run-begin");
+    const phases = runState(tpl, "design").phases;
+    ok(await call(["run-checkpoint", "design", "--phase", phases[0]], { cwd: tpl }), "checkpoint");
+    const old = runState(tpl, "design").runId;
+    const args = ["run-begin", "design", "--goal", "second goal", "--fresh"];
+    const sweep = await crashSweep({
+      prepare: () => copyProject(t, tpl),
+      call: { args },
+      check: async (dir) => {
+        assertSound(dir);
+        const r = await call(args, { cwd: dir });
+        ok(r, "retry");
+        assert.equal(r.json.action, "start", r.stdout);
+        const state = runState(dir, "design");
+        assert.notEqual(state.runId, old);
+        assert.equal(state.goal, "second goal");
+        const history = join(dir, ".design/history");
+        const archived = existsSync(history)
+          ? readdirSync(history).filter((f) => existsSync(join(history, f, "run-design.json"))).map((f) => JSON.parse(readFileSync(join(history, f, "run-design.json"), "utf8")).runId)
+          : [];
+        assert.ok(archived.includes(old), `the first run is archived: ${archived.join(", ")}`);
+        assertNothingBlocks(dir);
+      },
+    });
+    assert.ok(sweep.points.includes("move:entry"), sweep.points.join(", "));
   });
 });
 
