@@ -64,9 +64,10 @@ export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
  * one command's). `path` and `paths` (a comma list) must resolve inside `.design/`, `dir` inside or to `.design/`
  * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names), `agents` such
  * a list or nothing (`--waiting ''`: no agent is still out); a list's entries may have spaces around them (the helper
- * trims them); `skillref` is a skill to look up; `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
+ * trims them); `projectpaths` a comma list of files the helper only hashes, each inside the project (run-begin's
+ * --inputs: improve's target skill); `skillref` is a skill to look up; `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
  */
-export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "agents" | "skillref" | "text";
+export type ArgKind = "dir" | "path" | "paths" | "projectpaths" | "skill" | "name" | "names" | "agents" | "skillref" | "text";
 export const ARG_KINDS: Record<string, ArgKind> = {
   plan_path: "path",
   plan_a: "path",
@@ -130,6 +131,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
  */
 export const COMMAND_ARG_KINDS: Record<string, Record<string, ArgKind>> = {
   "skill-find": { name: "skillref" },
+  "run-begin": { inputs: "projectpaths" },
 };
 
 /**
@@ -271,6 +273,13 @@ function pathInDesign(value: string, project: Project, cwd: string, orSame = fal
   return !owner || owner.allows(real === project.design ? [] : relative(project.design, real).split(sep));
 }
 
+/** A path the helper only reads: as pathInDesign, but anywhere inside the project root. */
+function pathInProject(value: string, project: Project, cwd: string): boolean {
+  if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
+  const real = realPath(resolve(cwd, value));
+  return real !== null && within(dirname(project.design), real, false) && !hardLinked(real);
+}
+
 function hardLinked(real: string): boolean {
   try {
     const st = lstatSync(real);
@@ -291,6 +300,8 @@ function argOk(command: string, name: string, value: string, project: Project, c
     case "paths":
       // The helper trims each entry (any whitespace): approved only when that leaves what the hook judged.
       return owner === undefined && value.split(",").every((v) => entry(v).trim() === entry(v) && pathInDesign(entry(v), project, cwd));
+    case "projectpaths":
+      return owner === undefined && value.split(",").every((v) => entry(v).trim() === entry(v) && pathInProject(entry(v), project, cwd));
     case "skill":
       return (SKILLS as readonly string[]).includes(value);
     case "name":

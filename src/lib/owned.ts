@@ -59,7 +59,10 @@ export const OWN = {
 } as const;
 
 const RUN_STATE: Record<string, Owner> = {};
-/** run-start, run-checkpoint, run-complete: the run state of their own skill only. */
+/**
+ * run-start, run-checkpoint, run-complete: the run state of their own skill only; the calls that record a phase's
+ * checkpoint (FIXED_WRITES) the state of the skill whose phase they produce.
+ */
 export function runStateOwner(skill: string): Owner {
   return (RUN_STATE[skill] ??= named(`run-${skill}.json`));
 }
@@ -105,6 +108,13 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan
   "validate-auxiliary-report": [OWN.plan],
+  // the checkpoints of the open run whose phase output they produce (lib/run-record.ts)
+  "design-tier": ["runState"],
+  "expert-validate": ["runState"],
+  finalize: ["runState"],
+  "recon-rank": ["runState"],
+  "reflect-metrics": ["runState"],
+  "improve-guards": ["runState"],
 };
 
 /** The owner rule of a command's write argument, or undefined when the table has none. */

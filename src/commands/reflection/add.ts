@@ -59,7 +59,7 @@ export default defineCommand({
 export async function appendReflection(
   cwd: string,
   shown: string,
-  r: { skill: string; goal: string; outcome: string; goalAchieved: boolean; evaluation: Record<string, unknown> },
+  r: { skill: string; goal: string; outcome: string; goalAchieved: boolean; evaluation: Record<string, unknown>; runId?: string },
   now: number,
 ): Promise<Record<string, unknown>> {
   const target = confine(cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection);
@@ -69,7 +69,7 @@ export async function appendReflection(
     const plan = readJson(join(design, "plan.json"));
     if (plan.kind === "ok") cost = runCost(plan.value, openRunId(design), roleKind);
   }
-  const entry = { id: uuid4(), timestamp: isoSeconds(now), skill: r.skill, goal: r.goal, outcome: r.outcome, goalAchieved: r.goalAchieved, evaluation: r.evaluation, ...(cost ? { cost } : {}) };
+  const entry = { id: uuid4(), timestamp: isoSeconds(now), skill: r.skill, goal: r.goal, outcome: r.outcome, goalAchieved: r.goalAchieved, evaluation: r.evaluation, ...(cost ? { cost } : {}), ...(r.runId ? { runId: r.runId } : {}) };
   await appendJsonl(target, entry, "Error writing reflection file");
   return { id: entry.id, skill: r.skill, outcome: r.outcome, goalAchieved: r.goalAchieved, ...(cost ? { cost: { tokens: cost.tokens, byTier: cost.byTier } } : {}) };
 }

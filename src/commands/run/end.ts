@@ -3,11 +3,14 @@
 // for execute and any skill whose project has a plan, the report (.design/report.html and its terminal summary).
 // Everything that could refuse is checked before the first write: a run that is not open, `completed` with phases
 // never checkpointed, an unreadable evaluation all leave every file as it was.
+// Keyed by the run: the reflection carries the run's id, so a repeat (the answer lost, a kill between the two writes)
+// adds no second reflection: a run already closed answers `alreadyClosed` with the reflection it has, and an open
+// run whose reflection is already written is only closed.
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
-import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
+import { pathKind, projectRoots, readConfined, readJson, readJsonl } from "../../store.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
@@ -26,6 +29,17 @@ function readEvaluation(cwd: string, path: string): Record<string, unknown> {
   const v = r.value;
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new HelperError("E_SCHEMA", `Evaluation must be a JSON object: ${path}`);
   return v as Record<string, unknown>;
+}
+
+/** The reflection recorded for run `runId` (the newest such line), or null. */
+function reflectionOf(cwd: string, runId: string): { id: unknown; goalAchieved: unknown; cost?: unknown } | null {
+  const r = readConfined(cwd, join(projectRoots(cwd).design, "reflection.jsonl"), readJsonl);
+  if (r.kind !== "ok") return null;
+  for (let i = r.entries.length - 1; i >= 0; i--) {
+    const e = r.entries[i].value as Record<string, unknown>;
+    if (e.runId === runId) return { id: e.id, goalAchieved: e.goalAchieved, ...(e.cost ? { cost: e.cost } : {}) };
+  }
+  return null;
 }
 
 export default defineCommand({
@@ -51,7 +65,15 @@ export default defineCommand({
     if (state.kind === "none") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-begin first`);
     if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
     const run = state.run;
-    if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
+    const earlier = reflectionOf(ctx.cwd, run.runId);
+    if (run.completedAt !== null) {
+      return {
+        alreadyClosed: true,
+        reflection: earlier ? { id: earlier.id, goalAchieved: earlier.goalAchieved } : null,
+        run: { runId: run.runId, closed: true, outcome: run.outcome, skippedPhases: run.skippedPhases ?? [] },
+        announce: `${skill}: run already closed (${run.outcome}): nothing recorded again`,
+      };
+    }
     const notReached = phasesNotReached(run);
     if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
     const evalPath = args.eval as string | undefined;
@@ -68,7 +90,7 @@ export default defineCommand({
     const warnings = EVALUATION_FIELDS.filter((f) => missing.includes(f) || notArrays.includes(f)).map((f) => `evaluation missing array field: ${f}`);
     const goal = (args.goal as string).trim() || run.goal.trim() || (skill === "execute" ? "no plan" : skill);
 
-    const reflection = await appendReflection(ctx.cwd, `${DESIGN}/reflection.jsonl`, { skill, goal, outcome, goalAchieved, evaluation }, now);
+    const reflection = earlier ?? (await appendReflection(ctx.cwd, `${DESIGN}/reflection.jsonl`, { skill, goal, outcome, goalAchieved, evaluation, runId: run.runId }, now));
     const closed = await completeRun(ctx.cwd, DESIGN, skill, outcome, now);
     const out: Record<string, unknown> = {
       reflection: { id: reflection.id, goalAchieved, ...(reflection.cost ? { cost: reflection.cost } : {}), ...(warnings.length ? { warnings } : {}) },
