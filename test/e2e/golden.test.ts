@@ -64,6 +64,20 @@ function* put(lead: SkillLead, text: string, rel: string, content: string | obje
   done((yield* calls(text, lead.write(rel, content))).results[0]);
 }
 
+/**
+ * Issue 30's caps on the lead's helper calls per skill, at or below the Python original's count for the same
+ * scenario (test/e2e/README.md's tally table): design's two sessions together, recon, improve, reflect.
+ */
+const CAPS = { design: 10, recon: 7, improve: 9, reflect: 8 } as const;
+
+/** Report a session's helper calls and lead turns, and hold its helper calls to `cap`. */
+function capped(t: TestContext, name: string, s: Session, cap: number, before = 0): number {
+  const calls = before + s.tally.helperCalls;
+  t.diagnostic(`${name} on ${CLAUDE_CODE_VERSION}: ${calls} helper calls (cap ${cap}), ${s.tally.leadTurns} lead turns, skill text ~${s.tally.skillTokens} tokens on invoke`);
+  assert.ok(calls <= cap, `${name}: ${calls} helper calls, over its cap of ${cap}`);
+  return calls;
+}
+
 function brief(key: string, body: string): string {
   return `Agent: ${key}\n${body}`;
 }
@@ -137,7 +151,7 @@ describe("golden path through claude -p", () => {
 
   after(() => cleanup(project?.dir, ...forks.map((f) => f.dir)));
 
-  step("/do:recon researches with three agents and writes a valid recon.json [feature:recon/three-researchers] [feature:recon/helper-ranks-and-cuts] [feature:recon/every-run-reflects]", async () => {
+  step("/do:recon researches with three agents and writes a valid recon.json [feature:recon/three-researchers] [feature:recon/helper-ranks-and-cuts] [feature:recon/every-run-reflects]", async (t) => {
     const lead = new SkillLead("recon", PLUGIN_DIR, project, RECON_GOAL);
     const errors: string[] = [];
     const names = ["codebase-analyst", "external-researcher", "domain-specialist"];
@@ -153,9 +167,8 @@ describe("golden path through claude -p", () => {
       script: flowScript(function* (first, latest): Flow {
         const digest = lead.digest(first);
         check(digest.recon.exists === false && digest.run === null, `digest: ${JSON.stringify(digest)}`);
-        yield* helper(lead, "Starting the recon run.", "run-start", [], { fill: { goal: RECON_GOAL } });
-        yield* helper(lead, "Past learnings.", "memory-search", [], { fill: { goal: RECON_GOAL } });
-        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "1", "replace|keep|none": "none" } });
+        const begun = yield* helper(lead, "Opening the recon run.", "run-begin", [], { fill: { goal: RECON_GOAL } });
+        check(begun.action === "start" && Array.isArray(begun.memories) && /pre-flight: done/.test(begun.checkpoint), JSON.stringify(begun));
         done((yield* calls("Phase 2/5 Research.", lead.ref("researcher-briefs.md"))).results[0]);
         let ctx = yield* calls(
           "Spawning the three researchers.",
@@ -172,21 +185,16 @@ describe("golden path through claude -p", () => {
           const w = ok(r).waiting;
           check(w?.agents?.length === 3 && w.agents.every((x: any) => x.found && x.finished && !x.stalled) && w.stalled.length === 0, `waiting: ${JSON.stringify(w)}`);
         });
-        yield* helper(lead, "Research done.", "run-checkpoint", ["--phase research"], { fill: { names: names.join(", ") } });
-        done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"))).results[0]);
+        // Every artifact there and valid: the first check records the research phase, the others find it recorded.
+        check(ctx.results.filter((r) => /research: done/.test(ok(r).checkpoint ?? "")).length === 1, ctx.results.map((r) => r.text).join("\n"));
+        done((yield* calls("Phase 3/5 Synthesis.", lead.ref("leverage-framework.md"), lead.ref("recon-template.md"))).results[0]);
         const counted = yield* helper(lead, "Counting the findings.", "recon-findings", [], {
           replace: [[".design/expert-{name}.json,.design/expert-{name}.json", names.map((n) => `.design/expert-${n}.json`).join(",")]],
         });
         check(counted.findings === 3 && counted.domainCount === 3 && counted.delegate === false, JSON.stringify(counted));
-        yield* put(lead, "Saving the synthesis.", ".design/tmp/synthesis.json", { interventions: (reconDoc() as any).interventions, contradictions: [] });
-        yield* helper(lead, "Synthesis done.", "run-checkpoint", ["--phase synthesis"], { fill: { n: "1", c: "0", "lead|agent": "lead" } });
-        done((yield* calls("Phase 4/5 Write and validate.", lead.ref("recon-template.md"))).results[0]);
-        yield* put(lead, "Writing the recon draft.", ".design/tmp/recon-draft.json", reconDoc());
-        const ranked = yield* helper(lead, "Ranking.", "recon-rank");
-        check(ranked.writtenTo === ".design/recon.json" && ranked.interventions?.[0]?.rank === 1, JSON.stringify(ranked));
-        const summary = yield* helper(lead, "Summary.", "recon-summary", [], { fill: { file: ranked.file } });
-        debug(summary);
-        yield* helper(lead, "Written.", "run-checkpoint", ["--phase write-and-validate"], { fill: { title: "Give todos a due date", file: ranked.file } });
+        yield* put(lead, "Writing the recon draft once.", ".design/tmp/recon-draft.json", reconDoc());
+        const ranked = yield* helper(lead, "Phase 4/5: ranking.", "recon-rank");
+        check(ranked.writtenTo === ".design/recon.json" && ranked.interventions?.[0]?.rank === 1 && /synthesis, write-and-validate: done/.test(ranked.checkpoint), JSON.stringify(ranked));
         yield* put(lead, "Phase 5/5 Reflect.", ".design/tmp/eval.json", {
           whatWorked: ["All three researchers found the missing dates"],
           whatFailed: [],
@@ -199,12 +207,13 @@ describe("golden path through claude -p", () => {
           interventionsProduced: 1,
           contradictionsFound: 0,
         });
-        yield* helper(lead, "Recording.", "reflection-add", ["--skill recon"], { fill: { goal: RECON_GOAL } });
-        yield* helper(lead, "Closing.", "run-complete", ["recon"]);
+        const end = yield* helper(lead, "Closing.", "run-end", ["recon"]);
+        check(end.run.outcome === "completed", JSON.stringify(end));
         yield turn(`One intervention. Next: /do:design ${GOAL}`);
       }),
     });
     clean(s, errors);
+    capped(t, "recon", s, CAPS.recon);
     const pre = cliSync(["recon-validate", ".design/recon.json"], { cwd: project.dir });
     assert.equal(pre.json?.ok, true, pre.stdout);
     assert.equal(project.json(".design/run-recon.json").outcome, "completed");

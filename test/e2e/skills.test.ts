@@ -60,7 +60,7 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
         cwd: project.dir,
         maxTurns: 4,
         script: flowScript(function* () {
-          const back = yield turn("Script setup.", ...calls.map((c) => bash(c)));
+          const back = yield turn("Opening the run.", ...calls.map((c) => bash(c)));
           results = back.results;
           yield turn("That is all for this check.");
         }),
@@ -71,13 +71,18 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
       const digest = checkDelivery(p, PLUGIN_DIR, ARGS[name], s);
       assert.equal(digest.skill, name);
       assert.equal(digest.memory.count, 1, "the digest should count the seeded memory");
-      assert.equal(digest.reflections.count, 1, "the digest should count the seeded reflection");
+      // execute's run-begin (no plan) records an aborted run: a skill started after it counts that one too.
+      assert.ok(digest.reflections.count >= 1, "the digest should count the seeded reflection");
       assert.equal(typeof digest.nextStep, "string");
       const argsLine = name === "improve" ? "Target and focus: " : name === "execute" || name === "reflect" ? "Arguments: " : "Goal: ";
       assert.ok(s.received.includes(`${argsLine}${ARGS[name]}\n`), `${name}: $ARGUMENTS not substituted with '${ARGS[name]}'`);
 
       checkResults(calls, results).forEach((doc, i) => {
         const r = results[i];
+        if (callCommand(calls[i]) === "run-begin" && name !== "execute") {
+          assert.ok(doc.action === "start" || doc.action === "ask-resume", r.text);
+          if (name !== "reflect" && doc.action === "start") assert.ok(Array.isArray(doc.memories), r.text);
+        }
         if (callCommand(calls[i]) === "memory-search") {
           assert.ok(Array.isArray(doc.memories), r.text);
           // The seeded memory is about the todo store: a query that names the todo API finds it.

@@ -50,7 +50,7 @@ describe("phase checkpoints in skills", () => {
 
       it("offers to resume an interrupted run in pre-flight, and starts over with --fresh", () => {
         assert.match(first.text, /AskUserQuestion "Resume from \{nextPhase\}\?"/);
-        assert.match(first.text, /`ask-resume` → AskUserQuestion/);
+        assert.match(first.text, /`ask-resume`( →)? AskUserQuestion/);
         assert.match(first.text, /`--resume` or `--fresh`/);
       });
 

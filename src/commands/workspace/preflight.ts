@@ -142,7 +142,7 @@ export function nextStep(f: Facts): string {
   const { plan } = f;
   if (f.run) {
     const why = [...f.run.changed.map((c) => `${c} changed`), ...f.run.missingOutputs.map((o) => `${o} is gone`)];
-    if (!f.run.resumable) return `An interrupted ${f.skill} run cannot be resumed (${why.join(", ")}): tell the user why in one line, archive it with run-start --fresh and start over`;
+    if (!f.run.resumable) return `An interrupted ${f.skill} run cannot be resumed (${why.join(", ")}): tell the user why in one line; run-begin archives it and starts over`;
     return `An interrupted ${f.skill} run stopped after ${f.run.lastPhase ?? "its start"} ${f.run.age} ago: ask the user "Resume from ${f.run.nextPhase}?"`;
   }
   switch (f.skill) {
