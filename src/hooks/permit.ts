@@ -56,6 +56,9 @@ export const CONSENT_FLAGS: Record<string, readonly string[]> = { grant: ["appro
 
 const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
 
+/** The subcommands whose first positional names the skill whose run they open, record or close. */
+const RUN_STATE_COMMANDS: readonly string[] = ["run-begin", "run-end", "run-checkpoint", "run-start", "run-complete", "run-status"];
+
 /** Skills that write a plan draft under `.design/draft/` and install it with `finalize`. */
 export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 
@@ -458,8 +461,11 @@ export function helperWords(command: string, cwd: unknown, pluginRoot: string, s
   const roots = pluginRoots(pluginRoot);
   const skills: readonly Skill[] = skill ? [skill] : SKILLS;
   let commands: readonly string[];
-  if (skills.some((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")))) {
+  const pathSkill = skills.find((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")));
+  if (pathSkill !== undefined) {
     commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
+    // A skill's helper opens, records and closes only that skill's run (its skill written right after the command).
+    if (RUN_STATE_COMMANDS.includes(call.words[0]) && call.words[1] !== pathSkill && call.words[1] !== "--help") return null;
   } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) {
     if (!commandShapeOk(call.words)) return null;
     commands = COMMAND_COMMANDS;
