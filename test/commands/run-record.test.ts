@@ -44,6 +44,7 @@ describe("phases recorded by the calls that produce them", () => {
     const begun = await run("run-begin", ["design", "--goal", "add due dates"]);
     assert.equal(begun.action, "start");
     assert.deepEqual(begun.memories, []);
+    assert.deepEqual(begun.health.issues, [], "no plan is no problem for a skill that plans");
     const tier = await run("design-tier", ["--goal", "add an optional due date to each todo in src/api"]);
     assert.match(tier.checkpoint, /^design · phase 1\/6 pre-flight: done · next: experts$/);
     put(p, ".design/draft/plan.json", planWith([{ name: "api", dirs: ["src/api/"] }], { complexity: "low" }));

@@ -91,6 +91,11 @@ function summaryOf(plan: Json) {
   return { goal: s.goal, roles: s.roleCount, depth: s.maxDepth, modelMix: s.modelDistribution, auxiliaryRoles: s.auxiliaryRoles, depthSummary: s.depthSummary, cost: s.cost };
 }
 
+/** A missing plan is execute's problem only: the other skills plan, research or learn without one. */
+function withoutPlanAdvice<T extends { issues: string[] }>(execute: boolean, h: T): T {
+  return execute ? h : { ...h, issues: h.issues.filter((i) => !i.startsWith("plan.json not found")) };
+}
+
 /** Skills whose pre-flight sets earlier expert artifacts aside; skills that write a plan (a finished one goes). */
 const EXPERT_SKILLS: readonly Skill[] = ["design", "recon", "improve"];
 const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
@@ -175,7 +180,7 @@ export default defineCommand({
       const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(design, name), reader);
       const designKind = pathKind(design);
       return {
-        health: designKind === "directory" ? (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now)) : { issues: [], warnings: [] },
+        health: designKind === "directory" ? withoutPlanAdvice(execute, (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now))) : { issues: [], warnings: [] },
         lifecycle: lifecycle(read("handoff.md", readText), read("reflection.jsonl", readJsonl), planRead),
       };
     };
