@@ -53,9 +53,10 @@ describe("run-end killed at any point", () => {
         assert.ok(existsSync(join(dir, ".design/report.html")), "the report is written");
         assert.deepEqual(duplicateKeys(join(dir, ".design/reflection.jsonl"), "id"), []);
         assertNothingBlocks(dir);
-        // and the run is over: a further run-end says so
+        // and the run is over: a further run-end records nothing again and says so
         const again = await call(args, { cwd: dir });
-        assert.equal(again.json?.code, "E_INVALID", again.stdout);
+        assert.equal(again.json?.alreadyClosed, true, again.stdout);
+        assert.equal(jsonlOf(dir, ".design/reflection.jsonl").filter((r) => r.runId === runId).length, 1);
       },
     });
     assert.ok(report.points.includes("run-end:reflected") && report.points.includes("run-end:closed"), report.points.join(", "));

@@ -447,7 +447,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       if (rebuilt) writeIndex(indexPath, rebuilt.finish({ st: st as BigIntStats, tailHash, tailFrom, categories: bit }));
       else if (base && missing && opened) appendInPlace(opened.fd, base, missing.records(), { st: st as BigIntStats, tailHash, tailFrom }, bit);
       const id = pyStr(dup.id);
-      throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
+      throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (write {"id": "${id}"} to .design/tmp/remember.json, then memory-add .design/memory.jsonl --boost --from .design/tmp/remember.json)`, {
         gate: "duplicate",
         duplicateOf: dup.id,
         similarity: pyRound(dup.similarity, 2),

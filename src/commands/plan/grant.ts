@@ -121,7 +121,7 @@ export default defineCommand({
     const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary, budget, forecast };
     if (!args.approve) return { recorded: false, ...proposal };
 
-    if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-start execute before approving a grant");
+    if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-begin execute before approving a grant");
     if (edits.length === 0 && commands.length === 0) throw new HelperError("E_INVALID", "Nothing to grant: no role is left to run");
     let key: Buffer;
     try {

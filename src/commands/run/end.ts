@@ -3,6 +3,9 @@
 // for execute and any skill whose project has a plan, the report (.design/report.html and its terminal summary).
 // Everything that could refuse is checked before the first write: a run that is not open, `completed` with phases
 // never checkpointed, an unreadable evaluation all leave every file as it was.
+// Keyed by the run: the reflection carries the run's id, so a repeat (the answer lost, a kill between the two writes)
+// adds no second reflection: a run already closed answers `alreadyClosed` with the reflection it has, and an open
+// run whose reflection is already written is only closed.
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
@@ -52,19 +55,27 @@ export default defineCommand({
     if (state.kind === "none") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-begin first`);
     if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
     const run = state.run;
+    const earlier = recordedReflection(ctx.cwd, skill, run.runId);
     if (run.completedAt !== null) {
       // A run-end killed after closing the run, before its report was written, is finished by its retry: the same
-      // outcome, this run's reflection on file, and no report written since the close. Anything else is a run
-      // ended already, or closed some other way.
-      const earlier = run.outcome === outcome && !reportSinceRunState(ctx.cwd, skill) ? recordedReflection(ctx.cwd, skill, run.runId) : null;
-      if (!earlier) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
-      const out: Record<string, unknown> = {
-        reflection: { id: earlier.id, goalAchieved: earlier.goalAchieved, alreadyRecorded: true },
-        run: { runId: run.runId, closed: true, outcome, skippedPhases: run.skippedPhases ?? [] },
-        announce: `${skill}: run ${outcome} (already ended; its report written again)`,
-        alreadyEnded: true,
+      // outcome, this run's reflection on file, and no report written since the close. Any other repeat of a closed
+      // run is answered as it stands, nothing recorded again.
+      const recorded = run.outcome === outcome && !reportSinceRunState(ctx.cwd, skill) ? recordedReflection(ctx.cwd, skill, run.runId) : null;
+      if (recorded) {
+        const out: Record<string, unknown> = {
+          reflection: { id: recorded.id, goalAchieved: recorded.goalAchieved, alreadyRecorded: true },
+          run: { runId: run.runId, closed: true, outcome, skippedPhases: run.skippedPhases ?? [] },
+          announce: `${skill}: run ${outcome} (already ended; its report written again)`,
+          alreadyEnded: true,
+        };
+        return addReport(ctx.cwd, skill, out, now);
+      }
+      return {
+        alreadyClosed: true,
+        reflection: earlier ? { id: earlier.id, goalAchieved: earlier.goalAchieved } : null,
+        run: { runId: run.runId, closed: true, outcome: run.outcome, skippedPhases: run.skippedPhases ?? [] },
+        announce: `${skill}: run already closed (${run.outcome}): nothing recorded again`,
       };
-      return addReport(ctx.cwd, skill, out, now);
     }
     const notReached = phasesNotReached(run);
     if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
