@@ -122,7 +122,7 @@ describe("run-checks", () => {
   });
 
   it("runs the role's verification spec and records its file's hash; a changed spec file voids the evidence", async (t) => {
-    const spec = { role: "api", path: ".design/specs/spec-api.sh", runCommand: "bash .design/specs/spec-api.sh" };
+    const spec = { role: "api", path: ".design/specs/spec-api.sh", runCommand: "bash .design/specs/spec-api.sh", sha256: sha("echo spec-ran\n") };
     const plan = planWith([{ name: "api", acceptanceCriteria: checks("true") }], { verificationSpecs: [spec] });
     const p = await granted(t, plan, { ".design/specs/spec-api.sh": "echo spec-ran\n" });
     await start(p, 0);
