@@ -11,7 +11,7 @@ import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
-import { cannotComplete, completeRun, phasesNotReached } from "./complete.js";
+import { cannotComplete, completeRun, phasesMissingForCompleted, phasesNotReached } from "./complete.js";
 
 const DESIGN = ".design";
 const YES = ["true", "1", "yes"];
@@ -53,7 +53,8 @@ export default defineCommand({
     const run = state.run;
     if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
     const notReached = phasesNotReached(run);
-    if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
+    const lacking = outcome === "completed" ? phasesMissingForCompleted(run) : [];
+    if (lacking.length) throw cannotComplete(skill, lacking, "end");
     const evalPath = args.eval as string | undefined;
     const evaluation = evalPath !== undefined && evalPath !== ""
       ? readEvaluation(ctx.cwd, evalPath)
