@@ -96,6 +96,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   content: "text",
   source: "text",
   "goal-context": "text",
+  surprise: "text",
   id: "text",
   decisions: "text",
   "goal-achieved": "text",

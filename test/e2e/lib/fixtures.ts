@@ -174,11 +174,12 @@ export const NEW_MEMORY = {
   keywords: "docs,readme,checks",
   content: "A docs role whose check greps the README fails until the README exists; give docs roles a behavioural check",
   importance: "7",
+  surprise: "the check looked like a test but only read a file the role had not written yet",
 };
 
 export const CURATOR_REPORT = {
   memories: [
-    { category: NEW_MEMORY.category, keywords: NEW_MEMORY.keywords.split(","), content: NEW_MEMORY.content, importance: 7 },
+    { category: NEW_MEMORY.category, keywords: NEW_MEMORY.keywords.split(","), content: NEW_MEMORY.content, importance: 7, surprise: NEW_MEMORY.surprise },
     { category: "pattern", keywords: ["todo", "api"], content: SEEDED_MEMORY, importance: 6 },
   ],
   boost: [],
