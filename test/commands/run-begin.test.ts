@@ -58,7 +58,7 @@ describe("run-begin execute", () => {
     assert.deepEqual(out.resetRoles, []);
     assert.equal(out.noWorkRemaining, false);
     assert.deepEqual(out.summary, {
-      goal: "Test goal", roles: 3, depth: 2, modelMix: "3 sonnet", auxiliaryRoles: ["challenger", "scout", "integration-verifier"],
+      goal: "Test goal", roles: 3, depth: 2, modelMix: "3 sonnet", auxiliaryRoles: ["challenger", "scout", "integration-verifier", "memory-curator"],
       depthSummary: { 1: ["Role 0: api (sonnet)", "Role 2: docs (sonnet)"], 2: ["Role 1: ui (sonnet)"] },
       cost: (out.summary as { cost: unknown }).cost,
     });

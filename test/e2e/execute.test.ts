@@ -835,7 +835,6 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const aux = [
       ...REQUIRED_AUXILIARIES,
       { name: "regression-checker", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Nothing that worked before is lost" },
-      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ];
     // Four roles make a complex plan: finalize wants a verification spec (store's), which finish runs with its check.
     const spec = { role: "store", path: ".design/specs/spec-store.sh", runCommand: "sh .design/specs/spec-store.sh", properties: ["The store still loads"] };

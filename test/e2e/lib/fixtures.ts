@@ -13,6 +13,13 @@ export const REQUIRED_AUXILIARIES = [
   { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
   { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
   { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+  { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
+];
+
+/** Why a quick plan leaves out the challenger and the scout (finalize asks for the reason). */
+export const QUICK_SKIPS = [
+  { name: "challenger", reason: "design-tier answered the quick path: one area, nothing high-stakes or contested" },
+  { name: "scout", reason: "design-tier answered the quick path: the user named the files this plan touches" },
 ];
 
 /** The golden plan's one verification spec (4 roles: a complex plan needs specs), written beside the draft. */
@@ -92,7 +99,6 @@ export function designPlan(goal = GOAL): object {
     ],
     auxiliaryRoles: [
       ...REQUIRED_AUXILIARIES.map((a) => ({ ...a })),
-      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ],
   };
 }
