@@ -10,7 +10,7 @@ describe("expert-validate", () => {
     assert.deepEqual(await p.run("expert-validate", [".design/expert-api.json"]), { ok: true, valid: true, exitCode: 0 });
   });
 
-  it("refuses an artifact that says nothing: an empty summary, an empty property, an empty list without a reason", async (t) => {
+  it("refuses an artifact that says nothing: an empty summary, an empty property, an empty list without a reason [ac:design/2] [ac:improve/2]", async (t) => {
     const p = project(t, {
       "blank.json": { summary: "  ", verificationProperties: [PROP] },
       "null.json": { summary: null, verificationProperties: [PROP] },
@@ -53,7 +53,7 @@ describe("expert-validate", () => {
     assert.equal(out.exitCode, 1);
   });
 
-  it("lists absent fields in the contract's order [feature:design/validated-expert-artifacts] [feature:improve/validated-artifacts]", async (t) => {
+  it("lists absent fields in the contract's order [feature:design/validated-expert-artifacts] [feature:improve/validated-artifacts] [ac:design/2]", async (t) => {
     const p = project(t, { "a.json": {}, "b.json": { verificationProperties: [] } });
     assert.equal((await p.run("expert-validate", ["a.json"])).error, "Missing required fields: summary, verificationProperties");
     assert.equal((await p.run("expert-validate", ["b.json"])).error, "Missing required fields: summary");

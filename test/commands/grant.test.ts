@@ -78,7 +78,7 @@ describe("grant", () => {
     assert.equal((await r.run("grant")).ok, true);
   });
 
-  it("records an approved grant that the hook's reader accepts while the run and plan hold [feature:execute/grant-binds-workers]", async (t) => {
+  it("records an approved grant that the hook's reader accepts while the run and plan hold [feature:execute/grant-binds-workers] [ac:execute/3]", async (t) => {
     const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
     const approvedAt = Date.UTC(2026, 10, 24, 1, 0, 0);
     const out: any = await p.run("grant", ["--approve"], { now: approvedAt, consent: true });

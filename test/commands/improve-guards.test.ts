@@ -126,7 +126,7 @@ describe("improve-guards: the real target and the guards checkpoint", () => {
     assert.deepEqual(out.failed, ["token-budget"]);
   });
 
-  it("checkpoints guards only when both pass, or the draft records the user's acceptance of the failing one [feature:improve/guards-computed]", async (t) => {
+  it("checkpoints guards only when both pass, or the draft records the user's acceptance of the failing one [feature:improve/guards-computed] [ac:improve/3]", async (t) => {
     const failing = await atGuards(t, [{ qualityEffects: effects({ promptEconomy: -1 }), lineDelta: 5 }], 200);
     const refused: any = await failing.run("run-checkpoint", ["improve", "--phase", "guards", "--outputs", ".design/draft/plan.json"]);
     assert.equal(refused.code, "E_INVALID");

@@ -137,7 +137,7 @@ describe("memory-review", () => {
     assert.equal("score" in plain.memories[0], false);
   });
 
-  it("with --top and --keyword filters every memory first, then keeps the best of those [ac:memories/1]", async (t) => {
+  it("with --top and --keyword filters every memory first, then keeps the best of those", async (t) => {
     const now = Date.UTC(2026, 1, 20, 12);
     const iso = (ms: number) => new Date(ms).toISOString();
     // 25 fresh, important memories about builds; two old, minor ones about auth, far below the first 20.

@@ -221,7 +221,7 @@ describe("run-status and run-complete", () => {
     assert.ok(typeof fresh.archivedTo === "string");
   });
 
-  it("refuses outcome completed while a declared phase was never checkpointed, and changes nothing [feature:design/completed-means-every-phase]", async (t) => {
+  it("refuses outcome completed while a declared phase was never checkpointed, and changes nothing [feature:design/completed-means-every-phase] [ac:design/3]", async (t) => {
     const p = project(t);
     const DESIGN = SKILL_PHASES.design;
     await p.run("run-start", ["design", "--phases", DESIGN.join(",")]);

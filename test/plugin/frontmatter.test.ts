@@ -66,7 +66,7 @@ describe("skill frontmatter", () => {
 /** The one helper call a view makes beyond its injection: /do:memories filtering every memory by the user's keyword. */
 const KEYWORD_CALL = /memory-review \.design\/memory\.jsonl --top 20 --keyword '<keyword>'$/;
 
-describe("/do:memories filters every memory, then shows 20 [ac:memories/1]", () => {
+describe("/do:memories filters every memory, then shows 20", () => {
   it("writes the keyword call as the hook approves it, and the hook refuses it bent", (t) => {
     const memories = commandFiles().find((c) => c.name === "memories")!;
     const call = invocations(memories).map((i) => i.text.trim()).find((x) => KEYWORD_CALL.test(x));

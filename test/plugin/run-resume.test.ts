@@ -34,7 +34,7 @@ function workspace(t: TestContext) {
 }
 
 describe("a design run interrupted after its second phase", () => {
-  it("offers to resume at the third, keeps what was done, and archives the state once finished [feature:design/resume-at-next-phase]", (t) => {
+  it("offers to resume at the third, keeps what was done, and archives the state once finished [feature:design/resume-at-next-phase] [ac:design/3]", (t) => {
     const w = workspace(t);
     const phases = phasesOf("design");
     assert.equal(phases.length, 6);

@@ -268,7 +268,7 @@ describe("the hook refuses what was once approved", () => {
     }
   });
 
-  it("Write/Edit of .design/plan.json and .design/specs/, under any name", () => {
+  it("Write/Edit of .design/plan.json and .design/specs/, under any name [ac:execute/1] [ac:design/1]", () => {
     linkSync(join(dir, ".design/plan.json"), join(dir, ".design/hard.json")); // a hard link to plan.json
     after(() => rmSync(join(dir, ".design/hard.json")));
     for (const tool of ["Write", "Edit"]) {
