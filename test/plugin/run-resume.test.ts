@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cliSync } from "../helpers/cli.ts";
-import { project } from "../helpers/design-dir.ts";
+import { planWith, project } from "../helpers/design-dir.ts";
 import { flagValue, invocations, phaseSections, skillFiles, type SkillName } from "./plugin-files.ts";
 
 /** The --phases of a skill's run-start call, as written in its SKILL.md (a run-begin skill: its phase headings). */
@@ -147,6 +147,18 @@ describe("a stale or declined run", () => {
   });
 });
 
+/** An analyst's scores, the target's snapshot and a draft whose one role changes nothing: improve's guards pass. */
+function guardInputs(dir: string): void {
+  const dims = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
+  const write = (rel: string, doc: unknown) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), typeof doc === "string" ? doc : JSON.stringify(doc));
+  };
+  write(".design/expert-protocol-analyst.json", { summary: "s", verificationProperties: [{ property: "p" }], qualityScores: Object.fromEntries(dims.map((d) => [d, { score: 3, evidence: "e" }])) });
+  write(".design/skill-snapshot.md", "# Skill\n\nOne line.\n");
+  write(".design/draft/plan.json", planWith([{ name: "r0", qualityEffects: Object.fromEntries(dims.map((d) => [d, 0])), lineDelta: 0 } as any]));
+}
+
 // The same walk for all five skills, in-process (the same commands, without a process per call).
 function inProcess(t: TestContext) {
   const p = project(t);
@@ -159,6 +171,8 @@ describe("every skill, interrupted at every phase boundary", () => {
     it(`${skill} offers to resume at the next phase, then completes`, async (t) => {
       const w = inProcess(t);
       const phases = phasesOf(skill);
+      // improve's guards checkpoint judges the draft by the analysts' scores: a draft that passes both guards.
+      if (skill === "improve") guardInputs(w.dir);
       assert.equal((await w.plan("run-start", skill, "--phases", phases.join(","), "--goal", `a ${skill} goal`)).ok, true);
       for (let k = 0; k < phases.length - 1; k++) {
         const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", `step ${k + 1}`);
