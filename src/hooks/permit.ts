@@ -544,13 +544,25 @@ export const DESIGN_WRITES: readonly RegExp[] = [
 /** Plan drafts, for the plan-writing skills only: `finalize` installs them (specs by the plan's own list). */
 export const DRAFT_WRITES: readonly RegExp[] = [/^draft\/plan\.json$/, /^draft\/specs\/spec-[a-z0-9][a-z0-9-]{0,63}(?:\.test)?\.[a-z0-9]{1,8}$/];
 
-export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
+/**
+ * Expert artifacts are their agents' own (seed 001: each expert writes its artifact; recon's "never write or repair
+ * one"): `expert-<name>.json` is approved for an agent, the one named `<name>` when its name is known, never for the
+ * lead (it asks the user then) nor for a caller the hook cannot tell.
+ */
+const EXPERT_ARTIFACT = /^expert-([a-z0-9][a-z0-9-]{0,63})\.json$/;
+
+export function writeOk(file: string, cwd: unknown, skill?: Skill, caller: () => Caller = () => ({ kind: "lead" })): boolean {
   const root = rootOf(cwd);
   if (root === null || !normalAbsolute(file)) return false;
   const design = join(root, ".design");
   const real = realPath(file);
   if (real === null || !within(design, real) || hardLinked(real)) return false;
   const rel = relative(design, real).split(sep).join("/");
+  const expert = EXPERT_ARTIFACT.exec(rel);
+  if (expert) {
+    const who = caller();
+    return who.kind === "agent" && (who.name === null || who.name === expert[1]);
+  }
   if (DESIGN_WRITES.some((re) => re.test(rel))) return true;
   return (!skill || PLAN_WRITERS.includes(skill)) && DRAFT_WRITES.some((re) => re.test(rel));
 }
@@ -716,7 +728,7 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);
   if (tool !== "Write" && tool !== "Edit" || typeof t.file_path !== "string") return false;
-  return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input, root);
+  return writeOk(t.file_path, input.cwd, skill, () => callerOf(input)) || granted(tool, t, input, root);
 }
 
 export const ALLOW = {

@@ -116,7 +116,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
   it("allows the .design/ files the skills and their agents write, and reads of the plugin's own files", () => {
     for (const name of [
       "tmp/eval.json", "tmp/remember.json", "tmp/patterns.md", "tmp/recon-draft.json", "handoff.md", "skill-snapshot.md",
-      "expert-architect.json", "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
+      "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
       "integration-verifier-report.json", "regression-checker-report.json", "memory-curator-report.json", "cross-review.json",
       "interfaces.json", "skill-features.json", "draft/plan.json", "draft/specs/spec-api.test.ts", "draft/specs/spec-api.sh",
     ]) {
@@ -126,6 +126,27 @@ describe("the hook allows every helper call as the skills spell them", () => {
     assert.ok(file("Write", join(dir, ".design/draft/plan.json"), "design"));
     assert.ok(!file("Write", join(dir, ".design/draft/plan.json"), "execute"), "drafts only for the plan-writing skills");
     assert.ok(file("Read", join(ROOT, "skills/design/refs/expert-briefs.md")));
+  });
+
+  it("approves an expert artifact for its own agent only, never the lead's Write of it", (t) => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-home-")));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const transcript = join(home, "projects", "p", "s.jsonl");
+    const subagents = join(home, "projects", "p", "s", "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(transcript, "");
+    writeFileSync(join(subagents, "agent-e1.meta.json"), JSON.stringify({ name: "architect" }));
+    writeFileSync(join(subagents, "agent-e2.meta.json"), JSON.stringify({ name: "tester" }));
+    writeFileSync(join(subagents, "agent-e3.meta.json"), JSON.stringify({ agentType: "general-purpose" }));
+    const artifact = join(dir, ".design/expert-architect.json");
+    const by = (tool: string, extra: Record<string, unknown>) => allows({ tool_name: tool, tool_input: { file_path: artifact }, cwd: dir, ...extra } as HookInput);
+    for (const tool of ["Write", "Edit"]) {
+      assert.equal(by(tool, {}), false, `${tool}: the lead's own`);
+      assert.equal(by(tool, { agent_id: "e1", transcript_path: transcript }), true, `${tool}: the architect's`);
+      assert.equal(by(tool, { agent_id: "e2", transcript_path: transcript }), false, `${tool}: another expert's`);
+      assert.equal(by(tool, { agent_id: "e3", transcript_path: transcript }), true, `${tool}: an agent the CLI names nobody (2.1.197 Workflow)`);
+      assert.equal(by(tool, { agent_id: "nope", transcript_path: transcript }), false, `${tool}: a caller the hook cannot tell`);
+    }
   });
 
   it("refuses every other name under .design/: code, configuration, dotfiles, the helper's own files", () => {
