@@ -112,8 +112,12 @@ describe("improve-guards: the real target and the guards checkpoint", () => {
       "skills/greet/SKILL.md": skill(lines),
       ".design/draft/plan.json": planWith(roles.map((r, i) => ({ name: `r${i}`, ...r })), extra),
     });
+    writeFileSync(join(p.dir, ".design/cross-review.json"), JSON.stringify({ rounds: 1, participants: ["protocol-analyst", "prompt-engineer"], agreements: [], disputes: [] }));
     assert.equal((await p.run("run-start", ["improve", "--phases", PHASES.join(","), "--inputs", "skills/greet/SKILL.md"])).ok, true);
-    for (const phase of PHASES.slice(0, 5)) assert.equal((await p.run("run-checkpoint", ["improve", "--phase", phase])).ok, true, phase);
+    for (const phase of PHASES.slice(0, 5)) {
+      const outputs = phase === "cross-review" ? ["--outputs", ".design/cross-review.json"] : [];
+      assert.equal((await p.run("run-checkpoint", ["improve", "--phase", phase, ...outputs])).ok, true, phase);
+    }
     return p;
   }
 

@@ -372,7 +372,7 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
     const project = fresh();
     // A design run stopped after its plan phase: the draft has four roles and no spec.
     for (const name of c.experts) project.write(`.design/expert-${name}.json`, JSON.stringify(artifact(name, c.goal)));
-    project.write(".design/cross-review.json", "{}");
+    project.write(".design/cross-review.json", JSON.stringify({ rounds: 1, participants: c.experts, agreements: ["The store stays one module"], conflicts: [] }));
     project.write(".design/draft/plan.json", JSON.stringify({ ...draftOf(c), verificationSpecs: [] }, null, 2));
     helperSync(project, ["run-start", "design", "--phases", PHASES.join(","), "--goal", c.goal]);
     helperSync(project, ["run-checkpoint", "design", "--phase", "pre-flight", "--decisions", "implementation, complex, 0 memories"]);

@@ -78,7 +78,7 @@ describe("a design run interrupted after its second phase", () => {
     assert.deepEqual(w.plan("run-status", "design", "--goal", "Add billing").changed, ["goal"]);
 
     // "Resume": the completed phases are not redone; the rest follow in order.
-    w.write(".design/cross-review.json", "{}");
+    w.write(".design/cross-review.json", JSON.stringify({ rounds: 1, participants: ["architect", "security"], agreements: ["tokens expire"], conflicts: [] }));
     assert.equal(w.plan("run-checkpoint", "design", "--phase", phases[2], "--outputs", ".design/cross-review.json", "--decisions", "REST over RPC").ok, true);
     w.write(".design/plan.json", JSON.stringify({ schemaVersion: 4, goal: "Add auth", roles: [{ name: "api", status: "pending" }] }));
     assert.equal(w.plan("run-checkpoint", "design", "--phase", phases[3], "--outputs", ".design/plan.json", "--decisions", "4 roles").ok, true);
@@ -175,9 +175,11 @@ describe("every skill, interrupted at every phase boundary", () => {
       if (skill === "improve") guardInputs(w.dir);
       assert.equal((await w.plan("run-start", skill, "--phases", phases.join(","), "--goal", `a ${skill} goal`)).ok, true);
       for (let k = 0; k < phases.length - 1; k++) {
-        const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", `step ${k + 1}`);
+        // The verify checkpoint records the goal review's verdict (lib/phase-checks.ts).
+        const decisions = `step ${k + 1}${phases[k] === "verify" ? ", goal achieved" : ""}`;
+        const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", decisions);
         assert.equal(cp.ok, true, JSON.stringify(cp));
-        assert.equal(cp.announce, `${skill} · phase ${k + 1}/${phases.length} ${phases[k]}: done · decisions: step ${k + 1} · next: ${phases[k + 1]}`);
+        assert.equal(cp.announce, `${skill} · phase ${k + 1}/${phases.length} ${phases[k]}: done · decisions: ${decisions} · next: ${phases[k + 1]}`);
         const digest = await w.plan("preflight", skill);
         assert.equal(digest.run.nextPhase, phases[k + 1]);
         assert.match(digest.nextStep, new RegExp(`"Resume from ${phases[k + 1]}\\?"$`));
