@@ -569,7 +569,7 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill, caller: () =>
 
 export interface HookInput {
   tool_name?: unknown;
-  tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown };
+  tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown; run_in_background?: unknown };
   cwd?: unknown;
   /** Set by the CLI on a subagent's call only: an opaque id (test/e2e/hook-scope.test.ts). */
   agent_id?: unknown;
@@ -673,6 +673,9 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   if (isBash) {
     // Exactly the granted line: no second line, no padding a prefix check could hide text in.
     if (typeof t.command !== "string" || t.command.length > MAX_COMMAND || /[\n\r\0]/.test(t.command) || t.command !== t.command.trim()) return false;
+    // An agent's granted command runs in the foreground, as its brief says (a background one outlives the agent's
+    // turn, and nothing wakes it for the result); the lead's own background calls are not judged here.
+    if (input.agent_id !== undefined && t.run_in_background !== undefined && t.run_in_background !== false) return false;
   } else if (!isEdit || typeof file !== "string" || !normalAbsolute(file)) return false;
   // The grant's commands run from the project root: a cwd elsewhere (a planted `.design/` below it) earns nothing.
   try {

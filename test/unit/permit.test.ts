@@ -877,6 +877,13 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("w2")), ["docs check", "plan test", "plan build", "docs write", "report"], "a workflow agent of the docs role");
     assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent labelled as an auxiliary");
     assert.deepEqual(rights(agentCall("w4")), ["report"], "a workflow agent without a label, as an agent without a name");
+    // A worker's granted command in the background is not approved (it would outlive the worker's turn with no
+    // wake-up); the lead's own background calls are not the grant's to judge, and stay as they were.
+    const bg = (who: Record<string, unknown>, flag: unknown) => allows({ tool_name: "Bash", tool_input: { command: "npm test -- api", run_in_background: flag }, cwd: g.root, ...who } as HookInput);
+    assert.equal(bg(agentCall("a1"), true), false, "a worker's background check");
+    assert.equal(bg(agentCall("a1"), "true"), false, "anything but false");
+    assert.equal(bg(agentCall("a1"), false), true, "in the foreground");
+    assert.equal(bg({ transcript_path: transcript }, true), true, "the lead");
     // An agent the hook cannot name gets no grant (its .design writes stay approved).
     for (const who of [
       agentCall("missing"),
