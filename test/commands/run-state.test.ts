@@ -196,7 +196,7 @@ describe("run-status and run-complete", () => {
     ]);
     // Execute keeps its own resume text: no table, no field.
     const e = project(t);
-    await e.run("run-start", ["execute", "--phases", "pre-flight,workers", "--goal", "g"]);
+    await e.run("run-start", ["execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "g"]);
     assert.equal("refs" in (await e.run("run-status", ["execute", "--goal", "g"])), false);
   });
 

@@ -92,7 +92,7 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
     // Why the skill leaves `--inputs` out for such a target: the helper hashes only project files.
     const other = sampleProject("do-e2e-improve-installed-inputs-");
     try {
-      const r = cliSync(["run-start", "improve", "--phases", "pre-flight", "--goal", ARGS, "--inputs", targetFile], { cwd: other.dir });
+      const r = cliSync(["run-start", "improve", "--phases", "pre-flight,mode,analysis,cross-review,synthesis,guards,finalize,reflect-and-report", "--goal", ARGS, "--inputs", targetFile], { cwd: other.dir });
       assert.equal(r.json?.code, "E_PATH", r.stdout);
       assert.match(r.json.error, /outside the project/);
       assert.equal(other.exists(".design/run-improve.json"), false, "a refused run-start starts nothing");
