@@ -547,7 +547,7 @@ export const DRAFT_WRITES: readonly RegExp[] = [/^draft\/plan\.json$/, /^draft\/
 /**
  * Expert artifacts are their agents' own (seed 001: each expert writes its artifact; recon's "never write or repair
  * one"): `expert-<name>.json` is approved for an agent, the one named `<name>` when its name is known, never for the
- * lead (it asks the user then) nor for a caller the hook cannot tell.
+ * lead (it asks the user then) nor for a caller the hook cannot tell; a replacement `<name>-<n>` writes its artifact too.
  */
 const EXPERT_ARTIFACT = /^expert-([a-z0-9][a-z0-9-]{0,63})\.json$/;
 
@@ -561,7 +561,8 @@ export function writeOk(file: string, cwd: unknown, skill?: Skill, caller: () =>
   const expert = EXPERT_ARTIFACT.exec(rel);
   if (expert) {
     const who = caller();
-    return who.kind === "agent" && (who.name === null || who.name === expert[1]);
+    // A stalled expert's replacement is `<name>-2` (SKILL.md's liveness table) and writes the same artifact.
+    return who.kind === "agent" && (who.name === null || who.name === expert[1] || (who.name.startsWith(`${expert[1]}-`) && /^\d+$/.test(who.name.slice(expert[1].length + 1))));
   }
   if (DESIGN_WRITES.some((re) => re.test(rel))) return true;
   return (!skill || PLAN_WRITERS.includes(skill)) && DRAFT_WRITES.some((re) => re.test(rel));

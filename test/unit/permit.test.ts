@@ -138,6 +138,8 @@ describe("the hook allows every helper call as the skills spell them", () => {
     writeFileSync(join(subagents, "agent-e1.meta.json"), JSON.stringify({ name: "architect" }));
     writeFileSync(join(subagents, "agent-e2.meta.json"), JSON.stringify({ name: "tester" }));
     writeFileSync(join(subagents, "agent-e3.meta.json"), JSON.stringify({ agentType: "general-purpose" }));
+    writeFileSync(join(subagents, "agent-e4.meta.json"), JSON.stringify({ name: "architect-2" }));
+    writeFileSync(join(subagents, "agent-e5.meta.json"), JSON.stringify({ name: "architect-x" }));
     const artifact = join(dir, ".design/expert-architect.json");
     const by = (tool: string, extra: Record<string, unknown>) => allows({ tool_name: tool, tool_input: { file_path: artifact }, cwd: dir, ...extra } as HookInput);
     for (const tool of ["Write", "Edit"]) {
@@ -146,6 +148,8 @@ describe("the hook allows every helper call as the skills spell them", () => {
       assert.equal(by(tool, { agent_id: "e2", transcript_path: transcript }), false, `${tool}: another expert's`);
       assert.equal(by(tool, { agent_id: "e3", transcript_path: transcript }), true, `${tool}: an agent the CLI names nobody (2.1.197 Workflow)`);
       assert.equal(by(tool, { agent_id: "nope", transcript_path: transcript }), false, `${tool}: a caller the hook cannot tell`);
+      assert.equal(by(tool, { agent_id: "e4", transcript_path: transcript }), true, `${tool}: the architect's replacement`);
+      assert.equal(by(tool, { agent_id: "e5", transcript_path: transcript }), false, `${tool}: a name that only starts like it`);
     }
   });
 
