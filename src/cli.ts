@@ -37,7 +37,7 @@ function finish(output: unknown, exitCode: number, note?: string): void {
 
 if (require.main === module) {
   const invokedAs = (process.argv[1] ?? "").slice((process.argv[1] ?? "").lastIndexOf("/") + 1);
-  main(process.argv.slice(2), invokedAs).then(
+  main(process.argv.slice(2), invokedAs, process.argv[1]).then(
     ({ exitCode, output, note }) => finish(output, exitCode, note?.(performance.now())),
     (err: unknown) => finish(fail(err).output, 1),
   );

@@ -75,7 +75,7 @@ export const run: Dispatch = async (argv, ctx) => {
  * `grant <args> --approve` with the user's consent: that path is covered by no skill's `allowed-tools` and never
  * approved by the permission hook, so Claude Code asks the user before it runs, and that answer is the consent.
  */
-export async function main(argv: readonly string[], invokedAs = ""): Promise<Outcome> {
+export async function main(argv: readonly string[], invokedAs = "", entry?: string): Promise<Outcome> {
   let stdinText: Promise<string> | undefined;
   const consent = invokedAs === "grant-approve.js";
   return run(consent ? ["grant", ...argv, "--approve"] : argv, {
@@ -83,5 +83,6 @@ export async function main(argv: readonly string[], invokedAs = ""): Promise<Out
     now: () => Date.now(),
     stdin: () => (stdinText ??= readStdin()),
     ...(consent ? { consent: true } : {}),
+    ...(entry ? { entry } : {}),
   });
 }

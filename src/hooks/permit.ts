@@ -100,6 +100,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   content: "text",
   source: "text",
   "goal-context": "text",
+  surprise: "text",
   id: "text",
   decisions: "text",
   "goal-achieved": "text",
@@ -560,20 +561,33 @@ export const DESIGN_WRITES: readonly RegExp[] = [
 /** Plan drafts, for the plan-writing skills only: `finalize` installs them (specs by the plan's own list). */
 export const DRAFT_WRITES: readonly RegExp[] = [/^draft\/plan\.json$/, /^draft\/specs\/spec-[a-z0-9][a-z0-9-]{0,63}(?:\.test)?\.[a-z0-9]{1,8}$/];
 
-export function writeOk(file: string, cwd: unknown, skill?: Skill): boolean {
+/**
+ * Expert artifacts are their agents' own (seed 001: each expert writes its artifact; recon's "never write or repair
+ * one"): `expert-<name>.json` is approved for an agent, the one named `<name>` when its name is known, never for the
+ * lead (it asks the user then) nor for a caller the hook cannot tell; a replacement `<name>-<n>` writes its artifact too.
+ */
+const EXPERT_ARTIFACT = /^expert-([a-z0-9][a-z0-9-]{0,63})\.json$/;
+
+export function writeOk(file: string, cwd: unknown, skill?: Skill, caller: () => Caller = () => ({ kind: "lead" })): boolean {
   const root = rootOf(cwd);
   if (root === null || !normalAbsolute(file)) return false;
   const design = join(root, ".design");
   const real = realPath(file);
   if (real === null || !within(design, real) || hardLinked(real)) return false;
   const rel = relative(design, real).split(sep).join("/");
+  const expert = EXPERT_ARTIFACT.exec(rel);
+  if (expert) {
+    const who = caller();
+    // A stalled expert's replacement is `<name>-2` (SKILL.md's liveness table) and writes the same artifact.
+    return who.kind === "agent" && (who.name === null || who.name === expert[1] || (who.name.startsWith(`${expert[1]}-`) && /^\d+$/.test(who.name.slice(expert[1].length + 1))));
+  }
   if (DESIGN_WRITES.some((re) => re.test(rel))) return true;
   return (!skill || PLAN_WRITERS.includes(skill)) && DRAFT_WRITES.some((re) => re.test(rel));
 }
 
 export interface HookInput {
   tool_name?: unknown;
-  tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown };
+  tool_input?: { command?: unknown; file_path?: unknown; notebook_path?: unknown; dangerouslyDisableSandbox?: unknown; run_in_background?: unknown };
   cwd?: unknown;
   /** Set by the CLI on a subagent's call only: an opaque id (test/e2e/hook-scope.test.ts). */
   agent_id?: unknown;
@@ -677,6 +691,9 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   if (isBash) {
     // Exactly the granted line: no second line, no padding a prefix check could hide text in.
     if (typeof t.command !== "string" || t.command.length > MAX_COMMAND || /[\n\r\0]/.test(t.command) || t.command !== t.command.trim()) return false;
+    // An agent's granted command runs in the foreground, as its brief says (a background one outlives the agent's
+    // turn, and nothing wakes it for the result); the lead's own background calls are not judged here.
+    if (input.agent_id !== undefined && t.run_in_background !== undefined && t.run_in_background !== false) return false;
   } else if (!isEdit || typeof file !== "string" || !normalAbsolute(file)) return false;
   // The grant's commands run from the project root: a cwd elsewhere (a planted `.design/` below it) earns nothing.
   try {
@@ -732,7 +749,7 @@ export function permits(input: HookInput, pluginRoot: string, skill?: Skill): bo
   }
   if (tool === "MultiEdit" || tool === "NotebookEdit") return granted(tool, t, input, root);
   if (tool !== "Write" && tool !== "Edit" || typeof t.file_path !== "string") return false;
-  return writeOk(t.file_path, input.cwd, skill) || granted(tool, t, input, root);
+  return writeOk(t.file_path, input.cwd, skill, () => callerOf(input)) || granted(tool, t, input, root);
 }
 
 export const ALLOW = {

@@ -16,6 +16,12 @@ export interface Context {
    * records a grant only with it.
    */
   consent?: boolean;
+  /**
+   * The path the CLI was started through (process.argv[1], as given, links not followed): a skill's
+   * `skills/<name>/scripts/plan.js` when a Claude Code session runs this plugin's helper. skill-find tells by it
+   * whether this plugin is the one the session loaded.
+   */
+  entry?: string;
 }
 
 export type Result = Record<string, unknown>;
@@ -88,12 +94,13 @@ export function fail(err: unknown): Outcome {
 }
 
 /** A context for tests and self-test: fixed cwd, optional stdin text and clock. */
-export function makeContext(cwd: string, opts: { stdin?: string; now?: number; consent?: boolean } = {}): Context {
+export function makeContext(cwd: string, opts: { stdin?: string; now?: number; consent?: boolean; entry?: string } = {}): Context {
   return {
     cwd,
     now: opts.now === undefined ? () => Date.now() : () => opts.now as number,
     stdin: async () => opts.stdin ?? "",
     ...(opts.consent ? { consent: true } : {}),
+    ...(opts.entry !== undefined ? { entry: opts.entry } : {}),
   };
 }
 

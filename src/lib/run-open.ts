@@ -7,7 +7,7 @@ import { HelperError } from "./errors.js";
 import { newId } from "./ids.js";
 import { OWN } from "./owned.js";
 import { rolesOf, statusOf, type Json } from "./plan.js";
-import { describeRun, hashFile, historyDir, parseRun, runFile, runFileName, type RunDigest, type RunState, type Skill } from "./run-state.js";
+import { describeRun, hashFile, historyDir, parseRun, runFile, runFileName, SKILL_PHASES, type RunDigest, type RunState, type Skill } from "./run-state.js";
 import { compactStamp, isObject, isoSeconds, sha256 } from "./values.js";
 import {
   argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, MAX_STATE_BYTES, moveEntries, pathKind, PERSISTENT, readText, withLock, writeAtomic,
@@ -60,6 +60,26 @@ function movableOutputs(cwd: string, root: string, run: RunState, keep: Readonly
   return { move: rels.filter((r) => !rels.some((o) => o !== r && r.startsWith(o + sep))), kept: kept.sort() };
 }
 
+/**
+ * Why `phases` is not a run of `skill`, or null. Each skill declares its phases (SKILL_PHASES, the SKILL.md sections):
+ * a list that names any of them must be all of them, in order, so a run cannot leave out the phases between its first
+ * and its last and still close as completed. A list of none of them is a run the skill does not make (the helper's
+ * own tests use such lists); it can never close as completed (phasesNotReached).
+ */
+export function phaseListProblem(skill: Skill, phases: readonly string[]): string | null {
+  const declared = SKILL_PHASES[skill];
+  if (!phases.some((p) => declared.includes(p))) return null;
+  if (phases.length === declared.length && phases.every((p, i) => p === declared[i])) return null;
+  const missing = declared.filter((p) => !phases.includes(p));
+  const extra = phases.filter((p) => !declared.includes(p));
+  const what = [
+    missing.length ? `leaves out ${missing.join(", ")}` : "",
+    extra.length ? `adds ${extra.join(", ")}` : "",
+    !missing.length && !extra.length ? "changes their order" : "",
+  ].filter(Boolean).join(" and ");
+  return `run-start: a ${skill} run has the phases ${declared.join(",")} in this order; this list ${what} (run-begin ${skill} starts it with them)`;
+}
+
 export interface OpenRunOptions {
   skill: Skill;
   phases: string[];
@@ -97,6 +117,8 @@ export function openRun(cwd: string, o: OpenRunOptions): Promise<OpenedRun> {
   if (phases.length === 0) throw new HelperError("E_USAGE", "run-start: --phases needs at least one phase name");
   const dup = phases.find((p, i) => phases.indexOf(p) !== i);
   if (dup) throw new HelperError("E_USAGE", `run-start: phase '${dup}' is listed twice`);
+  const wrong = phaseListProblem(skill, phases);
+  if (wrong) throw new HelperError("E_USAGE", wrong, { phases: [...SKILL_PHASES[skill]] });
   const root = confine(cwd, argLabel("design-dir", designDir, true), designDir, "write", OWN.designDir);
   const path = runFile(cwd, designDir, skill);
   ensureDir(dirname(path));

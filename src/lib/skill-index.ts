@@ -43,6 +43,9 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { firstLine, readFrontmatter, textValue } from "./frontmatter.js";
 import { isObject } from "./values.js";
 
+/** Why a plugin's skill is not offered beside the plugin's command of the same name. */
+export const SHADOWED = "the plugin's command of the same name is offered in its place";
+
 /** Enough for any real frontmatter; the rest of a file is never read. */
 export const FRONTMATTER_BYTES = 8192;
 /** How far a frontmatter block that is still open after FRONTMATTER_BYTES is read. */
@@ -432,8 +435,33 @@ function installs(config: string, projectPaths: string[], problems: string[]): I
   return out;
 }
 
-/** Every skill and command Claude Code offers in the project at `cwd` (see the top of this file). */
-export function indexSkills(cwd: string, env: NodeJS.ProcessEnv = process.env, pluginRoot: string | null = ownPluginRoot(), home: string = homedir()): SkillIndex {
+/**
+ * Whether the helper was started the way a Claude Code session runs this plugin: through a skill's scripts link,
+ * `<pluginRoot>/skills/<name>/scripts/plan.js` (`entry` as given, links not followed). Started otherwise (a checkout's
+ * dist/plan.js from a shell, a test), this plugin is not known to be loaded, so it replaces no installed plugin.
+ */
+export function startedBySession(entry: string | undefined, pluginRoot: string | null): boolean {
+  if (!entry || !pluginRoot) return false;
+  const abs = resolve(entry);
+  if (basename(abs) !== "plan.js" || basename(dirname(abs)) !== "scripts") return false;
+  const skillsDir = dirname(dirname(dirname(abs)));
+  if (basename(skillsDir) !== "skills") return false;
+  const root = dirname(skillsDir);
+  return root === pluginRoot || real(root) === real(pluginRoot);
+}
+
+/**
+ * Every skill and command Claude Code offers in the project at `cwd` (see the top of this file). `ownInSession`: this
+ * plugin (`pluginRoot`) is loaded in the session (as `--plugin-dir` or installed), so it is listed and replaces an
+ * installed plugin of its name; when false it is listed only where it is installed, like any other plugin.
+ */
+export function indexSkills(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  pluginRoot: string | null = ownPluginRoot(),
+  home: string = homedir(),
+  ownInSession = true,
+): SkillIndex {
   const cwdReal = real(cwd) ?? resolve(cwd);
   const config = configDir(env);
   const { folders, top } = projectFolders(cwdReal, home);
@@ -559,16 +587,24 @@ export function indexSkills(cwd: string, env: NodeJS.ProcessEnv = process.env, p
         if (facts === null) continue;
         const fmName = facts.name ? (facts.name.startsWith(`${plan.name}:`) ? facts.name.slice(plan.name.length + 1) : facts.name) : undefined;
         const name = pluginSkillName(folder ?? (fmName || basename(s.path)));
-        skills.push(entry({
-          file, realFile, name, qualified: `${plan.name}:${name}`, kind: "skill", source, plugin: plan.name, facts,
+        const qualified = `${plan.name}:${name}`;
+        const found = entry({
+          file, realFile, name, qualified, kind: "skill", source, plugin: plan.name, facts,
           displayName: facts.name ? qualifyOnce(plan.name, facts.name) : undefined,
-        }));
+        });
+        // A plugin's command and skill of one name (trailofbits/skills' skill-improver): 2.1.332 offers the name once,
+        // with the command's description; 2.1.197 offers both (test/fixtures/skill-list/README.md).
+        if (!found.hidden && skills.some((x) => x.kind === "command" && x.plugin === plan.name && x.qualifiedName === qualified && !x.hidden)) {
+          found.hidden = SHADOWED;
+        }
+        skills.push(found);
       }
     }
   };
 
-  // This plugin, when it is also installed, is listed once (from where this helper runs).
-  const ownRoot = pluginRoot ? real(pluginRoot) : null;
+  // This plugin, when it is also installed, is listed once (from where this helper runs). Not loaded in the session
+  // (a checkout's helper started from a shell), it is neither listed nor replaces an installed plugin of its name.
+  const ownRoot = pluginRoot && ownInSession ? real(pluginRoot) : null;
   let ownName: string | null = null;
   if (ownRoot) {
     const plan = planPlugin(ownRoot, "do", null, [ownRoot], problems);
@@ -658,16 +694,20 @@ export function resolveSkill(query: string, skills: readonly SkillInfo[], ctx: R
     if (hits.length === 1) return { match: "exact", skill: hits[0] };
     if (hits.length > 1) return { match: "ambiguous", candidates: hits };
   }
+  // A name as the user types it in Claude Code, `/do:work`: the slash is not part of the name (no file by that path).
+  const name = /^\/[^/\s]+$/.test(query.trim()) ? q.slice(1) : q;
+  // A skill shadowed by its plugin's command of the same name is not a second candidate for that name.
+  const unshadowed = (hits: SkillInfo[]) => (hits.length > 1 && hits.some((h) => h.hidden !== SHADOWED) ? hits.filter((h) => h.hidden !== SHADOWED) : hits);
   const tiers: Array<(s: SkillInfo) => string[]> = [
     (s) => [s.qualifiedName],
     (s) => [s.name, s.displayName ?? "", bareDisplay(s)],
   ];
   for (const names of tiers) {
-    const hits = skills.filter((s) => names(s).some((n) => n !== "" && n.toLowerCase() === q));
+    const hits = unshadowed(skills.filter((s) => names(s).some((n) => n !== "" && n.toLowerCase() === name)));
     if (hits.length === 1) return { match: "exact", skill: hits[0] };
     if (hits.length > 1) return { match: "ambiguous", candidates: hits };
   }
-  const partial = skills.filter((s) => [s.qualifiedName, s.displayName ?? ""].some((n) => n !== "" && n.toLowerCase().includes(q)));
+  const partial = unshadowed(skills.filter((s) => [s.qualifiedName, s.displayName ?? ""].some((n) => n !== "" && n.toLowerCase().includes(name))));
   if (partial.length === 1) return { match: "partial", skill: partial[0] };
   if (partial.length > 1) return { match: "ambiguous", candidates: partial };
   return { match: "none" };
@@ -699,6 +739,7 @@ export function searchSkills(query: string, skills: readonly SkillInfo[], limit:
   const whole = query.trim().toLowerCase();
   const hits: SkillHit[] = [];
   for (const s of skills) {
+    if (s.hidden === SHADOWED) continue;
     const name = s.qualifiedName.toLowerCase();
     const desc = new Set(words(s.description));
     let sum = 0;

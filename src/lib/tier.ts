@@ -189,3 +189,34 @@ export function draftShape(doc: unknown): DraftShape {
   }
   return { complexity, roles: roles.length, areas, depth, fits: reasons.length === 0, reasons };
 }
+
+export interface Judged {
+  complexity: Complexity;
+  /** The goal's tier alone, before the draft's shape. */
+  goal: Complexity;
+  /** Why, one short sentence each (the goal's signals, then the draft's shape). */
+  signals: string[];
+}
+
+/**
+ * The complexity finalize holds a draft to: the goal's tier (goalTier on the draft's goal and what the project
+ * knows) and the draft's own shape (more roles, areas or a longer chain than a quick plan holds makes it at least
+ * medium), whichever is higher. The draft's own `complexity` is not trusted: a lower one needs a recorded reason
+ * (plan-rules.ts, `complexityOverride`).
+ */
+export function judgeDraft(tier: Pick<Tier, "complexity" | "signals">, shape: Pick<DraftShape, "roles" | "areas" | "depth">): Judged {
+  let level = tier.complexity;
+  const signals = level === "low" ? [] : [...tier.signals];
+  const wide: string[] = [];
+  if (shape.roles > QUICK_LIMITS.roles) wide.push(`${shape.roles} roles`);
+  if (shape.areas.length > QUICK_LIMITS.areas) wide.push(`${shape.areas.length} areas (${shape.areas.join(", ")})`);
+  if (shape.depth > QUICK_LIMITS.depth) wide.push(`a dependency chain of ${shape.depth} roles`);
+  if (wide.length) {
+    signals.push(`the draft holds ${wide.join(", ")}: more than a quick plan`);
+    if (RANK[level] < RANK.medium) level = "medium";
+  }
+  return { complexity: level, goal: tier.complexity, signals };
+}
+
+/** Whether complexity `a` is below `b`. */
+export const below = (a: Complexity, b: Complexity) => RANK[a] < RANK[b];

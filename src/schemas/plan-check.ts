@@ -96,6 +96,8 @@ export function matchesPlanSchema(doc: unknown): boolean {
     opt(doc, "goalType", (t) => (GOAL_TYPES as readonly unknown[]).includes(t)) &&
     opt(doc, "specsWaiver", (w) => isObj(w) && (SPEC_WAIVERS as readonly unknown[]).includes(w.reason) && nonEmpty(w.detail)) &&
     opt(doc, "complexity", (c) => (COMPLEXITIES as readonly unknown[]).includes(c)) &&
+    opt(doc, "complexityOverride", (o) => isObj(o) && (COMPLEXITIES as readonly unknown[]).includes(o.from) && nonEmpty(o.reason)) &&
+    opt(doc, "skippedAuxiliaries", arrayOf((e) => isObj(e) && nonEmpty(e.name) && nonEmpty(e.reason))) &&
     opt(doc, "context", context) &&
     opt(doc, "stallMinutes", (m) => count(m) && (m as number) >= STALL_MINUTES_RANGE[0] && (m as number) <= STALL_MINUTES_RANGE[1]) &&
     opt(doc, "expertArtifacts", arrayOf(expertArtifact)) &&

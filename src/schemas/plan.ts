@@ -229,6 +229,17 @@ export const PlanSchema = z
       .enum(COMPLEXITIES)
       .optional()
       .describe("Design's tier for the goal (design-tier): low = the quick path (no experts, at most 3 roles in one area); medium and high = the full path."),
+    complexityOverride: z
+      .looseObject({
+        from: z.enum(COMPLEXITIES).describe("The complexity finalize judged (judgedComplexity)."),
+        reason: nonEmpty("Why this plan is lower than judged, a sentence of 5+ words."),
+      })
+      .optional()
+      .describe("Why `complexity` is below finalize's own judgement of the goal and the draft; without it finalize refuses the lower one."),
+    skippedAuxiliaries: z
+      .array(z.looseObject({ name: nonEmpty("The auxiliary left out."), reason: nonEmpty("Why this plan does without it, 5+ words.") }))
+      .optional()
+      .describe("The auxiliaries a quick plan leaves out (challenger, scout), each with its reason; finalize refuses a quick plan that drops one without it."),
     context: ContextSchema.optional(),
     stallMinutes: z
       .number()

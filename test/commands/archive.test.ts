@@ -132,14 +132,14 @@ describe("archive", () => {
     });
   }
 
-  it("moves a plan in progress when the call says so (--include-plan) [feature:design/keep-plan-unless-user-agrees]", async (t) => {
+  it("moves a plan in progress when the call says so (--include-plan) [feature:design/keep-plan-unless-user-agrees] [ac:design/4]", async (t) => {
     const p = project(t, { ".design/plan.json": planIn("in_progress"), ".design/specs/s.test.ts": "x" });
     const out = await p.run("archive", [".design", "--include-plan"], run);
     assert.deepEqual(out, { ok: true, archivedTo: `.design/history/${STAMP}`, archived: ["plan.json", "specs"], exitCode: 0 });
     assert.equal(p.read(`.design/history/${STAMP}/plan.json`), planIn("in_progress"));
   });
 
-  it("--keep-plan moves the stopped run's artifacts and keeps the plan and the files of its execution [feature:design/keep-plan-unless-user-agrees]", async (t) => {
+  it("--keep-plan moves the stopped run's artifacts and keeps the plan and the files of its execution [feature:design/keep-plan-unless-user-agrees] [ac:design/4]", async (t) => {
     const p = project(t, {
       ".design/plan.json": planIn("in_progress"),
       ".design/specs/s.test.ts": "x",

@@ -63,7 +63,7 @@ async function setBudget(p: Project, tokens: number): Promise<any> {
   return out;
 }
 
-describe("budget: next starts nothing the budget cannot pay for [feature:execute/budget-stops]", () => {
+describe("budget: next starts nothing the budget cannot pay for [feature:execute/budget-stops] [ac:execute/4]", () => {
   it("a chain stops before the attempt that would pass it, keeps the plan resumable, and goes on when it is raised", async (t) => {
     const p = budgeted(t, planWith(["a", { name: "b", deps: ["a"] }, { name: "c", deps: ["b"] }]));
     const set = await setBudget(p, 2500);

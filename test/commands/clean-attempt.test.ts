@@ -21,7 +21,7 @@ async function failedOnce(p: any): Promise<void> {
 }
 
 describe("clean-attempt", () => {
-  it("restores the role's changed and deleted files and removes its new ones, inside its scope only", async (t) => {
+  it("restores the role's changed and deleted files and removes its new ones, inside its scope only [ac:execute/5]", async (t) => {
     const p = await gitProject(t, plan(), files);
     await failedOnce(p);
     // The attempt's work: one change, one deletion, a new file in a new folder, one unreported new file.

@@ -32,7 +32,7 @@ const files = {
 const report = (filesChanged: unknown[], role = "api") => JSON.stringify({ role, achieved: true, filesChanged, acceptanceCriteria: [] });
 
 describe("commit", () => {
-  it("commits exactly the role's reported files: changed, new and deleted", async (t) => {
+  it("commits exactly the role's reported files: changed, new and deleted [ac:execute/3]", async (t) => {
     const p = await gitProject(t, planWithDocs(), files);
     p.write("src/api/a.ts", "export const a = 2;\n");
     p.write("src/api/new.ts", "export const n = 1;\n");

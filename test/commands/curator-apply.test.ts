@@ -22,8 +22,8 @@ const MISLED = { ...EXISTING, id: "33333333-3333-4333-8333-333333333333", catego
 function report(extra: Record<string, unknown> = {}) {
   return {
     memories: [
-      { category: "pattern", keywords: ["vite", "proxy"], importance: 7, content: "The dev server proxies /api to port 8080 through vite.config.ts server.proxy" },
-      { category: "failure", keywords: "pnpm,workspace", importance: 8, content: "pnpm install at a package root ignores the workspace lockfile; run it from the repository root" },
+      { category: "pattern", keywords: ["vite", "proxy"], importance: 7, surprise: "the README says the API runs on its own port", content: "The dev server proxies /api to port 8080 through vite.config.ts server.proxy" },
+      { category: "failure", keywords: "pnpm,workspace", importance: 8, surprise: "a worker lost an attempt to a second lockfile it created", content: "pnpm install at a package root ignores the workspace lockfile; run it from the repository root" },
     ],
     boost: [HELPED.id],
     decay: [MISLED.id],
@@ -45,6 +45,24 @@ function setup(t: TestContext, rep: unknown = report()): Project {
 const memories = (p: Project) => p.read(".design/memory.jsonl").trim().split("\n").map((l) => JSON.parse(l));
 
 describe("curator-apply", () => {
+  it("answers a memory without specificity, or scored high without its surprise, in rejected; refuses a report that scores every memory alike", async (t) => {
+    const vague = { category: "pattern", keywords: ["x"], importance: 3, content: "stuff" };
+    const generic = { category: "approach", keywords: ["jest"], importance: 4, content: "Be careful with tests" };
+    const loud = { category: "mistake", keywords: ["vite", "proxy"], importance: 9, content: "The dev server proxies /api to port 8080 through vite.config.ts server.proxy" };
+    const p = setup(t, report({ memories: [vague, generic, loud], boost: [], decay: [] }));
+    const out: any = await p.run("curator-apply", [R], { now: T0 });
+    assert.equal(out.exitCode, 0, JSON.stringify(out));
+    assert.deepEqual(out.stored, []);
+    assert.deepEqual(out.rejected.map((r: any) => [r.content, r.gate]), [["stuff", "keywords"], ["Be careful with tests", "specificity"], [loud.content, "importance"]]);
+    assert.match(out.rejected[2].reason, /record what was unexpected as "surprise"/);
+    const flat = setup(t, report({ memories: [{ ...loud, importance: 5 }, { ...generic, importance: 5 }, { ...vague, importance: 5 }], boost: [], decay: [] }));
+    const before = flat.read(".design/memory.jsonl");
+    const refused: any = await flat.run("curator-apply", [R], { now: T0 });
+    assert.equal(refused.code, "E_INVALID");
+    assert.match(refused.error, /every memory has importance 5: score each by how unexpected it was/);
+    assert.equal(flat.read(".design/memory.jsonl"), before);
+  });
+
   it("stores each kept memory with its own fields, source the skill and goal the run's; applies boost and decay", async (t) => {
     const p = setup(t);
     const before = snapshot(p.dir);
@@ -70,7 +88,7 @@ describe("curator-apply", () => {
   });
 
   it("a duplicate of a stored memory becomes a boost of that entry, once", async (t) => {
-    const dup = { category: "mistake", keywords: ["npm-test"], importance: 7, content: "npm test needs DATABASE_URL set, so acceptance checks should call npm run test:unit" };
+    const dup = { category: "mistake", keywords: ["npm-test"], importance: 7, surprise: "the failure names no variable at all", content: "npm test needs DATABASE_URL set, so acceptance checks should call npm run test:unit" };
     const p = setup(t, report({ memories: [dup, { ...dup }], boost: [EXISTING.id], decay: [] }));
     const out = await p.run("curator-apply", [R], { now: T0 });
     assert.equal(out.exitCode, 0, JSON.stringify(out));
@@ -101,7 +119,7 @@ describe("curator-apply", () => {
 
   it("stores content with shell syntax byte for byte", async (t) => {
     const content = "Quote args in checks: bash -c \"npm test -- --grep '$(whoami)'\" expands `id` and $HOME; use a file; a && b || c > /dev/null";
-    const p = setup(t, report({ memories: [{ category: "mistake", keywords: ["bash", "quoting"], importance: 7, content }], boost: [], decay: [] }));
+    const p = setup(t, report({ memories: [{ category: "mistake", keywords: ["bash", "quoting"], importance: 7, surprise: "quotes inside a heredoc still expand", content }], boost: [], decay: [] }));
     const out = await p.run("curator-apply", [R], { now: T0 });
     assert.equal(out.exitCode, 0, JSON.stringify(out));
     const [id] = out.stored as string[];

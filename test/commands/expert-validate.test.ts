@@ -2,15 +2,35 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { project, writeFiles } from "../helpers/design-dir.ts";
 
+const PROP = { property: "GET /users returns 200", category: "integration", testableVia: "curl" };
+
 describe("expert-validate", () => {
   it("accepts an artifact with a summary and an array of verification properties", async (t) => {
-    const p = project(t, { ".design/expert-api.json": { summary: "REST API", verificationProperties: [], extra: { free: true } } });
+    const p = project(t, { ".design/expert-api.json": { summary: "REST API", verificationProperties: [PROP], extra: { free: true } } });
     assert.deepEqual(await p.run("expert-validate", [".design/expert-api.json"]), { ok: true, valid: true, exitCode: 0 });
   });
 
-  it("does not check the items of verificationProperties", async (t) => {
-    const p = project(t, { "e.json": { summary: null, verificationProperties: [1, "x", {}] } });
-    assert.equal((await p.run("expert-validate", ["e.json"])).ok, true);
+  it("refuses an artifact that says nothing: an empty summary, an empty property, an empty list without a reason [ac:design/2] [ac:improve/2]", async (t) => {
+    const p = project(t, {
+      "blank.json": { summary: "  ", verificationProperties: [PROP] },
+      "null.json": { summary: null, verificationProperties: [PROP] },
+      "none.json": { summary: "REST API", verificationProperties: [] },
+      "short.json": { summary: "REST API", verificationProperties: [], noVerificationProperties: "none" },
+      "hollow.json": { summary: "REST API", verificationProperties: [1, "", { property: " " }, "GET /users returns 200"] },
+    });
+    const blank = await p.run("expert-validate", ["blank.json"]);
+    assert.equal(blank.code, "E_INVALID");
+    assert.match(blank.error as string, /^summary is empty/);
+    assert.match((await p.run("expert-validate", ["null.json"])).error as string, /^summary is empty/);
+    assert.match((await p.run("expert-validate", ["none.json"])).error as string, /^verificationProperties is empty: .*noVerificationProperties/);
+    assert.match((await p.run("expert-validate", ["short.json"])).error as string, /^verificationProperties is empty/);
+    const hollow = await p.run("expert-validate", ["hollow.json"]);
+    assert.deepEqual(hollow.problems, [0, 1, 2].map((i) => `verificationProperties[${i}] has no property text ("property": the behaviour that must hold)`));
+  });
+
+  it("takes an empty property list with the artifact's recorded reason", async (t) => {
+    const p = project(t, { "r.json": { summary: "Prior art only", verificationProperties: [], noVerificationProperties: "the finding names prior art and changes no behaviour" } });
+    assert.equal((await p.run("expert-validate", ["r.json"])).ok, true);
   });
 
   it("requires the artifact path", async (t) => {
@@ -33,7 +53,7 @@ describe("expert-validate", () => {
     assert.equal(out.exitCode, 1);
   });
 
-  it("lists absent fields in the contract's order [feature:design/validated-expert-artifacts] [feature:improve/validated-artifacts]", async (t) => {
+  it("lists absent fields in the contract's order [feature:design/validated-expert-artifacts] [feature:improve/validated-artifacts] [ac:design/2]", async (t) => {
     const p = project(t, { "a.json": {}, "b.json": { verificationProperties: [] } });
     assert.equal((await p.run("expert-validate", ["a.json"])).error, "Missing required fields: summary, verificationProperties");
     assert.equal((await p.run("expert-validate", ["b.json"])).error, "Missing required fields: summary");
@@ -47,7 +67,7 @@ describe("expert-validate", () => {
   describe("featureScores: an improve analyst's scores of the target's declared features", () => {
     const FEATURES = { goal: "g", acceptance_criteria: ["c"], features: [{ name: "greet-by-name" }, { name: "formal-tone", optional: true }] };
     const score = (feature: string, extra: Record<string, unknown> = {}) => ({ feature, score: 4, evidence: "lines 5-9: asks for the name first", ...extra });
-    const artifact = (featureScores?: unknown) => ({ summary: "s", verificationProperties: [], ...(featureScores === undefined ? {} : { featureScores }) });
+    const artifact = (featureScores?: unknown) => ({ summary: "s", verificationProperties: [PROP], ...(featureScores === undefined ? {} : { featureScores }) });
 
     it("accepts one score per declared feature and counts them [feature:improve/declared-features]", async (t) => {
       const p = project(t, { ".design/skill-features.json": FEATURES, ".design/expert-a.json": artifact([score("formal-tone", { score: 1 }), score("greet-by-name")]) });
@@ -103,7 +123,7 @@ describe("expert-validate", () => {
   const DIMS = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
   const scored = (over: Record<string, unknown> = {}) => ({
     summary: "s",
-    verificationProperties: [],
+    verificationProperties: [PROP],
     qualityScores: { ...Object.fromEntries(DIMS.map((d, i) => [d, { score: (i % 5) + 1, evidence: `lines ${i}0-${i}9` }])), ...over },
   });
 
@@ -111,7 +131,7 @@ describe("expert-validate", () => {
     const { errorHandling: _e, ...six } = scored().qualityScores;
     const p = project(t, {
       "ok.json": scored(),
-      "none.json": { summary: "s", verificationProperties: [] },
+      "none.json": { summary: "s", verificationProperties: [PROP] },
       "six.json": { ...scored(), qualityScores: six },
       "range.json": scored({ verifiability: { score: 6, evidence: "x" }, promptEconomy: { score: 0, evidence: "x" }, errorHandling: { score: 2.5, evidence: "x" } }),
       "evidence.json": scored({ agentCoordination: { score: 3, evidence: " " }, informationFlow: 4 }),

@@ -278,7 +278,7 @@ describe("finalize: enrichment", () => {
       validated: true,
       computedOverlaps: 2,
       roleCount: 2,
-      auxiliaryCount: 3,
+      auxiliaryCount: 4,
       overlapPairs: 0,
       exitCode: 0,
     });
@@ -486,6 +486,14 @@ describe("finalize --validate-only", () => {
   });
 });
 
+/** Roles in one area of the project (src/api), as a quick plan holds them. */
+const oneArea = (...names: string[]) => names.map((name) => ({ name, dirs: [`src/api/${name}/`] }));
+/** The reasons a quick plan records for the auxiliaries it leaves out. */
+const QUICK_SKIPS = [
+  { name: "challenger", reason: "design-tier answered the quick path: one area, nothing high-stakes" },
+  { name: "scout", reason: "design-tier answered the quick path: the roles' files are named by the user" },
+];
+
 describe("finalize: the seed's planning rules", () => {
   const SPECS_RULE = `Rule 'specs for complex plans'`;
   const four = (extra: Record<string, unknown> = {}) => planWith(["a", "b", "c", "d"], extra);
@@ -526,11 +534,12 @@ describe("finalize: the seed's planning rules", () => {
     }
   });
 
-  it("requires challenger and integration-verifier in every plan, and a scout when the goal touches code [feature:design/required-auxiliaries]", async (t) => {
+  it("requires challenger, integration-verifier and memory-curator in every plan, and a scout when the goal touches code [feature:design/required-auxiliaries]", async (t) => {
     const none = await issuesOf(t, planWith(["a"], { auxiliaryRoles: [] }), [], true);
     assert.deepEqual(none, [
       "Rule 'auxiliaries always run': auxiliaryRoles must list challenger (type pre-execution); every plan but a quick one (complexity low, at most 3 roles) runs it",
       "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
+      "Rule 'auxiliaries always run': auxiliaryRoles must list memory-curator (type post-execution); every plan runs it",
       "Rule 'scout when the goal touches code': a plan with no goalType recorded is taken to touch code; list a scout (type pre-execution) in auxiliaryRoles, or record goalType meta or research (a quick plan, complexity low with at most 3 roles, may leave it out)",
     ]);
     const noScout = REQUIRED_AUXILIARIES.filter((a) => a.name !== "scout");
@@ -546,16 +555,16 @@ describe("finalize: the seed's planning rules", () => {
   it("exempts design-tier's quick path (complexity low, at most 3 roles) from challenger and scout, never from integration-verifier [feature:design/quick-path]", async (t) => {
     // What design-tier's quick path lists: integration-verifier and memory-curator only.
     const quickAux = REQUIRED_AUXILIARIES.filter((a) => a.name !== "challenger" && a.name !== "scout");
-    const { plan } = await finalized(t, planWith(["a", "b"], { complexity: "low", goalType: "implementation", auxiliaryRoles: quickAux }));
+    const { plan } = await finalized(t, planWith(oneArea("a", "b"), { complexity: "low", goalType: "implementation", auxiliaryRoles: quickAux, skippedAuxiliaries: QUICK_SKIPS }));
     assert.deepEqual(plan.auxiliaryRoles.map((a: { name: string }) => a.name), quickAux.map((a) => a.name));
     // Without integration-verifier even a quick plan is refused.
     const noVerifier = quickAux.filter((a) => a.name !== "integration-verifier");
-    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: noVerifier }), [], true), [
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: noVerifier, skippedAuxiliaries: QUICK_SKIPS }), [], true), [
       "Rule 'auxiliaries always run': auxiliaryRoles must list integration-verifier (type post-execution); every plan runs it",
     ]);
     // A listed challenger still needs its type; a low plan past the quick path's size, or a medium one, gets no exemption.
     const wrong = [...quickAux, { ...REQUIRED_AUXILIARIES.find((a) => a.name === "challenger")!, type: "post-execution" }];
-    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", goalType: "meta", auxiliaryRoles: wrong }), [], true), [
+    assert.deepEqual(await issuesOf(t, planWith(["a"], { complexity: "low", goalType: "meta", auxiliaryRoles: wrong, skippedAuxiliaries: QUICK_SKIPS.slice(1) }), [], true), [
       "Rule 'auxiliaries always run': challenger must have type pre-execution (got 'post-execution')",
     ]);
     const big = await issuesOf(t, four({ complexity: "low", goalType: "meta", auxiliaryRoles: quickAux }), [], true);
@@ -569,7 +578,47 @@ describe("finalize: the seed's planning rules", () => {
       const issues = await issuesOf(t, planWith(["a"], { complexity }), [], true);
       assert.match(issues[0], new RegExp(`^Rule 'specs for complex plans': the plan is complex \\(complexity ${complexity}\\) and has no verificationSpecs`));
     }
-    await finalized(t, planWith(["a", "b", "c"], { complexity: "low" }));
+    await finalized(t, planWith(oneArea("a", "b", "c"), { complexity: "low" }));
+  });
+
+  it("records why a quick plan drops the challenger and the scout, or refuses it [feature:design/quick-path]", async (t) => {
+    const quickAux = REQUIRED_AUXILIARIES.filter((a) => a.name !== "challenger" && a.name !== "scout");
+    const bare = await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: quickAux }), [], true);
+    assert.deepEqual(bare, [
+      `Rule 'a dropped auxiliary has a recorded reason': the quick plan leaves out challenger; record why as skippedAuxiliaries [{"name": "challenger", "reason": "…"}] (design-tier's signals for the quick path say it), or list it`,
+      `Rule 'a dropped auxiliary has a recorded reason': the quick plan leaves out scout; record why as skippedAuxiliaries [{"name": "scout", "reason": "…"}] (design-tier's signals for the quick path say it), or list it`,
+    ]);
+    const thin = await issuesOf(t, planWith(["a"], { complexity: "low", auxiliaryRoles: quickAux, skippedAuxiliaries: [{ name: "challenger", reason: "small" }, QUICK_SKIPS[1]] }), [], true);
+    assert.match(thin[0], /skippedAuxiliaries\[0\] must be \{"name": the auxiliary, "reason": why this plan does without it, 5\+ words\}/);
+    const both = await issuesOf(t, planWith(["a"], { complexity: "low", skippedAuxiliaries: QUICK_SKIPS }), [], true);
+    assert.deepEqual(both, ["Rule 'a dropped auxiliary has a recorded reason': challenger is both listed in auxiliaryRoles and recorded as skipped", "Rule 'a dropped auxiliary has a recorded reason': scout is both listed in auxiliaryRoles and recorded as skipped"]);
+  });
+
+  it("judges complexity itself: a draft marked low for a goal it rates higher is refused unless it records why [feature:design/quick-path]", async (t) => {
+    const quickAux = REQUIRED_AUXILIARIES.filter((a) => a.name !== "challenger" && a.name !== "scout");
+    const low = (extra: Record<string, unknown> = {}) =>
+      planWith(oneArea("store", "page"), { goal: "Encrypt the stored passwords and migrate the user table", complexity: "low", goalType: "implementation", auxiliaryRoles: quickAux, skippedAuxiliaries: QUICK_SKIPS, ...extra });
+    const p = project(t, { [P]: low() });
+    const out: any = await p.run("finalize", ["--validate-only"]);
+    assert.equal(out.code, "E_INVALID");
+    assert.equal(out.judgedComplexity.complexity, "high");
+    assert.match(out.issues[0], /^Rule 'complexity judged by the helper': the draft says complexity low, the helper judges high \(high stakes: the goal touches "Encrypt"\)/);
+    // Held to high, the plan also needs what high asks: specs, the challenger and the scout.
+    assert.ok(out.issues.some((i: string) => i.startsWith("Rule 'specs for complex plans': the plan is complex (complexity high)")), out.issues.join("\n"));
+    assert.ok(out.issues.some((i: string) => i.startsWith("Rule 'auxiliaries always run': auxiliaryRoles must list challenger")), out.issues.join("\n"));
+    // The shape alone: a low draft over two areas is at least medium.
+    const wide = await issuesOf(t, planWith(["a", "b"], { complexity: "low", goalType: "meta", auxiliaryRoles: quickAux, skippedAuxiliaries: QUICK_SKIPS }), [], true);
+    assert.match(wide[0], /the helper judges medium \(the draft holds 2 areas \(src\/a, src\/b\): more than a quick plan\)/);
+    // A recorded reason naming the judged level lets a lower complexity stand; a wrong level or a word does not.
+    const why = "the passwords are test fixtures only and no user data is touched";
+    await finalized(t, low({ complexityOverride: { from: "high", reason: why } }));
+    for (const bad of [{ from: "medium", reason: why }, { from: "high", reason: "trust me" }, "high"]) {
+      const issues = await issuesOf(t, low({ complexityOverride: bad }), [], true);
+      assert.match(issues[0], /^Rule 'complexity judged by the helper'/, JSON.stringify(bad));
+    }
+    // Claiming the judged level needs no reason.
+    const high = await issuesOf(t, low({ complexity: "high" }), [], true);
+    assert.equal(high.some((i) => i.startsWith("Rule 'complexity judged by the helper'")), false);
   });
 
   it("checks the classification design records: tier and goalType", async (t) => {

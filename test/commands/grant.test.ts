@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
@@ -50,7 +51,34 @@ describe("grant", () => {
     assert.match(out.summary[0], /^Workers may edit files under: src\/api\/, src\/ui\/, docs\/\*\*\/\*\.md$/);
   });
 
-  it("records an approved grant that the hook's reader accepts while the run and plan hold [feature:execute/grant-binds-workers]", async (t) => {
+  it("refuses to propose or approve while a spec file is not the one finalize hashed (edited, deleted, or never hashed)", async (t) => {
+    const body = "test('a', () => {});\n";
+    const plan = fixture();
+    plan.verificationSpecs[0].sha256 = createHash("sha256").update(body).digest("hex");
+    const p = project(t, { [P]: plan, ".design/run-execute.json": run(), ".design/specs/api.test.ts": body });
+    assert.equal((await p.run("grant")).ok, true, "the spec as finalize installed it");
+    writeFileSync(join(p.dir, ".design/specs/api.test.ts"), "test('a', () => {}); require('child_process').execSync('id');\n");
+    for (const argv of [[], ["--approve"]]) {
+      const out: any = await p.run("grant", argv, { consent: true });
+      assert.equal(out.code, "E_INVALID");
+      assert.match(out.error, /^Spec files are not what finalize installed: \.design\/specs\/api\.test\.ts \(api\): changed since finalize/);
+      assert.equal(out.changedSpecs[0].path, ".design/specs/api.test.ts");
+      assert.equal(p.exists(".design/grant.json"), false);
+    }
+    rmSync(join(p.dir, ".design/specs/api.test.ts"));
+    assert.match((await p.run("grant")).error as string, /deleted or unreadable since finalize hashed it/);
+    writeFileSync(join(p.dir, ".design/specs/api.test.ts"), body);
+    assert.equal((await p.run("grant")).ok, true, "the finalized bytes back");
+    const unhashed = fixture();
+    const q = project(t, { [P]: unhashed, ".design/run-execute.json": run(), ".design/specs/api.test.ts": body });
+    assert.match((await q.run("grant")).error as string, /finalize recorded no hash for it/);
+    // A completed role's spec runs no more: not judged.
+    unhashed.roles[0].status = "completed";
+    const r = project(t, { [P]: unhashed, ".design/run-execute.json": run(), ".design/specs/api.test.ts": body });
+    assert.equal((await r.run("grant")).ok, true);
+  });
+
+  it("records an approved grant that the hook's reader accepts while the run and plan hold [feature:execute/grant-binds-workers] [ac:execute/3]", async (t) => {
     const p = project(t, { [P]: fixture(), ".design/run-execute.json": run() });
     const approvedAt = Date.UTC(2026, 10, 24, 1, 0, 0);
     const out: any = await p.run("grant", ["--approve"], { now: approvedAt, consent: true });
@@ -195,7 +223,7 @@ describe("grant", () => {
 
   it("ends when anything that will run changes: a check, a scope, a constraint, an agent, a spec file", async (t) => {
     const plan = fixture();
-    plan.verificationSpecs[0].sha256 = undefined;
+    plan.verificationSpecs[0].sha256 = createHash("sha256").update("test('a', () => {});\n").digest("hex");
     const p = project(t, { [P]: plan, ".design/run-execute.json": run(), ".design/specs/api.test.ts": "test('a', () => {});\n" });
     await p.run("grant", ["--approve"], { consent: true });
     assert.ok(readGrant(p.dir));

@@ -1,5 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 const DIMS = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"] as const;
@@ -106,5 +108,60 @@ describe("improve-guards", () => {
     const noSnap = project(t, { ".design/expert-a.json": analyst(), ".design/draft/plan.json": planWith(["r"]) });
     assert.equal((await noSnap.run("improve-guards", [".design/draft/plan.json", "--analysts", ".design/expert-a.json"])).error, "Snapshot not found: .design/skill-snapshot.md");
     assert.equal((await noSnap.run("improve-guards", [])).code, "E_USAGE");
+  });
+});
+
+describe("improve-guards: the real target and the guards checkpoint", () => {
+  const PHASES = ["pre-flight", "mode", "analysis", "cross-review", "synthesis", "guards", "finalize", "reflect-and-report"];
+  /** An improve run at its guards phase on skills/greet/SKILL.md, whose real file has `lines` lines. */
+  async function atGuards(t: any, roles: Array<Record<string, unknown>>, lines: number, snapshot = skill(lines), extra: Record<string, unknown> = {}) {
+    const p = project(t, {
+      ".design/expert-protocol-analyst.json": analyst(),
+      ".design/expert-prompt-engineer.json": analyst(),
+      ".design/skill-snapshot.md": snapshot,
+      "skills/greet/SKILL.md": skill(lines),
+      ".design/draft/plan.json": planWith(roles.map((r, i) => ({ name: `r${i}`, ...r })), extra),
+    });
+    writeFileSync(join(p.dir, ".design/cross-review.json"), JSON.stringify({ rounds: 1, participants: ["protocol-analyst", "prompt-engineer"], agreements: [], disputes: [] }));
+    assert.equal((await p.run("run-start", ["improve", "--phases", PHASES.join(","), "--inputs", "skills/greet/SKILL.md"])).ok, true);
+    for (const phase of PHASES.slice(0, 5)) {
+      const outputs = phase === "cross-review" ? ["--outputs", ".design/cross-review.json"] : [];
+      assert.equal((await p.run("run-checkpoint", ["improve", "--phase", phase, ...outputs])).ok, true, phase);
+    }
+    return p;
+  }
+
+  it("measures the target's real file, not the snapshot the lead wrote, and says when they differ [feature:improve/guards-computed]", async (t) => {
+    // The lead's snapshot says 100 lines; the file has 480: 25 more lines pass 500.
+    const p = await atGuards(t, [{ qualityEffects: effects(), lineDelta: 25 }], 480, skill(100));
+    const out: any = await p.run("improve-guards", ARGS);
+    assert.deepEqual(out.budget.measured, [{ path: ".design/skill-snapshot.md", from: "file", snapshotDiffers: true }]);
+    assert.deepEqual(out.budget.targets[0].lines, { before: 480, after: 505 });
+    assert.deepEqual(out.failed, ["token-budget"]);
+  });
+
+  it("checkpoints guards only when both pass, or the draft records the user's acceptance of the failing one [feature:improve/guards-computed] [ac:improve/3]", async (t) => {
+    const failing = await atGuards(t, [{ qualityEffects: effects({ promptEconomy: -1 }), lineDelta: 5 }], 200);
+    const refused: any = await failing.run("run-checkpoint", ["improve", "--phase", "guards", "--outputs", ".design/draft/plan.json"]);
+    assert.equal(refused.code, "E_INVALID");
+    assert.match(refused.error, /^Cannot checkpoint guards: regression-safety failed \(regression-safety: role r0 makes Prompt Economy worse; /);
+    assert.equal(failing.json(".design/run-improve.json").completed.length, 5, "nothing recorded");
+    const accepted = await atGuards(t, [{ qualityEffects: effects({ promptEconomy: -1 }), lineDelta: 5 }], 200, undefined, {
+      designDecisions: [{ conflict: "regression-safety: the new rule costs prompt economy", experts: [], decision: "Accept the trade-off", reasoning: "the user chose it at the gate" }],
+    });
+    const ok: any = await accepted.run("run-checkpoint", ["improve", "--phase", "guards", "--outputs", ".design/draft/plan.json"]);
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    assert.deepEqual(ok.acceptedGuards, ["regression-safety"]);
+    const passing = await atGuards(t, [{ qualityEffects: effects({ errorHandling: 1 }), lineDelta: 5 }], 200);
+    const clean: any = await passing.run("run-checkpoint", ["improve", "--phase", "guards"]);
+    assert.equal(clean.ok, true, JSON.stringify(clean));
+    assert.equal("acceptedGuards" in clean, false);
+  });
+
+  it("refuses the guards checkpoint with no analyst scores to judge by", async (t) => {
+    const p = await atGuards(t, [{ qualityEffects: effects(), lineDelta: 0 }], 200);
+    for (const f of [".design/expert-protocol-analyst.json", ".design/expert-prompt-engineer.json"]) writeFileSync(join(p.dir, f), JSON.stringify({ summary: "s", verificationProperties: [] }));
+    const out: any = await p.run("run-checkpoint", ["improve", "--phase", "guards"]);
+    assert.match(out.error, /no analyst artifact with qualityScores/);
   });
 });

@@ -19,7 +19,7 @@ const FIXTURES = resolve(__dirname, "../fixtures/transcripts");
 const SESSION = "5d0c2f7e-1b7a-4f0e-9a51-0f3c2b9d7a11";
 const NOW = Date.UTC(2026, 10, 26, 12, 0, 0);
 const MIN = 60_000;
-const EXPERT = { summary: "s", verificationProperties: [] };
+const EXPERT = { summary: "s", verificationProperties: [{ property: "GET /users returns 200" }] };
 
 /** A scratch Claude config folder and session for the helper (restored after the test). */
 const session = (t: TestContext, id = SESSION): string => claudeSession(t, id);

@@ -8,7 +8,7 @@ const NOW_MS = Date.UTC(2026, 1, 18, 9, 4, 5, 678);
 const MEM = ".design/memory.jsonl";
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-const add = (extra: string[] = []) => ["--category", "pattern", "--keywords", "rest, api", "--content", "Paginate list endpoints", ...extra];
+const add = (extra: string[] = []) => ["--category", "pattern", "--keywords", "rest, api", "--content", "Paginate the REST list endpoints", ...extra];
 const lines = (text: string) => text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
 
 describe("memory-add: new entries", () => {
@@ -26,7 +26,7 @@ describe("memory-add: new entries", () => {
       timestamp: "2026-02-18T09:04:05Z",
       category: "pattern",
       keywords: ["rest", "api"],
-      content: "Paginate list endpoints",
+      content: "Paginate the REST list endpoints",
       source: "unknown",
       goal_context: "",
       importance: 5,
@@ -37,11 +37,12 @@ describe("memory-add: new entries", () => {
   it("stores --source, --goal-context and --importance, trimming keywords and dropping empty ones", async (t) => {
     const p = project(t);
     await p.run("memory-add", [
-      "--category", "mistake", "--keywords", " Auth ,, jwt , ", "--content", "Check token expiry",
-      "--importance", "8", "--source", "execute", "--goal-context", "login flow",
+      "--category", "mistake", "--keywords", " Auth ,, jwt , ", "--content", "Check the JWT exp claim",
+      "--importance", "8", "--surprise", "the library accepted expired tokens by default", "--source", "execute", "--goal-context", "login flow",
     ]);
     const [entry] = lines(p.read(MEM));
     assert.deepEqual([entry.keywords, entry.importance, entry.source, entry.goal_context], [["Auth", "jwt"], 8, "execute", "login flow"]);
+    assert.equal(entry.surprise, "the library accepted expired tokens by default");
   });
 
   it("creates .design/ for a memory file of another name, and refuses one in a subfolder", async (t) => {
@@ -80,15 +81,15 @@ describe("memory-add: new entries", () => {
 
 describe("memory-add: quality gates", () => {
   const refusals: Array<[string, string[], string, string, string]> = [
-    ["a missing category", ["--keywords", "k", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
-    ["an empty category", ["--category", "", "--keywords", "k", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
+    ["a missing category", ["--keywords", "c", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
+    ["an empty category", ["--category", "", "--keywords", "c", "--content", "c"], "--category is required for new entries", "category", "E_USAGE"],
     ["a missing content", ["--category", "pattern", "--keywords", "k"], "--content is required for new entries", "content", "E_USAGE"],
-    ["a whitespace-only content", ["--category", "pattern", "--keywords", "k", "--content", " \n\t"], "--content is required for new entries", "content", "E_USAGE"],
+    ["a whitespace-only content", ["--category", "pattern", "--keywords", "n", "--content", " \n\t"], "--content is required for new entries", "content", "E_USAGE"],
     ["importance 0", [...add(["--importance", "0"])], "Importance must be between 1 and 10 (inclusive)", "importance", "E_USAGE"],
     ["importance 11", [...add(["--importance", "11"])], "Importance must be between 1 and 10 (inclusive)", "importance", "E_USAGE"],
     [
       "an unknown category",
-      ["--category", "Pattern", "--keywords", "k", "--content", "c"],
+      ["--category", "Pattern", "--keywords", "c", "--content", "c"],
       "Invalid category 'Pattern'. Must be one of: {'pattern', 'mistake', 'convention', 'approach', 'failure', 'procedure'}",
       "category",
       "E_USAGE",
@@ -130,7 +131,7 @@ describe("memory-add: quality gates", () => {
       JSON.stringify({ id: "mem-7", category: "pattern", content: "alpha bravo charlie delta" }),
     ].join("\n") + "\n";
     const p = project(t, { [MEM]: before });
-    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "Alpha bravo, charlie delta echo!"]);
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "alpha", "--content", "Alpha bravo, charlie delta echo!"]);
     assert.deepEqual(out, {
       ok: false,
       error: "Near-duplicate of memory mem-7: boost it instead (write {\"id\": \"mem-7\"} to .design/tmp/remember.json, then memory-add .design/memory.jsonl --boost --from .design/tmp/remember.json)",
@@ -148,22 +149,22 @@ describe("memory-add: quality gates", () => {
     // 7 shared words of 20 distinct ones is 0.35; 6 of 20 is 0.3.
     const shared = "alpha bravo charlie delta echo foxtrot golf";
     const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: `${shared} hotel india juliett kilo lima mike` }] });
-    const at = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", `${shared} november oscar papa quebec romeo sierra tango`]);
+    const at = await p.run("memory-add", ["--category", "pattern", "--keywords", "alpha", "--content", `${shared} november oscar papa quebec romeo sierra tango`]);
     assert.deepEqual([at.gate, at.duplicateOf, at.similarity], ["duplicate", "m", 0.35]);
-    const under = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta echo foxtrot november oscar papa quebec romeo sierra tango"]);
+    const under = await p.run("memory-add", ["--category", "pattern", "--keywords", "alpha", "--content", "alpha bravo charlie delta echo foxtrot november oscar papa quebec romeo sierra tango"]);
     assert.equal(under.ok, true, String(under.error));
     assert.equal(lines(p.read(MEM)).length, 2);
   });
 
   it("refuses the same text up to case and whitespace, short words included", async (t) => {
     const p = project(t, { [MEM]: [{ id: "short", category: "convention", content: "Use X  on CI" }] });
-    const out = await p.run("memory-add", ["--category", "convention", "--keywords", "k", "--content", " use x on ci"]);
+    const out = await p.run("memory-add", ["--category", "convention", "--keywords", "use", "--content", " use x on ci"]);
     assert.deepEqual([out.gate, out.duplicateOf, out.similarity], ["duplicate", "short", 1]);
   });
 
   it("accepts the same text in another category", async (t) => {
     const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "alpha bravo charlie" }] });
-    const out = await p.run("memory-add", ["--category", "mistake", "--keywords", "k", "--content", "alpha bravo charlie"]);
+    const out = await p.run("memory-add", ["--category", "mistake", "--keywords", "alpha", "--content", "alpha bravo charlie"]);
     assert.equal(out.ok, true);
   });
 
@@ -174,19 +175,19 @@ describe("memory-add: quality gates", () => {
         { id: "same", category: "pattern", content: "alpha bravo charlie delta echo" },
       ],
     });
-    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta echo"]);
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "alpha", "--content", "alpha bravo charlie delta echo"]);
     assert.deepEqual([out.duplicateOf, out.similarity], ["same", 1]);
   });
 
   it("compares only with parsable entries, never with corrupt lines", async (t) => {
     const p = project(t, { [MEM]: 'alpha bravo charlie delta\n{"category":"pattern","content":"alpha bravo charlie delta"\n' });
-    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "alpha bravo charlie delta"]);
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "alpha", "--content", "alpha bravo charlie delta"]);
     assert.equal(out.ok, true);
   });
 
   it("lets only one of two concurrent adds of the same text land, because the check runs under the lock", async (t) => {
     const p = project(t);
-    const argv = ["--category", "pattern", "--keywords", "k", "--content", "retry flaky network calls twice"];
+    const argv = ["--category", "pattern", "--keywords", "retry", "--content", "retry flaky network calls twice"];
     const outs = await Promise.all([p.run("memory-add", argv), p.run("memory-add", argv)]);
     assert.deepEqual(outs.map((o) => o.ok).sort(), [false, true]);
     const winner = outs.find((o) => o.ok)!;
@@ -308,7 +309,7 @@ describe("memory-add --from: the entry as data in a file", () => {
 
   it("stores hostile text byte for byte, with list keywords, source and goal context", async (t) => {
     const p = project(t, {
-      ".design/tmp/remember.json": { category: "mistake", keywords: ["shell", " quoting "], content: HOSTILE, importance: 7, source: "user", goal_context: "a $(goal)" },
+      ".design/tmp/remember.json": { category: "mistake", keywords: ["shell", " quoting "], content: HOSTILE, importance: 7, surprise: "bash expands $(...) even inside a heredoc without quotes", source: "user", goal_context: "a $(goal)" },
     });
     const out = await p.run("memory-add", ["--from", ".design/tmp/remember.json"], { now: NOW_MS });
     assert.equal(out.ok, true);
@@ -321,9 +322,9 @@ describe("memory-add --from: the entry as data in a file", () => {
   });
 
   it("takes comma-separated keywords and defaults importance to 5", async (t) => {
-    const p = project(t, { "in.json": { category: "pattern", keywords: "a, b", content: "Use the fixture loader" } });
+    const p = project(t, { "in.json": { category: "pattern", keywords: "fixture, loader", content: "Use the fixture loader" } });
     const out = await p.run("memory-add", ["--from", "in.json"]);
-    assert.deepEqual([out.keywords, out.importance], [["a", "b"], 5]);
+    assert.deepEqual([out.keywords, out.importance], [["fixture", "loader"], 5]);
   });
 
   it("applies the same gates as the flags", async (t) => {
@@ -399,7 +400,7 @@ describe("memory-add: the session-specific gate", () => {
       ["Coverage went from 71% to 83%.", "run-metrics"],
     ];
     for (const [content, reason] of cases) {
-      const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", content]);
+      const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "build", "--content", content]);
       assert.deepEqual([out.gate, out.reason], ["session-specific", reason], content);
     }
     const fromFile = await p.run("memory-add", ["--from", ".design/tmp/r.json"]);
@@ -410,14 +411,14 @@ describe("memory-add: the session-specific gate", () => {
   it("stores durable facts that hold numbers", async (t) => {
     const p = project(t);
     for (const content of ["Node 18+ is required.", "Postgres listens on port 5432 in docker-compose.yml.", "Retry flaky registry calls at most 3 times.", "Use UTF-8 for every file the helper writes."]) {
-      const out = await p.run("memory-add", ["--category", "convention", "--keywords", "k", "--content", content]);
+      const out = await p.run("memory-add", ["--category", "convention", "--keywords", "setup", "--content", content]);
       assert.equal(out.ok, true, `${content}: ${out.error}`);
     }
   });
 
   it("is checked before the duplicate gate", async (t) => {
     const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "Ran the tests and 3 failed today" }] });
-    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "Ran the tests and 3 failed today"]);
+    const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "ran", "--content", "Ran the tests and 3 failed today"]);
     assert.equal(out.gate, "session-specific");
   });
 });
@@ -447,8 +448,42 @@ describe("memory-add: the duplicate gate beyond ASCII", () => {
         { id: "fr", category: "failure", content: "La clé du cache doit inclure le hash du fichier de verrouillage." },
       ],
     });
-    const ru = await p.run("memory-add", ["--category", "failure", "--keywords", "k", "--content", "Сид-скрипт падает на отсутствующих таблицах, если миграции не запущены до него."]);
-    const fr = await p.run("memory-add", ["--category", "failure", "--keywords", "k", "--content", "La cle du cache doit inclure le hash du fichier de verrouillage"]);
+    const ru = await p.run("memory-add", ["--category", "failure", "--keywords", "сид-скрипт", "--content", "Сид-скрипт падает на отсутствующих таблицах, если миграции не запущены до него."]);
+    const fr = await p.run("memory-add", ["--category", "failure", "--keywords", "la", "--content", "La cle du cache doit inclure le hash du fichier de verrouillage"]);
     assert.deepEqual([ru.duplicateOf, fr.duplicateOf, fr.similarity], ["ru", "fr", 1]);
+  });
+});
+
+describe("memory-add: the specificity and surprise gates (seed 001, gates 5 and 3)", () => {
+  it("refuses \"stuff\" with keyword \"x\", generic keywords, and content that names nothing, and writes nothing", async (t) => {
+    const p = project(t);
+    const cases: Array<[string[], string, RegExp]> = [
+      [["--keywords", "x", "--content", "stuff"], "keywords", /'x' too short/],
+      [["--keywords", "notes,misc", "--content", "Paginate the REST list endpoints"], "keywords", /name nothing in particular/],
+      [["--keywords", "jest", "--content", "Be careful with tests"], "specificity", /names nothing concrete/],
+      [["--keywords", "ci", "--content", "stuff"], "specificity", /too short/],
+    ];
+    for (const [argv, gate, said] of cases) {
+      const out = await p.run("memory-add", ["--category", "pattern", ...argv]);
+      assert.equal(out.gate, gate, argv.join(" "));
+      assert.match(out.error as string, said);
+    }
+    assert.equal(p.exists(MEM), false);
+  });
+
+  it("stores an importance of 7 or more only with what surprised, from the flags or --from", async (t) => {
+    const p = project(t, {
+      ".design/tmp/a.json": { category: "mistake", keywords: ["pnpm"], importance: 9, content: "pnpm install at a package root ignores the workspace lockfile" },
+      ".design/tmp/b.json": { category: "mistake", keywords: ["pnpm"], importance: 9, content: "pnpm install at a package root ignores the workspace lockfile", surprise: "it writes a second lockfile without a warning" },
+    });
+    const loud = await p.run("memory-add", ["--category", "mistake", "--keywords", "vite", "--importance", "8", "--content", "vite.config.ts server.proxy serves /api in dev"]);
+    assert.equal(loud.gate, "importance");
+    assert.equal((await p.run("memory-add", ["--from", ".design/tmp/a.json"])).gate, "importance");
+    assert.equal(p.exists(MEM), false);
+    const ok = await p.run("memory-add", ["--from", ".design/tmp/b.json"]);
+    assert.equal(ok.ok, true, String(ok.error));
+    assert.equal(lines(p.read(MEM))[0].surprise, "it writes a second lockfile without a warning");
+    const quiet = await p.run("memory-add", ["--category", "convention", "--keywords", "vite", "--importance", "4", "--content", "vite.config.ts server.proxy serves /api in dev"]);
+    assert.equal(quiet.ok, true, "below 7 no surprise is asked for");
   });
 });

@@ -55,7 +55,8 @@ function reference(entries: Array<Record<string, unknown>>, category: string, co
   return best;
 }
 
-const add = (category: string, content: string) => ["--category", category, "--keywords", "k", "--content", content];
+/** The content's first word as its keyword: it passes the specificity gate by naming what the content is about. */
+const add = (category: string, content: string) => ["--category", category, "--keywords", content.match(/\p{L}[\p{L}\p{N}-]+/u)?.[0].toLowerCase() ?? "k", "--content", content];
 
 /** The categories an index file has records for (its header, dup-index.ts), by name. */
 function indexCategories(buf: Buffer): string[] {

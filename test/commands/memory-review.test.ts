@@ -136,4 +136,21 @@ describe("memory-review", () => {
     assert.equal("rest" in plain, false, "without --top the answer is the contract's");
     assert.equal("score" in plain.memories[0], false);
   });
+
+  it("with --top and --keyword filters every memory first, then keeps the best of those", async (t) => {
+    const now = Date.UTC(2026, 1, 20, 12);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // 25 fresh, important memories about builds; two old, minor ones about auth, far below the first 20.
+    const builds = Array.from({ length: 25 }, (_, i) => ({ id: `b${i}`, timestamp: iso(now), keywords: ["build"], content: `build ${i}`, importance: 9 }));
+    const auth = [
+      { id: "auth-old", timestamp: iso(now - 400 * 86_400_000), keywords: ["Auth-Tokens"], content: "a", importance: 2 },
+      { id: "auth-older", timestamp: iso(now - 500 * 86_400_000), keywords: ["oauth"], content: "b", importance: 2 },
+    ];
+    const p = project(t, { [MEM]: [...builds, ...auth] });
+    const unfiltered: any = await p.run("memory-review", ["--top", "20"], { now });
+    assert.equal(unfiltered.memories.some((m: any) => m.id.startsWith("auth")), false, "neither is among the first 20");
+    const out: any = await p.run("memory-review", ["--top", "20", "--keyword", "AUTH"], { now });
+    assert.deepEqual(out.memories.map((m: any) => m.id), ["auth-old", "auth-older"]);
+    assert.deepEqual([out.count, out.total, out.rest], [2, 27, 0]);
+  });
 });

@@ -161,7 +161,7 @@ describe("next hands each start its memories", () => {
     assert.equal(out.warnings, undefined);
   });
 
-  it("gives the memories again to the starts after a resume", async (t) => {
+  it("gives the memories again to the starts after a resume [ac:execute/5]", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "api", goal: "Build the api endpoints", dirs: ["src/api/"] }]), [MEM]: memories });
     const first: any = await p.run("next", [], { now: T });
     assert.equal(first.start[0].memories.length, 3);

@@ -7,7 +7,7 @@ const P = ".design/plan.json";
 const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
 
 describe("next", () => {
-  it("answers the roles to start with tier, agent, report path and the dependencies' reports [feature:execute/helper-schedules]", async (t) => {
+  it("answers the roles to start with tier, agent, report path and the dependencies' reports [feature:execute/helper-schedules] [ac:execute/1]", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "api", model: "haiku", status: "completed", attemptLog: [{ attempt: 1, model: "haiku", agent: "api", outcome: "completed" }] },

@@ -146,7 +146,7 @@ describe("preflight", () => {
     assert.equal(out.nextStep, "No reflections yet: run a skill first, there is nothing to reflect on");
   });
 
-  it("counts as reflect's evidence every run but reflect's own aborted ones, which /do:reflect compares with its minimum [feature:reflect/not-enough-runs]", async (t) => {
+  it("counts as reflect's evidence every run but reflect's own aborted ones, which /do:reflect compares with its minimum [feature:reflect/not-enough-runs] [ac:reflect/3]", async (t) => {
     // Two reflect runs that stopped for too few runs, one real design run: the minimum of 2 is not met.
     const p = project(t, {
       ".design/reflection.jsonl": [

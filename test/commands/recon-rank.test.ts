@@ -26,7 +26,7 @@ const finding = (id: string) => ({ id, domain: "codebase", source: `src/${id}.ts
 const FINDINGS = ["F1", "F2", "F3", "F4", "F5", "F6", "F7"].map(finding);
 
 describe("recon-rank", () => {
-  it("scores, ranks, keeps the best five and counts the findings no kept intervention cites [feature:recon/helper-ranks-and-cuts]", async (t) => {
+  it("scores, ranks, keeps the best five and counts the findings no kept intervention cites [feature:recon/helper-ranks-and-cuts] [ac:recon/1]", async (t) => {
     const p = project(t, { ".design/tmp/recon-draft.json": draft(SEVEN, { researchFindings: FINDINGS }) });
     const out = await p.run("recon-rank", [".design/tmp/recon-draft.json"], { now: Date.UTC(2026, 10, 24, 1, 2, 3) });
     assert.equal(out.ok, true);
@@ -74,7 +74,7 @@ describe("recon-rank", () => {
     assert.equal("deferredInterventions" in p.json(".design/recon.json"), false);
   });
 
-  it("keeps an existing recon.json: the new one goes to recon-2.json, then recon-3.json [feature:recon/keep-existing-recon]", async (t) => {
+  it("keeps an existing recon.json: the new one goes to recon-2.json, then recon-3.json [feature:recon/keep-existing-recon] [ac:recon/2]", async (t) => {
     const old = draft([iv("old", 5, "high", "small")]);
     const p = project(t, { ".design/recon.json": old, ".design/tmp/d.json": draft(SEVEN) });
     const before = p.read(".design/recon.json");
@@ -90,7 +90,7 @@ describe("recon-rank", () => {
     assert.equal(second.writtenTo, ".design/recon-3.json");
   });
 
-  it("replaces an existing recon.json only with --replace, moving the old one to history [feature:recon/replace-on-user-word]", async (t) => {
+  it("replaces an existing recon.json only with --replace, moving the old one to history [feature:recon/replace-on-user-word] [ac:recon/2]", async (t) => {
     const p = project(t, { ".design/recon.json": draft([iv("old", 5, "high", "small")]), ".design/tmp/d.json": draft(SEVEN) });
     const out = await p.run("recon-rank", [".design/tmp/d.json", "--replace"], { now: Date.UTC(2026, 10, 24, 1, 2, 3) });
     assert.equal(out.ok, true);

@@ -71,7 +71,7 @@ describe("usage from a transcript", () => {
 });
 
 describe("record-usage", () => {
-  it("records a worker's usage in its attempt, from its transcript [feature:execute/cost-recorded]", async (t) => {
+  it("records a worker's usage in its attempt, from its transcript [feature:execute/cost-recorded] [ac:execute/4]", async (t) => {
     const config = claudeSession(t);
     const p = started(t);
     plant(config, p, "2.1.332", "a553911363294eb96", { agentType: "general-purpose", name: "api" });

@@ -39,7 +39,7 @@ function seeded(t: any) {
 }
 
 describe("reflect-metrics", () => {
-  it("picks the skill with the most failed or partial runs and counts its runs [feature:reflect/metrics-from-helper]", async (t) => {
+  it("picks the skill with the most failed or partial runs and counts its runs [feature:reflect/metrics-from-helper] [ac:reflect/1]", async (t) => {
     const out = await seeded(t).run("reflect-metrics");
     assert.equal(out.ok, true);
     assert.equal(out.skill, "execute");
@@ -68,7 +68,7 @@ describe("reflect-metrics", () => {
     assert.equal(picked.enoughRuns, false, "one execute run is below the default minimum of 2");
   });
 
-  it("groups failures into patterns with status and confidence from the counts [feature:reflect/metrics-from-helper]", async (t) => {
+  it("groups failures into patterns with status and confidence from the counts [feature:reflect/metrics-from-helper] [ac:reflect/1]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     const patterns = out.patterns as any[];
     const summary = patterns.map((p) => [p.text, p.runs, p.status, p.confidence]);
@@ -96,7 +96,7 @@ describe("reflect-metrics", () => {
     assert.deepEqual([fb[0].firstSeen, fb[0].lastSeen], [day(1), day(6)]);
   });
 
-  it("names what gets a hypothesis: active patterns above anecdotal and each unaddressed advice, with the confidence to use [feature:reflect/metrics-from-helper] [feature:reflect/unaddressed-feedback]", async (t) => {
+  it("names what gets a hypothesis: active patterns above anecdotal and each unaddressed advice, with the confidence to use [feature:reflect/metrics-from-helper] [feature:reflect/unaddressed-feedback] [ac:reflect/2]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     // The resolved context pattern, the likely resolved lint one and the anecdotal network one get none.
     assert.deepEqual(out.hypothesize, [

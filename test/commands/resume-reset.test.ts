@@ -5,7 +5,7 @@ import { planWith, project, writeFiles } from "../helpers/design-dir.ts";
 const P = ".design/plan.json";
 
 describe("resume-reset", () => {
-  it("returns in_progress roles to pending and counts the interrupted attempt [feature:execute/resume-after-interruption]", async (t) => {
+  it("returns in_progress roles to pending and counts the interrupted attempt [feature:execute/resume-after-interruption] [ac:execute/5]", async (t) => {
     const p = project(t, {
       [P]: planWith([
         { name: "a", status: "in_progress", attempts: 1 },

@@ -37,7 +37,8 @@ async function checkpointTo(p: Project, last: string, outputs: Record<string, st
   const done = new Set(state.completed.map((c: { phase: string }) => c.phase));
   for (const phase of EXECUTE_PHASES) {
     if (!done.has(phase)) {
-      const out = await p.run("run-checkpoint", ["execute", "--phase", phase, ...(outputs[phase] ? ["--outputs", outputs[phase]] : [])], { now: T0 + 1000 });
+      const verdict = phase === "verify" ? ["--decisions", "goal achieved, 0 fix rounds"] : [];
+      const out = await p.run("run-checkpoint", ["execute", "--phase", phase, ...(outputs[phase] ? ["--outputs", outputs[phase]] : []), ...verdict], { now: T0 + 1000 });
       assert.equal(out.exitCode, 0, JSON.stringify(out));
     }
     if (phase === last) break;
@@ -58,7 +59,7 @@ describe("run-begin execute", () => {
     assert.deepEqual(out.resetRoles, []);
     assert.equal(out.noWorkRemaining, false);
     assert.deepEqual(out.summary, {
-      goal: "Test goal", roles: 3, depth: 2, modelMix: "3 sonnet", auxiliaryRoles: ["challenger", "scout", "integration-verifier"],
+      goal: "Test goal", roles: 3, depth: 2, modelMix: "3 sonnet", auxiliaryRoles: ["challenger", "scout", "integration-verifier", "memory-curator"],
       depthSummary: { 1: ["Role 0: api (sonnet)", "Role 2: docs (sonnet)"], 2: ["Role 1: ui (sonnet)"] },
       cost: (out.summary as { cost: unknown }).cost,
     });

@@ -33,7 +33,7 @@ const complete = (p: Project, i: number) => p.run("update-status", [], { stdin: 
 const checks = (...cmds: string[]) => cmds.map((c, k) => ({ criterion: `criterion ${k}`, check: c }));
 
 describe("run-checks", () => {
-  it("runs each check as the plan spells it, from the project root, and records the evidence in the running attempt [feature:execute/checks-decide-completion]", async (t) => {
+  it("runs each check as the plan spells it, from the project root, and records the evidence in the running attempt [feature:execute/checks-decide-completion] [ac:execute/2]", async (t) => {
     const plan: any = planWith([
       { name: "api", acceptanceCriteria: checks("test -f .design/plan.json && echo root-ok", "printf 'one\\ntwo\\nthree\\n'; echo oops >&2; exit 3") },
       "ui",
@@ -121,8 +121,8 @@ describe("run-checks", () => {
     assert.match(refused.error, /check `echo started; sleep 30; echo never` failed \(timed out\)/);
   });
 
-  it("runs the role's verification spec and records its file's hash; a changed spec file voids the evidence", async (t) => {
-    const spec = { role: "api", path: ".design/specs/spec-api.sh", runCommand: "bash .design/specs/spec-api.sh" };
+  it("runs the role's verification spec and records its file's hash; a changed spec file voids the evidence [ac:execute/2]", async (t) => {
+    const spec = { role: "api", path: ".design/specs/spec-api.sh", runCommand: "bash .design/specs/spec-api.sh", sha256: sha("echo spec-ran\n") };
     const plan = planWith([{ name: "api", acceptanceCriteria: checks("true") }], { verificationSpecs: [spec] });
     const p = await granted(t, plan, { ".design/specs/spec-api.sh": "echo spec-ran\n" });
     await start(p, 0);

@@ -1,10 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { SKILL_PHASES } from "../../src/lib/run-state.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { project } from "../helpers/design-dir.ts";
 
-const PHASES = "pre-flight,research,synthesis,finalize,reflect";
+const PHASES = "prepare,research,synthesis,drafting,reflect";
 const T0 = Date.parse("2026-11-22T10:00:00Z");
 
 describe("run-start", () => {
@@ -12,9 +13,9 @@ describe("run-start", () => {
     const p = project(t, { ".design/recon.json": { schemaVersion: 1 } });
     const out = await p.run("run-start", ["design", "--phases", PHASES, "--goal", "Add auth", "--inputs", ".design/recon.json,spec.md"], { now: T0 });
     assert.equal(out.exitCode, 0, JSON.stringify(out));
-    assert.equal(out.next, "pre-flight");
+    assert.equal(out.next, "prepare");
     assert.deepEqual(out.missingInputs, ["spec.md"]);
-    assert.equal(out.announce, "design: run started (5 phases) · next: pre-flight");
+    assert.equal(out.announce, "design: run started (5 phases) · next: prepare");
     const state = p.json(".design/run-design.json");
     assert.deepEqual(state.phases, PHASES.split(","));
     assert.deepEqual(state.completed, []);
@@ -35,7 +36,7 @@ describe("run-start", () => {
     assert.equal(out.exitCode, 1);
     assert.equal(out.code, "E_INVALID");
     assert.match(out.error as string, /incomplete design run exists/);
-    assert.equal((out.run as { nextPhase: string }).nextPhase, "pre-flight");
+    assert.equal((out.run as { nextPhase: string }).nextPhase, "prepare");
     assert.equal(p.read(".design/run-design.json"), before);
   });
 
@@ -71,7 +72,7 @@ describe("run-start", () => {
     const p = project(t, { ".design/plan.json": { schemaVersion: 4, roles: [] } });
     await p.run("run-start", ["design", "--phases", "a"]);
     await p.run("run-checkpoint", ["design", "--phase", "a", "--outputs", ".design/plan.json"]);
-    await p.run("run-complete", ["design"]);
+    assert.equal((await p.run("run-complete", ["design", "--outcome", "partial"])).ok, true);
     const out = await p.run("run-start", ["design", "--phases", "a"]);
     assert.deepEqual(out.archivedOutputs, []);
     assert.equal(p.exists(".design/plan.json"), true);
@@ -90,12 +91,12 @@ describe("run-checkpoint", () => {
   it("records phases in order and returns the announcement", async (t) => {
     const p = project(t, { ".design/expert-api.json": { summary: "x" } });
     await p.run("run-start", ["design", "--phases", PHASES], { now: T0 });
-    await p.run("run-checkpoint", ["design", "--phase", "pre-flight"], { now: T0 + 1000 });
+    await p.run("run-checkpoint", ["design", "--phase", "prepare"], { now: T0 + 1000 });
     const out = await p.run("run-checkpoint", ["design", "--phase", "research", "--outputs", ".design/expert-api.json", "--decisions", "REST over GraphQL"], { now: T0 + 2000 });
     assert.equal(out.exitCode, 0, JSON.stringify(out));
     assert.equal(out.announce, "design · phase 2/5 research: done · decisions: REST over GraphQL · next: synthesis");
     const state = p.json(".design/run-design.json");
-    assert.deepEqual(state.completed.map((c: { phase: string }) => c.phase), ["pre-flight", "research"]);
+    assert.deepEqual(state.completed.map((c: { phase: string }) => c.phase), ["prepare", "research"]);
     assert.deepEqual(state.completed[1].outputs, [".design/expert-api.json"]);
     assert.equal(state.updatedAt, "2026-11-22T10:00:02Z");
   });
@@ -106,16 +107,16 @@ describe("run-checkpoint", () => {
     const before = p.read(".design/run-design.json");
     const out = await p.run("run-checkpoint", ["design", "--phase", "synthesis"]);
     assert.equal(out.exitCode, 1);
-    assert.equal(out.error, "Cannot checkpoint 'synthesis': phase 'pre-flight' comes first");
+    assert.equal(out.error, "Cannot checkpoint 'synthesis': phase 'prepare' comes first");
     assert.equal(p.read(".design/run-design.json"), before);
   });
 
   it("refuses a phase whose outputs are missing", async (t) => {
     const p = project(t, { "present.md": "x" });
     await p.run("run-start", ["design", "--phases", PHASES]);
-    const out = await p.run("run-checkpoint", ["design", "--phase", "pre-flight", "--outputs", "present.md,.design/expert-ux.json"]);
+    const out = await p.run("run-checkpoint", ["design", "--phase", "prepare", "--outputs", "present.md,.design/expert-ux.json"]);
     assert.equal(out.exitCode, 1);
-    assert.equal(out.error, "Phase 'pre-flight' outputs missing: .design/expert-ux.json");
+    assert.equal(out.error, "Phase 'prepare' outputs missing: .design/expert-ux.json");
     assert.deepEqual(out.missing, [".design/expert-ux.json"]);
     assert.deepEqual(p.json(".design/run-design.json").completed, []);
   });
@@ -145,7 +146,7 @@ describe("run-status and run-complete", () => {
   it("describes where a run stopped and how old it is", async (t) => {
     const p = project(t);
     await p.run("run-start", ["design", "--phases", PHASES, "--goal", "Add auth"], { now: T0 });
-    await p.run("run-checkpoint", ["design", "--phase", "pre-flight"], { now: T0 });
+    await p.run("run-checkpoint", ["design", "--phase", "prepare"], { now: T0 });
     await p.run("run-checkpoint", ["design", "--phase", "research", "--decisions", "two experts"], { now: T0 });
     const out = await p.run("run-status", ["design", "--goal", "Add auth"], { now: T0 + 3 * 3600_000 });
     assert.equal(out.exists, true);
@@ -195,7 +196,7 @@ describe("run-status and run-complete", () => {
     ]);
     // Execute keeps its own resume text: no table, no field.
     const e = project(t);
-    await e.run("run-start", ["execute", "--phases", "pre-flight,workers", "--goal", "g"]);
+    await e.run("run-start", ["execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "g"]);
     assert.equal("refs" in (await e.run("run-status", ["execute", "--goal", "g"])), false);
   });
 
@@ -220,27 +221,55 @@ describe("run-status and run-complete", () => {
     assert.ok(typeof fresh.archivedTo === "string");
   });
 
-  it("refuses outcome completed while a declared phase was never checkpointed, and changes nothing [feature:design/completed-means-every-phase]", async (t) => {
+  it("refuses outcome completed while a declared phase was never checkpointed, and changes nothing [feature:design/completed-means-every-phase] [ac:design/3]", async (t) => {
     const p = project(t);
-    await p.run("run-start", ["design", "--phases", "pre-flight,experts,plan,reflect-and-report"]);
+    const DESIGN = SKILL_PHASES.design;
+    await p.run("run-start", ["design", "--phases", DESIGN.join(",")]);
     await p.run("run-checkpoint", ["design", "--phase", "pre-flight"]);
     const before = p.read(".design/run-design.json");
     const out = await p.run("run-complete", ["design", "--outcome", "completed"]);
     assert.equal(out.code, "E_INVALID");
-    assert.equal(out.error, "Cannot complete the design run: phases never checkpointed: experts, plan. Checkpoint them, or close the run with --outcome partial, failed or aborted");
-    assert.deepEqual(out.skippedPhases, ["experts", "plan"]);
+    assert.equal(out.error, "Cannot complete the design run: phases never checkpointed: experts, cross-review, plan, finalize. Checkpoint them, or close the run with --outcome partial, failed or aborted");
+    assert.deepEqual(out.skippedPhases, ["experts", "cross-review", "plan", "finalize"]);
     assert.equal(p.read(".design/run-design.json"), before);
     // The default outcome is completed: the same refusal.
     assert.equal((await p.run("run-complete", ["design"])).code, "E_INVALID");
     // Once every phase but the last is checkpointed, completed is accepted and records no skipped phase.
-    await p.run("run-checkpoint", ["design", "--phase", "experts"]);
-    await p.run("run-checkpoint", ["design", "--phase", "plan"]);
+    for (const phase of DESIGN.slice(1, -1)) await p.run("run-checkpoint", ["design", "--phase", phase]);
     const done = await p.run("run-complete", ["design"]);
     assert.equal(done.ok, true, JSON.stringify(done));
     assert.deepEqual(done.skippedPhases, []);
     const state = p.json(".design/run-design.json");
     assert.equal(state.outcome, "completed");
     assert.equal("skippedPhases" in state, false);
+  });
+
+  it("starts a run only with its skill's declared phases: a recon run of its first and last phases is refused", async (t) => {
+    const p = project(t);
+    const RECON = SKILL_PHASES.recon;
+    for (const [phases, said] of [
+      [[RECON[0], RECON.at(-1)], /leaves out research, synthesis, write-and-validate/],
+      [[...RECON.slice(0, 2), ...RECON.slice(3)], /leaves out synthesis/],
+      [[RECON[1], RECON[0], ...RECON.slice(2)], /changes their order/],
+      [[...RECON, "extra"], /adds extra/],
+    ] as const) {
+      const out = await p.run("run-start", ["recon", "--phases", phases.join(",")]);
+      assert.equal(out.code, "E_USAGE", phases.join(","));
+      assert.match(out.error as string, said);
+      assert.deepEqual(out.phases, [...RECON]);
+      assert.equal(p.exists(".design/run-recon.json"), false);
+    }
+    assert.equal((await p.run("run-start", ["recon", "--phases", RECON.join(",")])).ok, true);
+  });
+
+  it("never closes as completed a run whose phase list is not its skill's, even with every listed phase checkpointed", async (t) => {
+    const p = project(t);
+    await p.run("run-start", ["recon", "--phases", "a,b"]);
+    await p.run("run-checkpoint", ["recon", "--phase", "a"]);
+    const out = await p.run("run-complete", ["recon"]);
+    assert.equal(out.code, "E_INVALID");
+    assert.deepEqual(out.skippedPhases, SKILL_PHASES.recon.slice(0, -1));
+    assert.deepEqual((await p.run("run-complete", ["recon", "--outcome", "partial"])).skippedPhases, [], "another outcome records the run's own phases not reached");
   });
 
   it("closes a run with another outcome and records the phases it skipped in the run state [feature:design/completed-means-every-phase]", async (t) => {
@@ -273,7 +302,7 @@ describe("preflight with run state", () => {
   it("offers to resume an interrupted run at the next phase", async (t) => {
     const p = project(t);
     await p.run("run-start", ["design", "--phases", PHASES, "--goal", "Add auth"], { now: T0 });
-    await p.run("run-checkpoint", ["design", "--phase", "pre-flight"], { now: T0 });
+    await p.run("run-checkpoint", ["design", "--phase", "prepare"], { now: T0 });
     await p.run("run-checkpoint", ["design", "--phase", "research"], { now: T0 });
     const out = await p.run("preflight", ["design"], { now: T0 + 20 * 60_000 });
     assert.equal(out.exitCode, 0);
@@ -297,7 +326,7 @@ describe("preflight with run state", () => {
     const p = project(t);
     await p.run("run-start", ["execute", "--phases", "a"]);
     assert.equal((await p.run("preflight", ["design"])).run, null);
-    await p.run("run-complete", ["execute"]);
+    await p.run("run-complete", ["execute", "--outcome", "partial"]);
     assert.equal((await p.run("preflight", ["execute"])).run, null);
   });
 
@@ -314,7 +343,7 @@ describe("archive and run state", () => {
     const p = project(t, { ".design/plan.json": { schemaVersion: 4, roles: [{ name: "r", status: "completed" }] }, ".design/expert-a.json": {} });
     await p.run("run-start", ["design", "--phases", "a,b"]);
     await p.run("run-start", ["execute", "--phases", "a"]);
-    await p.run("run-complete", ["execute"]);
+    await p.run("run-complete", ["execute", "--outcome", "partial"]);
     const out = await p.run("archive", [".design"]);
     assert.equal(out.exitCode, 0, JSON.stringify(out));
     assert.deepEqual(out.archived, ["expert-a.json", "plan.json", "run-execute.json"]);

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeContext } from "../../src/lib/command.ts";
-import { indexSkills, ownPluginRoot, resolveSkill, type SkillInfo } from "../../src/lib/skill-index.ts";
+import { indexSkills, ownPluginRoot, resolveSkill, SHADOWED, startedBySession, type SkillInfo } from "../../src/lib/skill-index.ts";
 import { invoke } from "../../src/main.ts";
 import { FIXTURE, installSnapshot, MARKETPLACES, marketplaceNames, skillProject, type SkillProject } from "../helpers/skill-project.ts";
 
@@ -105,6 +105,47 @@ describe("skill-find on the HOME Claude Code wrote", () => {
     assert.ok(names.includes("do:design") && names.includes("do:plan-status"));
     assert.ok(!names.includes("do:work") && !names.includes("do:release"));
   });
+
+  it("keeps the installed do when the helper runs from a do checkout no session loaded, and finds do:work as typed", async () => {
+    const root = ownPluginRoot()!;
+    const names = (skills: SkillInfo[]) => skills.filter((s) => !s.hidden).map((s) => s.qualifiedName).sort();
+    assert.deepEqual(names(indexSkills(proj.cwd, process.env, root, undefined, false).skills), expected.releases[NEWEST]);
+    // How skill-find tells: a session runs this plugin's helper through a skill's scripts link, a shell its dist/plan.js.
+    const via = async (entry: string, ...argv: string[]) => (await invoke("skill-find", argv, makeContext(proj.cwd, { entry }))).output as Record<string, any>;
+    const fromShell = await via(join(root, "dist/plan.js"));
+    assert.deepEqual(names(fromShell.skills), expected.releases[NEWEST]);
+    assert.equal(fromShell.offered, expected.releases[NEWEST].length, "the offered count is the CLI's");
+    const fromSkill = await via(join(root, "skills/improve/scripts/plan.js"));
+    assert.ok(names(fromSkill.skills).includes("do:design") && !names(fromSkill.skills).includes("do:work"));
+    for (const q of ["do:work", "/do:work", "DO:WORK"]) {
+      const r = await via(join(root, "dist/plan.js"), q);
+      assert.deepEqual([r.match, r.skill?.qualifiedName], ["exact", "do:work"], q);
+    }
+    assert.equal(startedBySession(join(root, "skills/improve/scripts/plan.js"), root), true);
+    for (const entry of [join(root, "dist/plan.js"), "/elsewhere/skills/improve/scripts/plan.js", join(root, "skills/improve/plan.js")]) assert.equal(startedBySession(entry, root), false, entry);
+  });
+
+  it("lists a plugin's command and skill of one name once, as the command (trailofbits/skills' skill-improver)", async () => {
+    const index = indexSkills(proj.cwd, process.env, null);
+    const improver = index.skills.filter((s) => s.qualifiedName === "skill-improver:skill-improver");
+    assert.deepEqual(improver.map((s) => [s.kind, s.hidden ?? null]), [["command", null], ["skill", SHADOWED]]);
+    assert.match(improver[0].description, /^Iteratively reviews and fixes a Claude Code skill until it meets quality standards\./);
+    const r = await find("skill-improver:skill-improver");
+    assert.deepEqual([r.match, r.skill?.kind], ["exact", "command"], "one candidate, not two");
+    const bare = await find("skill-improver");
+    assert.deepEqual([bare.match, bare.skill?.kind], ["exact", "command"], "the name within its plugin: the command, not also the skill");
+    const partial = await find("improver");
+    assert.deepEqual([partial.match, partial.candidates?.map((c: SkillInfo) => c.qualifiedName)], ["ambiguous", ["skill-improver:cancel-skill-improver", "skill-improver:skill-improver"]]);
+    const all = await find();
+    const shown = all.skills.filter((s: SkillInfo) => !s.hidden).map((s: SkillInfo) => s.qualifiedName);
+    assert.equal(all.offered, new Set(shown).size, "each offered name counted once");
+    assert.equal(shown.filter((n: string) => n === "skill-improver:skill-improver").length, 1);
+    const search = await find("--search", "improve skill quality");
+    assert.equal(search.skills.filter((s: any) => s.qualifiedName === "skill-improver:skill-improver").length, 1);
+    // The skill file is still reachable by its path.
+    const byPath = await find(improver[1].path);
+    assert.deepEqual([byPath.match, byPath.skill?.kind], ["exact", "skill"]);
+  });
 });
 
 describe("skill-find from a subfolder of the project", () => {
@@ -191,7 +232,7 @@ describe("skill-find from a subfolder of the project", () => {
     const smart = await find("debugging-toolkit:smart-debug");
     assert.match(smart.skill.hidden, /without a description/);
     const out = await find();
-    assert.equal(out.offered, out.count - 3);
+    assert.equal(out.offered, out.count - expected.hidden.length);
   });
 
   it("resolves a SKILL.md inside the working folder that Claude Code does not load, by its path only", async () => {

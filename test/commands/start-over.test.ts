@@ -2,7 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { planWith, project, writeFiles } from "../helpers/design-dir.ts";
 
-const PHASES = "pre-flight,experts,plan";
+import { SKILL_PHASES, type Skill } from "../../src/lib/run-state.ts";
+
+const PHASES = (skill: string) => SKILL_PHASES[skill as Skill].join(",");
 const plans: Record<string, unknown> = {
   ready: planWith([{ name: "a", status: "pending" }, { name: "b", status: "pending" }]),
   in_progress: planWith([{ name: "a", status: "completed" }, { name: "b", status: "pending" }]),
@@ -13,7 +15,7 @@ const plans: Record<string, unknown> = {
 /** A project whose design (or other) run stopped after pre-flight, with the plan in the given state. */
 async function stopped(t: any, skill: string, state: string) {
   const p = project(t, state === "none" ? {} : { ".design/plan.json": plans[state] });
-  assert.equal((await p.run("run-start", [skill, "--phases", PHASES, "--goal", "Add auth"])).ok, true);
+  assert.equal((await p.run("run-start", [skill, "--phases", PHASES(skill), "--goal", "Add auth"])).ok, true);
   assert.equal((await p.run("run-checkpoint", [skill, "--phase", "pre-flight"])).ok, true);
   return p;
 }

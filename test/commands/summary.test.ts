@@ -23,7 +23,7 @@ describe("summary", () => {
         "3": ["Role 3: d (haiku)"],
       },
       modelDistribution: "1 haiku, 1 opus, 2 sonnet, 1 unknown",
-      auxiliaryRoles: ["challenger", "scout", "integration-verifier"],
+      auxiliaryRoles: ["challenger", "scout", "integration-verifier", "memory-curator"],
       cost: { tokens: 0, byRole: [], byTier: {}, byRun: [], auxiliaries: [], unrecorded: 0 },
       exitCode: 0,
     });

@@ -295,7 +295,7 @@ describe("workflow: the command", () => {
 
   it("without --memories hands each role still to run the memories next would hand it (issue 24: no memory search by the lead)", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "billing", goal: "Charge invoices through the billing gateway", dirs: ["src/billing/"] }, { name: "docs", goal: "Write the user guide" }]) });
-    const add = (keywords: string, content: string) => p.run("memory-add", [".design/memory.jsonl", "--category", "convention", "--keywords", keywords, "--content", content, "--importance", "7", "--source", "execute"]);
+    const add = (keywords: string, content: string) => p.run("memory-add", [".design/memory.jsonl", "--category", "convention", "--keywords", keywords, "--content", content, "--importance", "7", "--surprise", "retried charges were billed twice without it", "--source", "execute"]);
     assert.equal((await add("billing,gateway,invoices", "The billing gateway needs an idempotency key on every charge call")).ok, true);
     const out = await p.run("workflow");
     assert.equal(out.ok, true, JSON.stringify(out));

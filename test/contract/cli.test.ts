@@ -193,7 +193,7 @@ describe("command line", () => {
       const calls: Array<[string[], string?]> = [
         [["status"]],
         [["update-status"], '[{"roleIndex":0,"status":"in_progress"}]'],
-        [["memory-add", "--category", "pattern", "--keywords", "k", "--content", "a learning about zebras"]],
+        [["memory-add", "--category", "pattern", "--keywords", "zebras", "--content", "a learning about zebras"]],
         [["run-start", "execute", "--phases", "one,two", "--goal", "g"]], // hashes the goal: node:crypto (not checked)
         [["run-checkpoint", "execute", "--phase", "one"]],
         [["preflight", "execute"]],

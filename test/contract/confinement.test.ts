@@ -99,7 +99,7 @@ function snapshot(dir: string): Record<string, string> {
 
 // ---------------------------------------------------------------- the table
 
-const NEW_MEMORY = ["--category", "pattern", "--keywords", "a", "--content", "c"];
+const NEW_MEMORY = ["--category", "pattern", "--keywords", "eslint", "--content", "Run eslint --fix before a commit"];
 const NEW_REFLECTION = ["--skill", "design", "--goal", "g", "--outcome", "completed"];
 
 /** A write positional: every escape form of a file path. `file` exists in the outside folder. */

@@ -70,7 +70,7 @@ describe("record-usage killed at any point", () => {
 describe("memory-add killed at any point", () => {
   it("the memory is stored once: the retry stores it or names the stored one, and the next add works", async (t) => {
     const tpl = template(t, { [MEM]: [{ id: "11111111-1111-4111-8111-111111111111", timestamp: "2026-10-01T00:00:00Z", category: "pattern", keywords: ["lint"], content: "The project formats with biome, not prettier", source: "execute", goal_context: "old", importance: 4, usage_count: 0 }] });
-    const args = ["memory-add", "--category", "pattern", "--keywords", "rest,api", "--content", "Paginate list endpoints with cursor tokens"];
+    const args = ["memory-add", "--category", "pattern", "--keywords", "rest,api", "--content", "Paginate GET /items list endpoints with the cursor query parameter"];
     await crashSweep({
       prepare: () => copyProject(t, tpl),
       call: { args },
@@ -78,10 +78,10 @@ describe("memory-add killed at any point", () => {
         assertSound(dir);
         const r = await call(args, { cwd: dir });
         if (r.code !== 0) assert.equal(r.json?.gate ?? r.json?.code, r.json?.gate ? "duplicate" : "E_INVALID", r.stdout);
-        const mine = jsonlOf(dir, MEM).filter((m) => m.content === "Paginate list endpoints with cursor tokens");
+        const mine = jsonlOf(dir, MEM).filter((m) => m.content === "Paginate GET /items list endpoints with the cursor query parameter");
         assert.equal(mine.length, 1, "stored once");
         assert.deepEqual(duplicateKeys(join(dir, MEM), "id"), []);
-        const next = await call(["memory-add", "--category", "mistake", "--keywords", "db", "--content", "Run migrations before the seed script"], { cwd: dir });
+        const next = await call(["memory-add", "--category", "mistake", "--keywords", "db", "--content", "Run npm run migrate before the seed script scripts/seed.ts"], { cwd: dir });
         assert.equal(next.code, 0, next.stdout);
         assert.equal(jsonlOf(dir, MEM).length, 3);
         assertNothingBlocks(dir);
@@ -98,9 +98,9 @@ describe("curator-apply killed at any point", () => {
     const EXISTING = { ...base, id: "11111111-1111-4111-8111-111111111111", category: "mistake", keywords: ["npm-test", "database"], content: "npm test needs DATABASE_URL set; acceptance checks should call npm run test:unit instead", importance: 6 };
     const report = {
       memories: [
-        { category: "pattern", keywords: ["vite", "proxy"], importance: 7, content: "The dev server proxies /api to port 8080 through vite.config.ts server.proxy" },
-        { category: "mistake", keywords: ["npm-test"], importance: 7, content: "npm test needs DATABASE_URL set, so acceptance checks should call npm run test:unit" },
-        { category: "failure", keywords: "pnpm,workspace", importance: 8, content: "pnpm install at a package root ignores the workspace lockfile; run it from the repository root" },
+        { category: "pattern", keywords: ["vite", "proxy"], importance: 7, surprise: "The proxy is set in vite.config.ts, not in the server code everyone edits", content: "The dev server proxies /api to port 8080 through vite.config.ts server.proxy" },
+        { category: "mistake", keywords: ["npm-test"], importance: 7, surprise: "npm test fails without a database although the unit tests need none", content: "npm test needs DATABASE_URL set, so acceptance checks should call npm run test:unit" },
+        { category: "failure", keywords: "pnpm,workspace", importance: 8, surprise: "pnpm silently ignores the workspace lockfile from a package root", content: "pnpm install at a package root ignores the workspace lockfile; run it from the repository root" },
       ],
       boost: [HELPED.id],
       decay: [MISLED.id],

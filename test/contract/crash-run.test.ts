@@ -27,7 +27,7 @@ describe("run-end killed at any point", () => {
   it("the retry closes the run with one reflection of it and the report", async (t) => {
     const tpl = template(t, { ".design/plan.json": plan(), ".design/tmp/eval.json": EVAL });
     ok(await call(["run-begin", "execute"], { cwd: tpl }), "run-begin");
-    for (const phase of PHASES.slice(1)) ok(await call(["run-checkpoint", "execute", "--phase", phase], { cwd: tpl }), phase);
+    for (const phase of PHASES.slice(1)) ok(await call(["run-checkpoint", "execute", "--phase", phase, ...(phase === "verify" ? ["--decisions", "goal achieved"] : [])], { cwd: tpl }), phase);
     const runId = runState(tpl).runId;
     const args = ["run-end", "execute", "--outcome", "completed", "--goal-achieved", "true", "--eval", ".design/tmp/eval.json"];
     const report = await crashSweep({

@@ -104,7 +104,7 @@ const CALLS: Array<{ args: string[]; stdin?: boolean }> = [
   { args: ["memory-add", "--boost", "--id", "m1"] }, { args: ["memory-add", "--from", ".design/tmp/remember.json"] },
   { args: ["memory-add", "--category", "pattern", "--keywords", "api", "--content", "check the api first"] },
   { args: ["reflection-add", "--skill", "execute", "--goal", "g", "--outcome", "completed"], stdin: true },
-  { args: ["archive", ".design"] }, { args: ["run-start", "design", "--phases", "pre-flight,plan", "--goal", "g", "--inputs", ".design/plan.json"] },
+  { args: ["archive", ".design"] }, { args: ["run-start", "design", "--phases", "pre-flight,experts,cross-review,plan,finalize,reflect-and-report", "--goal", "g", "--inputs", ".design/plan.json"] },
   { args: ["run-checkpoint", "design", "--phase", "pre-flight"] }, { args: ["run-complete", "design"] }, { args: ["run-status", "design"] },
   { args: ["expert-validate", ".design/expert-architect.json"] }, { args: ["reflection-validate"], stdin: true },
   { args: ["memory-summary", "--goal", "api"] }, { args: ["validate-checks"] }, { args: ["recon-validate"] },

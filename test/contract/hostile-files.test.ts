@@ -119,7 +119,7 @@ describe("the helper meets hostile files in .design/", () => {
     { name: "update-status reads a FIFO plan", file: "plan.json", args: ["update-status"], stdin: '[{"roleIndex":0,"status":"in_progress"}]', error: /^Error reading plan file: .*is a FIFO/ },
     { name: "finalize reads a FIFO plan", file: "plan.json", args: ["finalize"], error: /is a FIFO/ },
     { name: "memory-search reads a FIFO memory file", file: "memory.jsonl", args: ["memory-search", "--goal", "api"], error: /^Error reading memory file: .*is a FIFO/ },
-    { name: "memory-add appends to a FIFO memory file", file: "memory.jsonl", args: ["memory-add", "--category", "pattern", "--keywords", "a", "--content", "c"], error: /^Error reading memory file: .*is a FIFO/ },
+    { name: "memory-add appends to a FIFO memory file", file: "memory.jsonl", args: ["memory-add", "--category", "pattern", "--keywords", "eslint", "--content", "Run eslint --fix before a commit"], error: /^Error reading memory file: .*is a FIFO/ },
     { name: "reflection-add appends to a FIFO reflection file", file: "reflection.jsonl", args: ["reflection-add", "--skill", "design", "--goal", "g", "--outcome", "completed"], stdin: "{}", error: /is a FIFO/ },
     { name: "run-checkpoint reads a FIFO run state", file: "run-design.json", args: ["run-checkpoint", "design", "--phase", "a"], error: /is a FIFO/ },
     { name: "run-status reads a FIFO run state", file: "run-design.json", args: ["run-status", "design"], error: /is a FIFO/ },
@@ -181,7 +181,7 @@ describe("the helper meets hostile files in .design/", () => {
       ["plan.json", 64 * MiB + 1, ["finalize"], /^Error reading plan file: .*larger than 64 MiB/],
       ["run-design.json", 4 * MiB + 1, ["run-checkpoint", "design", "--phase", "a"], /larger than 4 MiB/],
       ["memory.jsonl", 256 * MiB + 1, ["memory-search", "--goal", "api"], /^Error reading memory file: .*larger than 256 MiB/],
-      ["memory.jsonl", 256 * MiB + 1, ["memory-add", "--category", "pattern", "--keywords", "a", "--content", "c"], /^Error reading memory file: .*larger than 256 MiB/],
+      ["memory.jsonl", 256 * MiB + 1, ["memory-add", "--category", "pattern", "--keywords", "eslint", "--content", "Run eslint --fix before a commit"], /^Error reading memory file: .*larger than 256 MiB/],
     ];
     for (const [file, size, args, error] of cases) {
       const dir = withHuge(file, size);

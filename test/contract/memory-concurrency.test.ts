@@ -29,7 +29,7 @@ describe("memory-add under concurrency (process level)", () => {
 
     // Distinct words per entry (alpha7 / bravo7 ...) so no two contents are near-duplicates of each other.
     const adds = Array.from({ length: 100 }, (_, i) => () =>
-      cli(["memory-add", "--category", "pattern", "--keywords", `k${i}`, "--content", `alpha${i} bravo${i} charlie${i} delta${i}`], { cwd: p.dir }),
+      cli(["memory-add", "--category", "pattern", "--keywords", `alpha${i}`, "--content", `alpha${i} bravo${i} charlie${i} delta${i}`], { cwd: p.dir }),
     );
     const boosts = Array.from({ length: 20 }, () => () => cli(["memory-add", "--boost", "--id", "boosted"], { cwd: p.dir }));
     const results: CliResult[] = await pool(shuffled([...adds, ...boosts]), POOL, (job) => job());
@@ -62,7 +62,7 @@ describe("memory-add under concurrency (process level)", () => {
 
   it("lets exactly one of several processes adding the same text land", { timeout: 60_000 }, async (t) => {
     const p = project(t, { [MEM]: "" });
-    const argv = ["memory-add", "--category", "mistake", "--keywords", "race", "--content", "Never share one temp file between writers"];
+    const argv = ["memory-add", "--category", "mistake", "--keywords", "temp", "--content", "Never share one temp file between writers"];
     const results = await pool(Array.from({ length: 8 }), 8, () => cli(argv, { cwd: p.dir }));
     const landed = results.filter((r) => r.json?.ok === true);
     const refused = results.filter((r) => r.json?.ok === false);

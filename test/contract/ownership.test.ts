@@ -44,7 +44,7 @@ const TEMPLATE: Files = {
   "src/app.sh": "#!/bin/sh\necho app\n",
 };
 
-const NEW_MEMORY = ["--category", "pattern", "--keywords", "a", "--content", "c"];
+const NEW_MEMORY = ["--category", "pattern", "--keywords", "eslint", "--content", "Run eslint --fix before a commit"];
 const NEW_REFLECTION = ["--skill", "design", "--goal", "g", "--outcome", "completed"];
 
 interface Writer {

@@ -5,6 +5,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -28,13 +29,13 @@ before(() => {
   writeFiles(root, {
     ".design/plan.json": planWith(
       [{ name: "api", dirs: ["src/api/"], acceptanceCriteria: [{ criterion: "api tests pass", check: "npm test -- api" }] }],
-      { context: { testCommand: "npm test" }, verificationSpecs: [{ role: "api", path: ".design/specs/spec-api.sh", runCommand: "sh .design/specs/spec-api.sh" }] },
+      { context: { testCommand: "npm test" }, verificationSpecs: [{ role: "api", path: ".design/specs/spec-api.sh", runCommand: "sh .design/specs/spec-api.sh", sha256: createHash("sha256").update("#!/bin/sh\necho ok\n").digest("hex") }] },
     ),
     ".design/specs/spec-api.sh": "#!/bin/sh\necho ok\n",
     "src/api/a.ts": "x\n",
   });
   const env = { ...process.env, CLAUDE_CONFIG_DIR: config };
-  const start = spawnSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "grant,workers", "--goal", "g"], { cwd: root, env, encoding: "utf8" });
+  const start = spawnSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "g"], { cwd: root, env, encoding: "utf8" });
   assert.equal(JSON.parse(start.stdout).ok, true, start.stdout);
   const approve = spawnSync(process.execPath, [GRANT_APPROVE, ".design/plan.json"], { cwd: root, env, encoding: "utf8" });
   assert.equal(JSON.parse(approve.stdout).recorded, true, approve.stdout);

@@ -230,6 +230,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         { name: "challenger", type: "pre-execution", goal: "Challenge the plan", trigger: "before-execution" },
         { name: "scout", type: "pre-execution", goal: "Check the plan against the code", trigger: "before-execution" },
         { name: "integration-verifier", type: "post-execution", goal: "Verify the roles together", trigger: "after-all-roles-complete" },
+        { name: "memory-curator", type: "post-execution", goal: "Keep what this run teaches", trigger: "after-all-roles-complete" },
       ],
     };
   }

@@ -38,7 +38,7 @@ describe("/do:remember's calls with hostile learnings", () => {
     assert.ok(add?.includes("--from .design/tmp/remember.json") && boost?.includes("--boost --from .design/tmp/remember.json"), JSON.stringify(calls()));
 
     // What the model writes with the Write tool.
-    writeFileSync(join(dir, ".design/tmp/remember.json"), JSON.stringify({ category: "mistake", keywords: ["shell", "quoting"], importance: 7, content: HOSTILE, source: "user" }));
+    writeFileSync(join(dir, ".design/tmp/remember.json"), JSON.stringify({ category: "mistake", keywords: ["shell", "quoting"], importance: 7, surprise: "quotes inside a heredoc still expand", content: HOSTILE, source: "user" }));
     const first = bash(add, dir);
     assert.equal(first.code, 0, JSON.stringify(first.json));
     const stored = readFileSync(join(dir, ".design/memory.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));

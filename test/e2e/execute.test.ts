@@ -210,7 +210,8 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
     project.write(".design/plan.json", withEvidence(project.json(".design/plan.json"), 0));
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "completed", result: "store done" }]));
-    for (const phase of ["pre-flight", "challenge", "grant", "workers", "verify", "learn"]) helperSync(project, ["run-checkpoint", "execute", "--phase", phase, "--decisions", "done"]);
+    // The verify checkpoint records the goal review's verdict (src/lib/phase-checks.ts).
+    for (const phase of ["pre-flight", "challenge", "grant", "workers", "verify", "learn"]) helperSync(project, ["run-checkpoint", "execute", "--phase", phase, "--decisions", phase === "verify" ? "goal achieved, 0 fix rounds" : "done"]);
     helperSync(project, ["reflection-add", ".design/reflection.jsonl", "--skill", "execute", "--goal", "a plan already built", "--outcome", "completed", "--goal-achieved", "true"], JSON.stringify(evaluation("built")));
     helperSync(project, ["run-complete", "execute", "--outcome", "completed"]);
     const runBefore = project.read(".design/run-execute.json");
@@ -698,7 +699,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       ];
       const project = planned(projects, "resume with context", roles);
       const MEMORY = "API handlers import dueDate from src/db/store.js instead of parsing dates themselves";
-      helperSync(project, ["memory-add", ".design/memory.jsonl", "--category", "convention", "--keywords", "api,user,dates,context", "--content", MEMORY, "--importance", "7", "--source", "design", "--goal-context", "resume with context"]);
+      helperSync(project, ["memory-add", ".design/memory.jsonl", "--category", "convention", "--keywords", "api,user,dates,context", "--content", MEMORY, "--importance", "7", "--surprise", "the handlers parsed dates three different ways before", "--source", "design", "--goal-context", "resume with context"]);
       const CONTEXT = "base exports dueDate(todo) from src/db/store.js; it returns an ISO string or null";
       const errors: string[] = [];
       const agents = agentTable(
@@ -838,7 +839,6 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     const aux = [
       ...REQUIRED_AUXILIARIES,
       { name: "regression-checker", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Nothing that worked before is lost" },
-      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ];
     // Four roles make a complex plan: finalize wants a verification spec (store's), which finish runs with its check.
     const spec = { role: "store", path: ".design/specs/spec-store.sh", runCommand: "sh .design/specs/spec-store.sh", properties: ["The store still loads"] };

@@ -18,7 +18,7 @@ import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import { substitute } from "./lib/prompts.ts";
 import type { Script, TurnContext, Usage } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
-import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
+import { QUICK_SKIPS, REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 180_000;
 /** A check the sample project fails until a worker really adds due dates. */
@@ -60,7 +60,12 @@ function planned(projects: Sample[], goal: string, roles: RoleSpec[]): Sample {
       rollbackTriggers: [],
       fallback: "",
     })),
-    auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier").map((a) => ({ ...a })),
+    auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier" || a.name === "memory-curator").map((a) => ({ ...a })),
+    skippedAuxiliaries: QUICK_SKIPS,
+    // Roles in two areas make finalize judge the plan medium; these tests keep it small on purpose, and say so.
+    ...(new Set(roles.flatMap((r) => r.dirs)).size > 1
+      ? { complexityOverride: { from: "medium", reason: "two small roles across the store and the API, to test the proof of each check" } }
+      : {}),
   });
   const r = cliSync(["finalize", ".design/draft/plan.json"], { cwd: p.dir });
   assert.equal(r.json?.ok, true, r.stdout);

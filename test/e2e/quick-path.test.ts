@@ -68,6 +68,7 @@ describe("/do:design on the quick path", () => {
             },
           ],
           auxiliaryRoles: seen.tier.auxiliaries.map(aux),
+          skippedAuxiliaries: ["challenger", "scout"].map((name) => ({ name, reason: `design-tier answered the quick path: ${seen.tier.signals.join("; ")}` })),
         };
         done((yield* calls("Draft written.", lead.write(".design/draft/plan.json", draft))).results[0]);
         seen.fits = yield* helper(lead, "Does the draft keep the quick path's limits?", "design-tier", ["--draft"]);

@@ -31,7 +31,7 @@ describe("/do:remember through claude -p", () => {
 
   it("stores a new learning from a file the model wrote, without approval, and runs none of it", { timeout: TIMEOUT }, async () => {
     const file = join(project.dir, ".design/tmp/remember.json");
-    const entry = { category: "mistake", keywords: ["npm-test", "database"], importance: 7, content: LEARNING, source: "user" };
+    const entry = { category: "mistake", keywords: ["npm-test", "database"], importance: 7, surprise: "the failure message never names the variable", content: LEARNING, source: "user" };
     let stored: any;
     const s = await session({
       prompt: `/do:remember ${LEARNING}`,

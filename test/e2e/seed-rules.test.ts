@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { cliSync } from "../helpers/cli.ts";
 import { agentTable, type AgentPart } from "./lib/agents.ts";
 import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
-import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
+import { QUICK_SKIPS, REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, sendMessage, turn, waitFor, type Flow } from "./lib/lead.ts";
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
@@ -124,7 +124,6 @@ const specPath = (role: string) => `.design/specs/spec-${role}.sh`;
 
 const quick = (c: Canon) => c.level === "low";
 
-const MEMORY_CURATOR = { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" };
 
 function draftOf(c: Canon): object {
   return {
@@ -150,7 +149,8 @@ function draftOf(c: Canon): object {
       fallback: "",
     })),
     // The quick path lists only the auxiliaries design-tier names: no challenger, no scout.
-    auxiliaryRoles: quick(c) ? [...REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier"), MEMORY_CURATOR] : [...REQUIRED_AUXILIARIES, MEMORY_CURATOR],
+    auxiliaryRoles: quick(c) ? REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier" || a.name === "memory-curator") : REQUIRED_AUXILIARIES,
+    ...(quick(c) ? { skippedAuxiliaries: QUICK_SKIPS } : {}),
   };
 }
 
@@ -358,7 +358,7 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
     const project = fresh();
     // A design run stopped after its plan phase: the draft has four roles and no spec.
     for (const name of c.experts) project.write(`.design/expert-${name}.json`, JSON.stringify(artifact(name, c.goal)));
-    project.write(".design/cross-review.json", "{}");
+    project.write(".design/cross-review.json", JSON.stringify({ rounds: 1, participants: c.experts, agreements: ["The store stays one module"], conflicts: [] }));
     project.write(".design/draft/plan.json", JSON.stringify({ ...draftOf(c), verificationSpecs: [] }, null, 2));
     helperSync(project, ["run-start", "design", "--phases", PHASES.join(","), "--goal", c.goal]);
     helperSync(project, ["run-checkpoint", "design", "--phase", "pre-flight", "--decisions", "implementation, complex, 0 memories"]);

@@ -1,5 +1,5 @@
 // skill-find against the list Claude Code offers the model. A scratch HOME gets real collections the way a user
-// adds them (`claude plugin marketplace add` of the fixture marketplaces, `claude plugin install` of six plugins:
+// adds them (`claude plugin marketplace add` of the fixture marketplaces, `claude plugin install` of seven plugins:
 // test/fixtures/skill-list/README.md says where each file came from), plus a user skill and command; the project
 // (a git repository) holds the cases issue 18 named (helpers/skill-project.ts) and the session starts in a subfolder.
 // The list the CLI sends in its first request, less the release's built-in skills (a session with an empty HOME),
@@ -25,14 +25,14 @@ import { FIXTURE, INSTALLS, MARKETPLACES, marketplaceNames, skillProject, type S
 const TIMEOUT = 180_000;
 
 /** The skills a request offers: `- name[ (display)]: description` lines after the Skill tool's listing header. */
-export function offeredSkills(body: any): Array<{ name: string; display?: string }> {
+export function offeredSkills(body: any): Array<{ name: string; display?: string; description: string }> {
   const text = requestText(body);
   const at = text.search(/The following skills are (?:\S+ )?available for use with the Skill tool/);
   if (at < 0) return [];
-  const out: Array<{ name: string; display?: string }> = [];
+  const out: Array<{ name: string; display?: string; description: string }> = [];
   for (const line of text.slice(at).split("\n").slice(1)) {
-    const m = /^- (.+?)(?: \(([^()]*)\))?: /.exec(line);
-    if (m) out.push({ name: m[1], ...(m[2] ? { display: m[2] } : {}) });
+    const m = /^- (.+?)(?: \(([^()]*)\))?: (.*)$/.exec(line);
+    if (m) out.push({ name: m[1], ...(m[2] ? { display: m[2] } : {}), description: m[3] });
     else if (line.trim() === "" && out.length > 0) break;
   }
   return out;
@@ -53,16 +53,28 @@ interface Comparison {
   builtins: string[];
 }
 
-/** skill-find's offered names against the CLI's list less the built-ins; the hidden ones must be absent. */
-function compare(t: any, label: string, offered: Array<{ name: string }>, found: any, builtins: Set<string>): Comparison {
-  const cli = offered.map((s) => s.name).filter((n) => !builtins.has(n)).sort();
+/**
+ * skill-find's offered names against the CLI's list less the built-ins; the hidden ones must be absent, but for a
+ * plugin's skill whose name its command already offers (2.1.197 lists that name twice, 2.1.332 once: names are
+ * compared once each, and the description the newest release shows is checked).
+ */
+function compare(t: any, label: string, offered: Array<{ name: string; description?: string }>, found: any, builtins: Set<string>): Comparison {
+  const cli = [...new Set(offered.map((s) => s.name).filter((n) => !builtins.has(n)))].sort();
   const skills: any[] = found.skills;
   assert.equal(found.count, skills.length, "the listing was cut");
   const find = skills.filter((s) => !s.hidden).map((s) => s.qualifiedName).sort();
   const hidden = skills.filter((s) => s.hidden).map((s) => s.qualifiedName).sort();
   t.diagnostic(`${label}: Claude Code ${CLAUDE_CODE_VERSION} offers ${cli.length} (plus ${offered.length - cli.length} built-in), skill-find ${find.length} offered + ${hidden.length} hidden; agreeing ${find.filter((n) => cli.includes(n)).length}/${new Set([...cli, ...find]).size}`);
   assert.deepEqual(find, cli, `${label}: skill-find's offered names are the CLI's list`);
-  for (const h of hidden) assert.ok(!offered.some((o) => o.name === h), `${label}: ${h} is hidden but the CLI offers it`);
+  for (const h of hidden) if (!find.includes(h)) assert.ok(!offered.some((o) => o.name === h), `${label}: ${h} is hidden but the CLI offers it`);
+  // trailofbits/skills' skill-improver: a command and a skill of one name. skill-find offers the command.
+  const improver = skills.filter((s) => s.qualifiedName === "skill-improver:skill-improver");
+  if (improver.length) {
+    assert.deepEqual(improver.map((s) => [s.kind, s.hidden ?? null]), [["command", null], ["skill", "the plugin's command of the same name is offered in its place"]]);
+    const shown = offered.filter((o) => o.name === "skill-improver:skill-improver");
+    t.diagnostic(`${label}: Claude Code ${CLAUDE_CODE_VERSION} lists skill-improver:skill-improver ${shown.length} time(s)`);
+    if (shown.length === 1) assert.equal(shown[0].description, improver[0].description, "the one entry is the command's");
+  }
   assert.equal(found.offered, find.length);
   return { cli, find, hidden, builtins: [...builtins] };
 }
@@ -151,7 +163,7 @@ describe("skill-find = the skills Claude Code offers", { concurrency: 1 }, () =>
     // The cases of the issue, as both name them.
     for (const n of ["greet", "ideas", "linked", "borrowed", "app-local", "release-notes", "ops:deploy", "plain", "user-notes", "standup"]) assert.ok(c.find.includes(n), n);
     for (const n of ["above-root", "manual-only", "theme-factory", "example-skills:claude-api", "claude-api:mcp-builder"]) assert.ok(!c.cli.includes(n), n);
-    assert.deepEqual(c.hidden.sort(), ["accessibility-compliance:accessibility-audit", "debugging-toolkit:smart-debug", "manual-only"]);
+    assert.deepEqual(c.hidden.sort(), ["accessibility-compliance:accessibility-audit", "debugging-toolkit:smart-debug", "manual-only", "skill-improver:skill-improver"]);
     const by = new Map<string, any>(found.skills.map((x: any) => [x.qualifiedName, x]));
     assert.equal(by.get("borrowed").unread, "its real path leaves the project");
     // Found through the link (where Claude Code finds it), with the file it resolves to; both above the session's
@@ -187,6 +199,16 @@ describe("skill-find = the skills Claude Code offers", { concurrency: 1 }, () =>
       assert.deepEqual(c.hidden, expected.hidden);
       if (expected.releases[CLAUDE_CODE_VERSION]) assert.deepEqual(c.cli, expected.releases[CLAUDE_CODE_VERSION], "the recorded list (expected.json) is this release's");
       else t.diagnostic(`Claude Code ${CLAUDE_CODE_VERSION} is not recorded in expected.json: ${JSON.stringify(c.cli)}`);
+      // This checkout's own dist/plan.js, started from a shell (not through a skill of a session that loaded it): the
+      // installed plugin named do (morphiax/claude-do) is what the session offers, and skill-find says the same.
+      const own = spawnSync(process.execPath, [join(ROOT, "dist", "plan.js"), "skill-find"], {
+        cwd: proj.cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+      });
+      assert.equal(own.status, 0, own.stderr);
+      const checkout = compare(t, "a do checkout's helper", offered, JSON.parse(own.stdout), builtins);
+      assert.ok(checkout.find.includes("do:work") && !checkout.find.includes("do:design"), "the installed do, not the checkout");
+      const work = JSON.parse(spawnSync(process.execPath, [join(ROOT, "dist", "plan.js"), "skill-find", "/do:work"], { cwd: proj.cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } }).stdout);
+      assert.deepEqual([work.match, work.skill?.qualifiedName], ["exact", "do:work"], "the name as the user types it, slash and all");
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }

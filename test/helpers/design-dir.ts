@@ -71,6 +71,7 @@ export const REQUIRED_AUXILIARIES = [
   { name: "challenger", type: "pre-execution", trigger: "before-execution", goal: "Find the plan's gaps before any worker starts" },
   { name: "scout", type: "pre-execution", trigger: "before-execution", goal: "Check the plan's assumptions against the code" },
   { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", goal: "Verify the roles work together" },
+  { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", goal: "Keep what this run teaches" },
 ];
 
 /**

@@ -16,6 +16,7 @@ export const INSTALLS = [
   "accessibility-compliance@claude-code-workflows",
   "debugging-toolkit@claude-code-workflows",
   "do@do",
+  "skill-improver@trailofbits-sample",
 ];
 
 const skill = (name: string, description: string, extra = "") => `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n# ${name}\n\nBody.\n`;

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import matter from "gray-matter";
-import { allowedTools, commandFiles, injectedCommands, invocations, SKILLS, skillDirs, skillFiles } from "./plugin-files.ts";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { permits, type HookInput } from "../../src/hooks/permit.ts";
+import { allowedTools, commandFiles, injectedCommands, invocations, ROOT, SKILLS, skillDirs, skillFiles } from "./plugin-files.ts";
 
 describe("skill frontmatter", () => {
   it("exists for exactly the five skills", () => {
@@ -59,6 +63,24 @@ describe("skill frontmatter", () => {
   }
 });
 
+/** The one helper call a view makes beyond its injection: /do:memories filtering every memory by the user's keyword. */
+const KEYWORD_CALL = /memory-review \.design\/memory\.jsonl --top 20 --keyword '<keyword>'$/;
+
+describe("/do:memories filters every memory, then shows 20", () => {
+  it("writes the keyword call as the hook approves it, and the hook refuses it bent", (t) => {
+    const memories = commandFiles().find((c) => c.name === "memories")!;
+    const call = invocations(memories).map((i) => i.text.trim()).find((x) => KEYWORD_CALL.test(x));
+    assert.ok(call, "the keyword call is written");
+    const project = realpathSync(mkdtempSync(join(tmpdir(), "do-memories-")));
+    t.after(() => rmSync(project, { recursive: true, force: true }));
+    mkdirSync(join(project, ".design"));
+    const typed = (keyword: string) => call!.replace("${CLAUDE_PLUGIN_ROOT}", ROOT).replace("'<keyword>'", keyword);
+    const allowed = (command: string) => permits({ tool_name: "Bash", tool_input: { command }, cwd: project } as HookInput, ROOT);
+    for (const k of ["'auth'", "'it'\\''s'", "'a b'"]) assert.equal(allowed(typed(k)), true, typed(k));
+    for (const k of ["'auth'; id", "\"$(id)\"", "'auth' --top 9999", "'auth' > .design/x"]) assert.equal(allowed(typed(k)), false, typed(k));
+  });
+});
+
 describe("command frontmatter", () => {
   const commands = commandFiles();
 
@@ -85,7 +107,9 @@ describe("command frontmatter", () => {
         // that a cloned repository can fill: `Bash(node:*)` would run any `node -e` unasked. ${CLAUDE_PLUGIN_ROOT}
         // is substituted in a command's allowed-tools, and an exact rule (no `:*`) approves that one command line
         // (test/e2e/command-scope.test.ts, 2.1.197 and 2.1.332).
-        const calls = [...new Set([...injectedCommands(c.raw), ...invocations(c).map((i) => i.text.trim())])];
+        // /do:memories' keyword call carries the user's word, so no exact rule can name it: the hook approves it
+        // (below), and the command's own rules stay exact.
+        const calls = [...new Set([...injectedCommands(c.raw), ...invocations(c).map((i) => i.text.trim())])].filter((call) => !KEYWORD_CALL.test(call));
         assert.ok(calls.length > 0);
         const bashRules = allowedTools(c.data).filter((t) => /^Bash\b/.test(t));
         assert.deepEqual(bashRules.sort(), calls.map((call) => `Bash(${call})`).sort());

@@ -135,7 +135,8 @@ describe("helper invocations in commands", () => {
       it(`${f.rel} gets its data by injection through CLAUDE_PLUGIN_ROOT`, () => {
         const injected = injectedCommands(f.raw);
         assert.equal(injected.length, 1);
-        assert.equal(calls.length, 1);
+        // /do:memories also filters every memory by the user's keyword (frontmatter.test.ts: the hook approves it).
+        assert.equal(calls.filter((c) => !c.argv.includes("--keyword")).length, 1);
         assert.equal(calls[0].via, "CLAUDE_PLUGIN_ROOT");
         assert.ok(!f.raw.includes("CLAUDE_SKILL_DIR"), "CLAUDE_SKILL_DIR is not substituted in commands");
       });

@@ -136,7 +136,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
     assert.equal(started.ok, true, JSON.stringify(started));
   });
 
-  it("reflect stops early on the helper's evidence count and writes the hypotheses the helper names", () => {
+  it("reflect stops early on the helper's evidence count and writes the hypotheses the helper names [ac:reflect/2] [ac:reflect/3]", () => {
     const f = skill("reflect");
     assert.match(phaseSections(f)[0].text, /The digest's `reflections\.evidence` \(runs to learn from\) below the minimum/);
     assert.doesNotMatch(f.body, /`reflections\.count`/);

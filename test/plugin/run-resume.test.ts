@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cliSync } from "../helpers/cli.ts";
-import { project } from "../helpers/design-dir.ts";
+import { planWith, project } from "../helpers/design-dir.ts";
 import { flagValue, invocations, phaseSections, skillFiles, type SkillName } from "./plugin-files.ts";
 
 /** The --phases of a skill's run-start call, as written in its SKILL.md (a run-begin skill: its phase headings). */
@@ -34,7 +34,7 @@ function workspace(t: TestContext) {
 }
 
 describe("a design run interrupted after its second phase", () => {
-  it("offers to resume at the third, keeps what was done, and archives the state once finished [feature:design/resume-at-next-phase]", (t) => {
+  it("offers to resume at the third, keeps what was done, and archives the state once finished [feature:design/resume-at-next-phase] [ac:design/3]", (t) => {
     const w = workspace(t);
     const phases = phasesOf("design");
     assert.equal(phases.length, 6);
@@ -78,7 +78,7 @@ describe("a design run interrupted after its second phase", () => {
     assert.deepEqual(w.plan("run-status", "design", "--goal", "Add billing").changed, ["goal"]);
 
     // "Resume": the completed phases are not redone; the rest follow in order.
-    w.write(".design/cross-review.json", "{}");
+    w.write(".design/cross-review.json", JSON.stringify({ rounds: 1, participants: ["architect", "security"], agreements: ["tokens expire"], conflicts: [] }));
     assert.equal(w.plan("run-checkpoint", "design", "--phase", phases[2], "--outputs", ".design/cross-review.json", "--decisions", "REST over RPC").ok, true);
     w.write(".design/plan.json", JSON.stringify({ schemaVersion: 4, goal: "Add auth", roles: [{ name: "api", status: "pending" }] }));
     assert.equal(w.plan("run-checkpoint", "design", "--phase", phases[3], "--outputs", ".design/plan.json", "--decisions", "4 roles").ok, true);
@@ -147,6 +147,18 @@ describe("a stale or declined run", () => {
   });
 });
 
+/** An analyst's scores, the target's snapshot and a draft whose one role changes nothing: improve's guards pass. */
+function guardInputs(dir: string): void {
+  const dims = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
+  const write = (rel: string, doc: unknown) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), typeof doc === "string" ? doc : JSON.stringify(doc));
+  };
+  write(".design/expert-protocol-analyst.json", { summary: "s", verificationProperties: [{ property: "p" }], qualityScores: Object.fromEntries(dims.map((d) => [d, { score: 3, evidence: "e" }])) });
+  write(".design/skill-snapshot.md", "# Skill\n\nOne line.\n");
+  write(".design/draft/plan.json", planWith([{ name: "r0", qualityEffects: Object.fromEntries(dims.map((d) => [d, 0])), lineDelta: 0 } as any]));
+}
+
 // The same walk for all five skills, in-process (the same commands, without a process per call).
 function inProcess(t: TestContext) {
   const p = project(t);
@@ -159,11 +171,15 @@ describe("every skill, interrupted at every phase boundary", () => {
     it(`${skill} offers to resume at the next phase, then completes`, async (t) => {
       const w = inProcess(t);
       const phases = phasesOf(skill);
+      // improve's guards checkpoint judges the draft by the analysts' scores: a draft that passes both guards.
+      if (skill === "improve") guardInputs(w.dir);
       assert.equal((await w.plan("run-start", skill, "--phases", phases.join(","), "--goal", `a ${skill} goal`)).ok, true);
       for (let k = 0; k < phases.length - 1; k++) {
-        const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", `step ${k + 1}`);
+        // The verify checkpoint records the goal review's verdict (lib/phase-checks.ts).
+        const decisions = `step ${k + 1}${phases[k] === "verify" ? ", goal achieved" : ""}`;
+        const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", decisions);
         assert.equal(cp.ok, true, JSON.stringify(cp));
-        assert.equal(cp.announce, `${skill} · phase ${k + 1}/${phases.length} ${phases[k]}: done · decisions: step ${k + 1} · next: ${phases[k + 1]}`);
+        assert.equal(cp.announce, `${skill} · phase ${k + 1}/${phases.length} ${phases[k]}: done · decisions: ${decisions} · next: ${phases[k + 1]}`);
         const digest = await w.plan("preflight", skill);
         assert.equal(digest.run.nextPhase, phases[k + 1]);
         assert.match(digest.nextStep, new RegExp(`"Resume from ${phases[k + 1]}\\?"$`));

@@ -6,6 +6,7 @@
 import { after, before, describe, it, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync, chownSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync,
   renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync,
@@ -46,7 +47,7 @@ async function granted(t: TestContext) {
       { name: "api", dirs: ["src/api/"], acceptanceCriteria: [{ criterion: "api tests pass", check: "npm test -- api" }] },
       { name: "docs", dirs: ["docs/"], deps: ["api"], acceptanceCriteria: [{ criterion: "docs build", check: "npm run docs" }] },
     ],
-    { context: { testCommand: "npm test", buildCommand: "npm run build" }, verificationSpecs: [{ role: "api", path: ".design/specs/spec-api.sh", runCommand: "sh .design/specs/spec-api.sh" }] },
+    { context: { testCommand: "npm test", buildCommand: "npm run build" }, verificationSpecs: [{ role: "api", path: ".design/specs/spec-api.sh", runCommand: "sh .design/specs/spec-api.sh", sha256: createHash("sha256").update(SPEC).digest("hex") }] },
   );
   const p = project(t, { ".design/plan.json": plan, ".design/run-execute.json": runState(), ".design/specs/spec-api.sh": SPEC, "src/api/a.ts": "x\n" });
   const out: any = await p.run("grant", ["--approve"], { consent: true });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { DUPLICATE_THRESHOLD } from "../../src/commands/memory/add.ts";
 import { contentSimilarity } from "../../src/commands/memory/scoring.ts";
 import { sessionSpecific } from "../../src/commands/memory/session-gate.ts";
+import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem, uniformImportance } from "../../src/commands/memory/quality-gates.ts";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/memory");
 
@@ -117,5 +118,64 @@ describe("the session-specific gate on labelled texts", () => {
     for (const text of ["Node 18+ is required.", "Postgres listens on port 5432.", "Retry at most 3 times.", "Use UTF-8 everywhere.", "When a check failed 3 times in a row, mark the role failed for good."]) {
       assert.equal(sessionSpecific(text), undefined, text);
     }
+  });
+});
+
+describe("the session-specific gate and a recurring cost", () => {
+  // A release checklist as a team keeps it (written for this test, after the issue-32 report of a refused one): the
+  // aside says why step 3 matters, and that it happened more than once.
+  const PROCEDURE =
+    "Release the plugin in this order: 1. bump the version in package.json and plugin.json together; 2. run npm run " +
+    "check:dist; 3. wait for CI on main before tagging (we lost a day twice to step 3 when a tag went out first); 4. push the tag.";
+
+  it("keeps a durable procedure whose aside names a cost that recurred", () => {
+    assert.equal(sessionSpecific(PROCEDURE), undefined);
+    for (const aside of ["It cost us an hour every time the cache key missed the lockfile.", "Skipping the migration step lost a day more than once.", "We spent a day again and again on stale snapshots: run npm run snap:clean first."]) {
+      assert.equal(sessionSpecific(aside), undefined, aside);
+    }
+  });
+
+  it("still refuses one run's time spent", () => {
+    for (const report of ["We lost about an hour to a stale lock file.", "The release took 8 minutes.", "Spent half a day on the flaky test in CI."]) {
+      assert.equal(sessionSpecific(report)?.reason, "run-metrics", report);
+    }
+  });
+});
+
+describe("the specificity and surprise gates", () => {
+  it("refuses content that names nothing concrete, and keywords a search cannot use", () => {
+    assert.match(specificityProblem("stuff", ["x"]) ?? "", /too short/);
+    assert.match(keywordProblem(["x"]) ?? "", /'x' too short/);
+    assert.match(keywordProblem(["stuff", "misc"]) ?? "", /name nothing in particular/);
+    assert.match(specificityProblem("Be careful with tests", ["tests"]) ?? "", /names nothing concrete/);
+    assert.match(specificityProblem("Always double check your work before you finish", ["diligence"]) ?? "", /names nothing concrete/);
+  });
+
+  it("takes what names a file, command, variable, version, name or its own keyword, in any language", () => {
+    for (const [content, keywords] of [
+      ["npm test needs DATABASE_URL set; use npm run test:unit in acceptance checks.", ["npm-test"]],
+      ["The dev server proxies /api to port 8080 through vite.config.ts", ["vite"]],
+      ["Run migrations before the seed script, or it fails on missing tables", ["migrations"]],
+      ["Keep the lockfile hash in the cache key of the setup-node step", ["cache"]],
+      ["Builds on the runner fail unless Docker is started first", ["runner"]],
+      ["Pass --frozen-lockfile in CI installs", ["pnpm"]],
+      ["CIのキャッシュキーにはロックファイルのハッシュを含める。", ["キャッシュ"]],
+      ["Миграции нужно запускать до сид-скрипта", ["миграции"]],
+      ["Use `retry()` around registry calls", ["registry"]],
+    ] as Array<[string, string[]]>) {
+      assert.equal(specificityProblem(content, keywords), null, content);
+      assert.equal(keywordProblem(keywords), null, keywords.join(","));
+    }
+    assert.equal(keywordProblem(["锁"]), null, "one Han character is a word");
+  });
+
+  it("asks an importance of 7 or more for what surprised, and nothing below", () => {
+    assert.equal(surpriseProblem(6, ""), null);
+    assert.match(surpriseProblem(HIGH_IMPORTANCE, "") ?? "", /record what was unexpected as "surprise"/);
+    assert.match(surpriseProblem(9, "odd") ?? "", /surprise/);
+    assert.equal(surpriseProblem(9, "the docs say the opposite"), null);
+    assert.equal(uniformImportance([5, 5, 5]), 5);
+    assert.equal(uniformImportance([5, 5]), null);
+    assert.equal(uniformImportance([5, 6, 5]), null);
   });
 });

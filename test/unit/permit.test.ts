@@ -121,7 +121,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
   it("allows the .design/ files the skills and their agents write, and reads of the plugin's own files", () => {
     for (const name of [
       "tmp/eval.json", "tmp/remember.json", "tmp/patterns.md", "tmp/recon-draft.json", "handoff.md", "skill-snapshot.md",
-      "expert-architect.json", "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
+      "worker-api--2.json", "fix-1.json", "challenger-report.json", "scout-report.json",
       "integration-verifier-report.json", "regression-checker-report.json", "memory-curator-report.json", "cross-review.json",
       "interfaces.json", "skill-features.json", "draft/plan.json", "draft/specs/spec-api.test.ts", "draft/specs/spec-api.sh",
     ]) {
@@ -131,6 +131,31 @@ describe("the hook allows every helper call as the skills spell them", () => {
     assert.ok(file("Write", join(dir, ".design/draft/plan.json"), "design"));
     assert.ok(!file("Write", join(dir, ".design/draft/plan.json"), "execute"), "drafts only for the plan-writing skills");
     assert.ok(file("Read", join(ROOT, "skills/design/refs/expert-briefs.md")));
+  });
+
+  it("approves an expert artifact for its own agent only, never the lead's Write of it", (t) => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "do-permit-home-")));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    const transcript = join(home, "projects", "p", "s.jsonl");
+    const subagents = join(home, "projects", "p", "s", "subagents");
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(transcript, "");
+    writeFileSync(join(subagents, "agent-e1.meta.json"), JSON.stringify({ name: "architect" }));
+    writeFileSync(join(subagents, "agent-e2.meta.json"), JSON.stringify({ name: "tester" }));
+    writeFileSync(join(subagents, "agent-e3.meta.json"), JSON.stringify({ agentType: "general-purpose" }));
+    writeFileSync(join(subagents, "agent-e4.meta.json"), JSON.stringify({ name: "architect-2" }));
+    writeFileSync(join(subagents, "agent-e5.meta.json"), JSON.stringify({ name: "architect-x" }));
+    const artifact = join(dir, ".design/expert-architect.json");
+    const by = (tool: string, extra: Record<string, unknown>) => allows({ tool_name: tool, tool_input: { file_path: artifact }, cwd: dir, ...extra } as HookInput);
+    for (const tool of ["Write", "Edit"]) {
+      assert.equal(by(tool, {}), false, `${tool}: the lead's own`);
+      assert.equal(by(tool, { agent_id: "e1", transcript_path: transcript }), true, `${tool}: the architect's`);
+      assert.equal(by(tool, { agent_id: "e2", transcript_path: transcript }), false, `${tool}: another expert's`);
+      assert.equal(by(tool, { agent_id: "e3", transcript_path: transcript }), true, `${tool}: an agent the CLI names nobody (2.1.197 Workflow)`);
+      assert.equal(by(tool, { agent_id: "nope", transcript_path: transcript }), false, `${tool}: a caller the hook cannot tell`);
+      assert.equal(by(tool, { agent_id: "e4", transcript_path: transcript }), true, `${tool}: the architect's replacement`);
+      assert.equal(by(tool, { agent_id: "e5", transcript_path: transcript }), false, `${tool}: a name that only starts like it`);
+    }
   });
 
   it("refuses every other name under .design/: code, configuration, dotfiles, the helper's own files", () => {
@@ -273,7 +298,7 @@ describe("the hook refuses what was once approved", () => {
     }
   });
 
-  it("Write/Edit of .design/plan.json and .design/specs/, under any name", () => {
+  it("Write/Edit of .design/plan.json and .design/specs/, under any name [ac:execute/1] [ac:design/1]", () => {
     linkSync(join(dir, ".design/plan.json"), join(dir, ".design/hard.json")); // a hard link to plan.json
     after(() => rmSync(join(dir, ".design/hard.json")));
     for (const tool of ["Write", "Edit"]) {
@@ -862,6 +887,13 @@ describe("the hook approves what the user's execute grant covers, and nothing mo
     assert.deepEqual(rights(agentCall("w2")), ["docs check", "plan test", "plan build", "docs write", "report"], "a workflow agent of the docs role");
     assert.deepEqual(rights(agentCall("w3")), all, "a workflow agent labelled as an auxiliary");
     assert.deepEqual(rights(agentCall("w4")), ["report"], "a workflow agent without a label, as an agent without a name");
+    // A worker's granted command in the background is not approved (it would outlive the worker's turn with no
+    // wake-up); the lead's own background calls are not the grant's to judge, and stay as they were.
+    const bg = (who: Record<string, unknown>, flag: unknown) => allows({ tool_name: "Bash", tool_input: { command: "npm test -- api", run_in_background: flag }, cwd: g.root, ...who } as HookInput);
+    assert.equal(bg(agentCall("a1"), true), false, "a worker's background check");
+    assert.equal(bg(agentCall("a1"), "true"), false, "anything but false");
+    assert.equal(bg(agentCall("a1"), false), true, "in the foreground");
+    assert.equal(bg({ transcript_path: transcript }, true), true, "the lead");
     // An agent the hook cannot name gets no grant (its .design writes stay approved).
     for (const who of [
       agentCall("missing"),

@@ -82,7 +82,7 @@ const CASES: Case[] = [
     schema: ExpertArtifactSchema,
     command: "expert-validate",
     argv: ["r.json"],
-    valid: { summary: "Clear flow", verificationProperties: [], featureScores: [{ feature: "resolve-target", score: 4, evidence: "lines 40-52" }] },
+    valid: { summary: "Clear flow", verificationProperties: [{ property: "The target is resolved before the analysts start" }], featureScores: [{ feature: "resolve-target", score: 4, evidence: "lines 40-52" }] },
     invalid: [
       { summary: "s", verificationProperties: [], featureScores: {} },
       { summary: "s", verificationProperties: [], featureScores: [{ feature: "a", score: 6, evidence: "e" }] },

@@ -4,9 +4,11 @@
 // entry's own line, so every other line, corrupt ones included, survives byte for byte (Fix D5).
 //
 // Deliberate departures from the contract, which says (4.17) that the quality gates are the curator prompt's and
-// "the helper does not deduplicate": this helper applies two of the seed's five gates itself. A new entry whose
-// content only reports on one run (dates, counts and measurements of a run, file lists: session-gate.ts) is refused
-// with gate "session-specific" before anything is read. One that is a near-duplicate of an existing entry of the
+// "the helper does not deduplicate": this helper applies four of the seed's five gates itself (category fit is the
+// list of categories). A new entry whose content only reports on one run (dates, counts and measurements of a run,
+// file lists: session-gate.ts) is refused with gate "session-specific" before anything is read; one that names
+// nothing concrete with gate "specificity", and one scored 7+ without its recorded `surprise` with gate
+// "importance" (quality-gates.ts). One that is a near-duplicate of an existing entry of the
 // same category (contentSimilarity, tokens.ts: any language) is refused with gate "duplicate", and the caller is
 // told to boost the existing one instead. That check runs inside the lock, on the file as it is then, so two
 // concurrent adds of the same text cannot both land. Large files are checked through an index kept beside them
@@ -29,6 +31,7 @@ import {
 import { isMemoryLineAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
+import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem } from "./quality-gates.js";
 import { eachToken, tokens } from "./tokens.js";
 
 /**
@@ -41,7 +44,7 @@ import { eachToken, tokens } from "./tokens.js";
  */
 export const DUPLICATE_THRESHOLD = 0.35;
 
-export type Gate = "category" | "importance" | "keywords" | "content" | "session-specific" | "duplicate";
+export type Gate = "category" | "importance" | "keywords" | "content" | "session-specific" | "specificity" | "duplicate";
 
 function refuse(gate: Gate, message: string): HelperError {
   return usage(message, { gate });
@@ -98,6 +101,8 @@ interface NewEntry {
   source: string;
   goal_context: string;
   importance: number;
+  /** What was unexpected, for an importance of HIGH_IMPORTANCE or more (quality-gates.ts). */
+  surprise?: string;
   usage_count: number;
   /** curator-apply's mark ("<report key>:store:<i>"): which report stored it, so a retry stores it once. */
   curator?: string[];
@@ -529,13 +534,14 @@ export default defineCommand({
     importance: { type: "int", help: "importance 1-10 of a new entry (default 5)" },
     source: { type: "string", help: 'where the learning came from (default "unknown")' },
     "goal-context": { type: "string", help: "the goal the learning came from" },
+    surprise: { type: "string", help: `what was unexpected about it: needed for an importance of ${HIGH_IMPORTANCE} or more` },
     boost: { type: "boolean", help: "raise the importance of entry --id by 1 (at most 10)" },
     decay: { type: "boolean", help: "lower the importance of entry --id by 1 (at least 1)" },
     id: { type: "string", help: "entry to boost or decay" },
     from: {
       type: "string",
       path: "read",
-      help: 'JSON file holding the entry instead of the flags above: {"category","keywords","content","importance","source","goal_context"}, or {"id"} with --boost/--decay',
+      help: 'JSON file holding the entry instead of the flags above: {"category","keywords","content","importance","surprise","source","goal_context"}, or {"id"} with --boost/--decay',
     },
   },
   async run(ctx, args) {
@@ -581,6 +587,14 @@ export async function storeMemory(target: string, input: MemoryInput, now: numbe
       { gate: "session-specific", reason: session.reason, matched: session.matched },
     );
   }
+  // The curator's specificity and surprise gates (quality-gates.ts).
+  const vague = keywordProblem(keywords);
+  if (vague) throw refuse("keywords", `Keywords: ${vague}`);
+  const unspecific = specificityProblem(content, keywords);
+  if (unspecific) throw new HelperError("E_INVALID", `Not specific: ${unspecific}`, { gate: "specificity" });
+  const surprise = input.surprise.trim();
+  const unsurprising = surpriseProblem(importance, surprise);
+  if (unsurprising) throw refuse("importance", `Importance: ${unsurprising}`);
 
   const entry: NewEntry = {
     id: uuid4(),
@@ -591,6 +605,7 @@ export async function storeMemory(target: string, input: MemoryInput, now: numbe
     source: input.source || "unknown",
     goal_context: input.goalContext,
     importance,
+    ...(surprise ? { surprise } : {}),
     usage_count: 0,
     ...(input.curator ? { curator: [input.curator] } : {}),
   };
@@ -605,6 +620,8 @@ export interface MemoryInput {
   importance: number;
   source: string;
   goalContext: string;
+  /** What was unexpected (needed from HIGH_IMPORTANCE on); "" when not given. */
+  surprise: string;
   id: string | undefined;
   /** curator-apply's mark for the stored entry (see NewEntry). */
   curator?: string;
@@ -618,11 +635,12 @@ function fromFlags(args: Record<string, unknown>): MemoryInput {
     importance: (args.importance as number | undefined) ?? 5,
     source: (args.source as string | undefined) ?? "",
     goalContext: (args["goal-context"] as string | undefined) ?? "",
+    surprise: (args.surprise as string | undefined) ?? "",
     id: args.id as string | undefined,
   };
 }
 
-const ENTRY_FLAGS = ["category", "keywords", "content", "importance", "source", "goal-context", "id"];
+const ENTRY_FLAGS = ["category", "keywords", "content", "importance", "source", "goal-context", "surprise", "id"];
 
 /**
  * --from: the entry as JSON data in a file, so text written by a person or a model (quotes, $(...), backticks,
@@ -661,6 +679,7 @@ function fromFile(cwd: string, args: Record<string, unknown>): MemoryInput {
     importance: (imp as number | undefined) ?? 5,
     source: text("source", null),
     goalContext: "goal_context" in doc ? text("goal_context", null) : text("goalContext", null),
+    surprise: text("surprise", "importance"),
     id: (id as string | undefined) ?? undefined,
   };
 }

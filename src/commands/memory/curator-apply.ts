@@ -2,7 +2,8 @@
 // replacing a memory-add per kept memory and per boost or decay. Each kept memory is stored with its own category,
 // keywords, content and importance (source: the run's skill, goal context: the run's goal) behind memory-add's own
 // gates: a near-duplicate of a stored memory becomes a boost of that entry, a memory a gate refuses
-// (session-specific, category, importance, keywords, content) is answered in `rejected` with the reason. Then the
+// (session-specific, specificity, category, importance, keywords, content) is answered in `rejected` with the
+// reason; a report scoring three or more memories all alike is refused whole (gate 3, not uniform). Then the
 // report's `boost` and `decay` lists are applied (an id not in the file is answered in `notFound`). The report is read
 // as data: content with quotes, `$(…)` or backticks is stored byte for byte, never near a shell. A report that does
 // not have the curator's shape is refused whole: nothing is written. The curator's usage is recorded as
@@ -19,6 +20,7 @@ import { schemaFailure } from "../reports/checks.js";
 import { agentName, AGENT_FLAG, auxiliaryErrors, auxiliaryUsage } from "../reports/auxiliary.js";
 import { loadArtifact } from "../reports/expert-validate.js";
 import { adjustMemory, storeMemory, type MemoryInput } from "./add.js";
+import { uniformImportance } from "./quality-gates.js";
 
 /** A short key of the report's content: the same report applied again is recognised by it. */
 function reportKey(doc: Record<string, unknown>): string {
@@ -50,7 +52,14 @@ function reportErrors(report: unknown): string[] {
     const kw = m.keywords;
     if (!(typeof kw === "string" || (Array.isArray(kw) && kw.every((k) => typeof k === "string")))) errors.push(`memories[${i}].keywords must be a list of strings`);
     if (m.importance !== undefined && !isInt(m.importance)) errors.push(`memories[${i}].importance must be an integer from 1 to 10`);
+    if (m.surprise !== undefined && typeof m.surprise !== "string") errors.push(`memories[${i}].surprise must be a string`);
   });
+  // Gate 3, "not uniform": importance scored by surprise differs between memories (quality-gates.ts).
+  if (errors.length === 0) {
+    const memories = report.memories as Array<Record<string, unknown>>;
+    const same = uniformImportance(memories.map((m) => (m.importance as number | undefined) ?? 5));
+    if (same !== null) errors.push(`every memory has importance ${same}: score each by how unexpected it was (1-3 what anyone would assume, 7-9 a trap that cost an attempt)`);
+  }
   for (const key of ["boost", "decay"]) {
     const v = report[key];
     if (v === undefined || v === null) continue;
@@ -124,6 +133,7 @@ export default defineCommand({
         importance: (m.importance as number | undefined) ?? 5,
         source: skill,
         goalContext: goal,
+        surprise: typeof m.surprise === "string" ? m.surprise : "",
         id: undefined,
         curator: mark,
       };

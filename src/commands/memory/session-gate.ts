@@ -208,8 +208,10 @@ function spanAt(words: Word[], i: number): { reason: SessionReason; span: Span }
     const k = at(i + 2) === "at" ? i + 3 : i + 2;
     if (isNum(words[k])) return { reason: "run-metrics", span: [i, k] };
   }
-  // Time spent: "took 8 minutes", "spent 45 minutes", "lost about an hour", "needed 2 retries".
-  if (is(w, "tookVerbs")) {
+  // Time spent: "took 8 minutes", "spent 45 minutes", "lost about an hour", "needed 2 retries". Not when the
+  // sentence says it happened more than once ("we lost a day twice to step 3", "it cost an hour every time"): a
+  // cost that recurs is the lasting reason for a step, not one run's measurement.
+  if (is(w, "tookVerbs") && !recurs(words, i)) {
     let k = i + 1;
     if (is(at(k), "tookFillers")) k++;
     if (isNum(words[k])) return { reason: "run-metrics", span: [i, k] };
@@ -233,6 +235,23 @@ function spanAt(words: Word[], i: number): { reason: SessionReason; span: Span }
     if (at(k) === "to" && isNum(words[k + 1]) && unitAt(k + 1) >= 0) return { reason: "run-metrics", span: [i, unitAt(k + 1)] };
   }
   return undefined;
+}
+
+/** Whether the sentence around word `i` says that something happened more than once. */
+function recurs(words: Word[], i: number): boolean {
+  let from = i;
+  while (from > 0 && !BOUNDARY.has(words[from - 1].w)) from--;
+  let to = i;
+  while (to + 1 < words.length && !BOUNDARY.has(words[to + 1].w)) to++;
+  for (let k = from; k <= to; k++) {
+    const w = words[k].w;
+    const next = words[k + 1]?.w;
+    if (w === "twice" || w === "thrice" || w === "again" || w === "repeatedly" || w === "recurring") return true;
+    if ((w === "every" || w === "each") && next === "time") return true;
+    if (w === "more" && next === "than" && words[k + 2]?.w === "once") return true;
+    if ((is(w, "numberWords") || w === "several" || w === "many" || w === "multiple" || isNum(words[k])) && next === "times") return true;
+  }
+  return false;
 }
 
 let FILE_NAME: RegExp | undefined;

@@ -20,6 +20,8 @@ import {
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
+import { draftShape, goalTier, judgeDraft, type Judged } from "../../lib/tier.js";
+import { goalFacts } from "../../lib/goal-facts.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -113,8 +115,18 @@ function validateRole(role: Json, i: number, issues: string[]): void {
   }
 }
 
+/**
+ * finalize's own judgement of a plan's complexity (issue 32): the tier of its goal from what the project knows
+ * (goal-facts.ts, as design-tier answers it) and its shape, so a draft's own `complexity` is never simply trusted.
+ * Null for a plan with no goal to judge.
+ */
+export function judgeComplexity(cwd: string, doc: Json): Judged | null {
+  if (typeof doc.goal !== "string" || doc.goal.trim() === "") return null;
+  return judgeDraft(goalTier(goalFacts(cwd, doc.goal.trim())), draftShape(doc));
+}
+
 /** Every problem of contract 4.29 "Validation", in the contract's order; then PlanSchema when none. */
-export function validatePlan(doc: Json): string[] {
+export function validatePlan(doc: Json, judged?: Judged | null): string[] {
   const issues: string[] = [];
   if (!(typeof doc.schemaVersion === "number" && doc.schemaVersion === 4)) {
     issues.push(`schemaVersion must be 4 (got ${pyStr(doc.schemaVersion)})`);
@@ -183,7 +195,7 @@ export function validatePlan(doc: Json): string[] {
     });
   }
 
-  issues.push(...seedRuleIssues(doc)); // specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
+  issues.push(...seedRuleIssues(doc, judged)); // complexity, specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }
@@ -392,9 +404,13 @@ export default defineCommand({
   async run(ctx, args) {
     if (!args["validate-only"]) refuseWhileGranted(ctx, args["end-grant"], "installing a plan");
     const planPath = args.plan_path as string;
+    // Answered beside the result only for a plan that claims a complexity (design's): what the helper holds it to.
+    let shown: { judgedComplexity: Judged } | Record<string, never> = {};
     const failIfInvalid = (doc: Json) => {
-      const issues = validatePlan(doc);
-      if (issues.length > 0) throw new HelperError("E_INVALID", "validation_failed", { issues });
+      const judged = judgeComplexity(ctx.cwd, doc);
+      shown = judged && doc.complexity !== undefined ? { judgedComplexity: judged } : {};
+      const issues = validatePlan(doc, judged);
+      if (issues.length > 0) throw new HelperError("E_INVALID", "validation_failed", { issues, ...shown });
     };
 
     const draft = confine(ctx.cwd, argLabel("plan_path", planPath, false), planPath, "write", OWN.planOrDraft) === draftPlan(ctx.cwd);
@@ -402,7 +418,7 @@ export default defineCommand({
       const doc = loadPlan(ctx.cwd, planPath, PARTS);
       const reset = draft ? resetRunState(doc) : [];
       failIfInvalid(doc);
-      return { validated: true, ...(reset.length ? { runStateWarnings: reset } : {}) };
+      return { validated: true, ...shown, ...(reset.length ? { runStateWarnings: reset } : {}) };
     }
 
     const installed: Record<string, unknown> = {};
@@ -449,6 +465,7 @@ export default defineCommand({
     return {
       validated: true,
       ...installed,
+      ...shown,
       computedOverlaps: e.roleCount,
       roleCount: e.roleCount,
       auxiliaryCount: e.auxiliaryCount,

@@ -16,7 +16,8 @@ import {
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { newId } from "../../lib/ids.js";
-import { isObject, isoSeconds } from "../../lib/values.js";
+import { isObject, isoSeconds, sha256 } from "../../lib/values.js";
+import { specFileBytes } from "../../lib/evidence.js";
 import { confine, ensureDir, MAX_STATE_BYTES, projectRoots, readJson, updateText } from "../../store.js";
 import { budgetFor, planForecast } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
@@ -34,6 +35,40 @@ function add(list: GrantItem[], value: string, role: string, kind: GrantItem["ki
 /** The plain sentence the grant question carries: what approving really allows. */
 export const GRANT_WARNING =
   "Workers edit the code these commands run (a test command runs the tests a worker just wrote), so approving lets them run code of their choosing with your rights until the run ends.";
+
+/**
+ * The spec files that are not the bytes finalize hashed: finalize records each spec's SHA-256 in the plan, the
+ * challenger and the user judged that spec, and a file edited since (or one finalize never saw) would run under the
+ * grant unvetted. The grant's own fingerprint binds the spec as it is at approval; this binds it to what finalize
+ * installed. Only for the roles still to run: a completed role's spec runs no more.
+ */
+export function changedSpecs(projectDir: string, doc: Record<string, unknown>, toRun: ReadonlySet<string>): Array<{ path: string; role: string; why: string }> {
+  const out: Array<{ path: string; role: string; why: string }> = [];
+  for (const spec of Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []) {
+    if (!isObject(spec) || typeof spec.path !== "string" || !toRun.has(str(spec.role))) continue;
+    const bytes = specFileBytes(projectDir, spec.path);
+    const recorded = typeof spec.sha256 === "string" ? spec.sha256 : null;
+    if (bytes === null) {
+      if (recorded !== null) out.push({ path: spec.path, role: str(spec.role), why: "deleted or unreadable since finalize hashed it" });
+    }
+    else if (recorded === null) out.push({ path: spec.path, role: str(spec.role), why: "finalize recorded no hash for it (the file appeared after finalize)" });
+    else if (sha256(bytes) !== recorded) out.push({ path: spec.path, role: str(spec.role), why: `changed since finalize (recorded ${recorded.slice(0, 12)}…, now ${sha256(bytes).slice(0, 12)}…)` });
+  }
+  return out;
+}
+
+function refuseChangedSpecs(projectDir: string, doc: Record<string, unknown>): void {
+  const core = schedulerCore();
+  const toRun = new Set(rolesOf(doc).filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "").map((r) => str(r.name)));
+  const changed = changedSpecs(projectDir, doc, toRun);
+  if (changed.length === 0) return;
+  throw new HelperError(
+    "E_INVALID",
+    `Spec files are not what finalize installed: ${changed.map((c) => `${c.path} (${c.role}): ${c.why}`).join("; ")}. ` +
+      "Edit the spec in .design/draft/specs/ and finalize the draft again, so the challenger and the grant see the spec that will run",
+    { changedSpecs: changed },
+  );
+}
 
 export default defineCommand({
   positionals: [PLAN_PATH],
@@ -60,6 +95,7 @@ export default defineCommand({
 
     const doc = loadPlan(ctx.cwd, args.plan_path as string);
     refuseWhileChallenged(ctx.cwd, doc, "the grant");
+    refuseChangedSpecs(project, doc);
     const roles = rolesOf(doc);
     const core = schedulerCore();
     const edits: GrantItem[] = [];

@@ -118,6 +118,38 @@ async function recordExperts(cwd: string, args: Record<string, unknown>, now: nu
   return recordFor(cwd, skills, (s) => EXPERT_PHASE[s] ?? null, now, `${valid.length} valid: ${valid.map((p) => p.slice(".design/expert-".length, -5)).join(", ")}`, valid);
 }
 
+/** The fewest words of an artifact's reason for listing no verification property. */
+const MIN_REASON_WORDS = 4;
+
+/**
+ * What makes an artifact say nothing (seed 001: experts return verificationProperties that become the specs): an
+ * empty summary, a property without its text, and an empty property list unless the artifact records why none
+ * applies (`noVerificationProperties`, a sentence: a researcher whose findings change no behaviour). The reason is
+ * the analyst's judgement; the helper checks only that it was given.
+ */
+export function contentProblems(doc: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const summary = doc.summary;
+  const summaryText = typeof summary === "string" ? summary : isObject(summary) || Array.isArray(summary) ? JSON.stringify(summary) : "";
+  if (summaryText.replace(/[\s{}[\]":,]/g, "") === "") problems.push("summary is empty: say in a sentence or two what the artifact found");
+  const props = doc.verificationProperties as unknown[];
+  props.forEach((p, i) => {
+    const text = typeof p === "string" ? p : isObject(p) ? p.property : undefined;
+    if (typeof text !== "string" || text.trim() === "") problems.push(`verificationProperties[${i}] has no property text ("property": the behaviour that must hold)`);
+  });
+  if (props.length === 0) {
+    const why = doc.noVerificationProperties;
+    const words = typeof why === "string" ? why.trim().split(/\s+/).filter(Boolean).length : 0;
+    if (words < MIN_REASON_WORDS) {
+      problems.push(
+        "verificationProperties is empty: list the behaviour the work must keep or reach (property, category, testableVia), " +
+          `or record why none applies as "noVerificationProperties": "<a sentence>"`,
+      );
+    }
+  }
+  return problems;
+}
+
 /** The artifact check itself. */
 function check(cwd: string, args: Record<string, unknown>): Record<string, unknown> {
   const doc = loadArtifact(cwd, args.artifact_path as string);
@@ -127,6 +159,8 @@ function check(cwd: string, args: Record<string, unknown>): Record<string, unkno
   if (!Array.isArray(doc.verificationProperties)) {
     throw new HelperError("E_INVALID", "verificationProperties must be an array");
   }
+  const empty = contentProblems(doc);
+  if (empty.length) throw new HelperError("E_INVALID", empty.join("; "), { problems: empty });
   const featuresPath = args.features as string | undefined;
   const declared = featuresPath === undefined ? undefined : declaredFeatures(cwd, featuresPath);
   const problems = [

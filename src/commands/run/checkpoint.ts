@@ -6,6 +6,8 @@ import { HelperError } from "../../lib/errors.js";
 import { checkSkill, designDirFlag, list, nextPhase, parseRun, runFile, runFileName } from "../../lib/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
+import { requireGuards } from "../reports/improve-guards.js";
+import { phaseRecordProblems } from "../../lib/phase-checks.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -25,6 +27,11 @@ export default defineCommand({
     const path = runFile(ctx.cwd, designDir, skill);
     const now = ctx.now();
     if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
+    // improve's guards phase is done only when the helper's guards pass or their failure was accepted (improve-guards.ts);
+    // the reviews leave a record the helper checks (lib/phase-checks.ts).
+    const accepted = skill === "improve" && phase === "guards" ? requireGuards(ctx.cwd, designDir) : [];
+    const record = phaseRecordProblems(ctx.cwd, designDir, skill, phase, outputs, decisions);
+    if (record.length) throw new HelperError("E_INVALID", `Cannot checkpoint ${phase}: ${record.join("; ")}`, { problems: record });
     return updateText(path, (text) => {
       if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
       const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
@@ -59,7 +66,7 @@ export default defineCommand({
       ].join(" · ");
       return {
         text: `${JSON.stringify(run, null, 2)}\n`,
-        result: { skill, phase, index, total: run.phases.length, next, repeated: repeat, announce },
+        result: { skill, phase, index, total: run.phases.length, next, repeated: repeat, announce, ...(accepted.length ? { acceptedGuards: accepted } : {}) },
       };
     }, undefined, undefined, MAX_STATE_BYTES);
   },

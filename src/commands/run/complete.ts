@@ -3,7 +3,7 @@
 // outcome (partial, failed, aborted) closes the run anyway and records the phases it never reached.
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { checkSkill, designDirFlag, parseRun, runFile, runFileName } from "../../lib/run-state.js";
+import { checkSkill, designDirFlag, parseRun, runFile, runFileName, SKILL_PHASES, SKILLS, type Skill } from "../../lib/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 
@@ -27,6 +27,20 @@ export function phasesNotReached(run: { phases: string[]; completed: Array<{ pha
   return run.phases.slice(0, -1).filter((p) => !done.has(p));
 }
 
+/**
+ * What outcome `completed` still lacks: the phases not reached, and, for a run whose list is not its skill's
+ * declared one (SKILL_PHASES: an older state, a list of none of them), the declared phases before the last never
+ * checkpointed, so no run closes as completed without the phases its skill declares.
+ */
+export function phasesMissingForCompleted(run: { skill: string; phases: string[]; completed: Array<{ phase: string }> }): string[] {
+  const own = phasesNotReached(run);
+  if (!(SKILLS as readonly string[]).includes(run.skill)) return own;
+  const declared = SKILL_PHASES[run.skill as Skill];
+  if (run.phases.length === declared.length && run.phases.every((p, i) => p === declared[i])) return own;
+  const done = new Set(run.completed.map((c) => c.phase));
+  return [...own, ...declared.slice(0, -1).filter((p) => !done.has(p) && !own.includes(p))];
+}
+
 /** The refusal of outcome `completed` while `phases` were never checkpointed (`verb`: the command's word for closing). */
 export function cannotComplete(skill: string, phases: string[], verb: "close" | "end"): HelperError {
   return new HelperError(
@@ -47,7 +61,8 @@ export function completeRun(cwd: string, designDir: string, skill: string, outco
       return { text: null, result: { skill, outcome: run.outcome, skippedPhases: [], alreadyComplete: true, announce: `${skill}: run already finished (${run.outcome})` } };
     }
     const skippedPhases = phasesNotReached(run);
-    if (outcome === "completed" && skippedPhases.length) throw cannotComplete(skill, skippedPhases, "close");
+    const missing = outcome === "completed" ? phasesMissingForCompleted(run) : [];
+    if (missing.length) throw cannotComplete(skill, missing, "close");
     run.completedAt = isoSeconds(now);
     if (skippedPhases.length) run.skippedPhases = skippedPhases;
     run.updatedAt = run.completedAt;

@@ -15,7 +15,7 @@ import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
-import { cannotComplete, completeRun, phasesNotReached } from "./complete.js";
+import { cannotComplete, completeRun, phasesMissingForCompleted, phasesNotReached } from "./complete.js";
 
 const DESIGN = ".design";
 const YES = ["true", "1", "yes"];
@@ -60,7 +60,7 @@ export default defineCommand({
       // A run-end killed after closing the run, before its report was written, is finished by its retry: the same
       // outcome, this run's reflection on file, and no report written since the close. Any other repeat of a closed
       // run is answered as it stands, nothing recorded again.
-      const recorded = run.outcome === outcome && !reportSinceRunState(ctx.cwd, skill) ? recordedReflection(ctx.cwd, skill, run.runId) : null;
+      const recorded = run.outcome === outcome && !reportSinceRunState(ctx.cwd, skill) ? earlier : null;
       if (recorded) {
         const out: Record<string, unknown> = {
           reflection: { id: recorded.id, goalAchieved: recorded.goalAchieved, alreadyRecorded: true },
@@ -78,7 +78,8 @@ export default defineCommand({
       };
     }
     const notReached = phasesNotReached(run);
-    if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
+    const lacking = outcome === "completed" ? phasesMissingForCompleted(run) : [];
+    if (lacking.length) throw cannotComplete(skill, lacking, "end");
     const evalPath = args.eval as string | undefined;
     const evaluation = evalPath !== undefined && evalPath !== ""
       ? readEvaluation(ctx.cwd, evalPath)

@@ -4,7 +4,9 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { defineCommand } from "../../lib/command.js";
-import { featureFile, indexSkills, resolveSkill, searchSkills, unlistedProjectSkill, type SkillInfo } from "../../lib/skill-index.js";
+import {
+  featureFile, indexSkills, ownPluginRoot, resolveSkill, searchSkills, startedBySession, unlistedProjectSkill, type SkillInfo,
+} from "../../lib/skill-index.js";
 import { HelperError } from "../../lib/errors.js";
 
 /** How many skills a listing shows (the answer lands in the lead's context); `count` is always the full number. */
@@ -18,7 +20,10 @@ export default defineCommand({
     limit: { type: "int", help: "most skills a search returns", default: 5 },
   },
   run(ctx, args) {
-    const index = indexSkills(ctx.cwd);
+    // This plugin counts as loaded unless the helper was started otherwise than a session runs it (a checkout's
+    // dist/plan.js from a shell): then an installed plugin of its name is what the session offers.
+    const own = ownPluginRoot();
+    const index = indexSkills(ctx.cwd, process.env, own, homedir(), ctx.entry === undefined || startedBySession(ctx.entry, own));
     const source = args.source as string | undefined;
     const skills = source ? index.skills.filter((s) => s.source === source) : index.skills;
     const listing = (list: readonly SkillInfo[]) => ({

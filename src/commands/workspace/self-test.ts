@@ -74,6 +74,7 @@ function plan(over: (roles: Json[]) => void = () => {}): Json {
     aux("challenger", "pre-execution", "before-execution"),
     aux("scout", "pre-execution", "before-execution"),
     aux("integration-verifier", "post-execution", "after-all-roles-complete"),
+    aux("memory-curator", "post-execution", "after-all-roles-complete"),
   ];
   return { schemaVersion: 4, goal: "Add a REST API with tests", roles, auxiliaryRoles, progress: { completedRoles: [] } };
 }
@@ -108,12 +109,15 @@ function reflections(now: number): string {
   ]);
 }
 
+/** design's phases (SKILL_PHASES): run-start takes a skill's whole list. */
+const DESIGN_PHASES = ["pre-flight", "experts", "cross-review", "plan", "finalize", "reflect-and-report"] as const;
+
 function runState(now: number, done: string[]): Json {
   const at = isoSeconds(now);
   return {
     schemaVersion: 1, skill: "design", runId: "run-1", goal: "Add an API",
     goalSha256: "5ed0a5b0f3c0b0a1d34bd1c3d0ad9e2e23f6c2e0b1a4b8b4c6c8f2ad6a1c9e07", inputs: [],
-    phases: ["pre-flight", "research", "finalize"], completed: done.map((phase) => ({ phase, at, outputs: [], decisions: "" })),
+    phases: [...DESIGN_PHASES], completed: done.map((phase) => ({ phase, at, outputs: [], decisions: "" })),
     startedAt: at, updatedAt: at, completedAt: null, outcome: null,
   };
 }
@@ -312,12 +316,12 @@ const CASES: Case[] = [
     }),
     expect: (r) => has(failed(r) && r.out.results[0]?.valid === true && r.out.results[1]?.valid === false, "expected role 0's Python to compile and role 1's to fail"),
   },
-  { name: "expert-validate", command: "expert-validate", args: [".design/expert-architect.json"], files: () => ({ ".design/expert-architect.json": { summary: "Use a layered API", verificationProperties: [] } }), expect: (r) => has(isOk(r) && r.out.valid === true, "the artifact is valid") },
+  { name: "expert-validate", command: "expert-validate", args: [".design/expert-architect.json"], files: () => ({ ".design/expert-architect.json": { summary: "Use a layered API", verificationProperties: [{ property: "GET /users answers 200", category: "integration", testableVia: "curl" }] } }), expect: (r) => has(isOk(r) && r.out.valid === true, "the artifact is valid") },
   {
     name: "expert-validate (declared features)", command: "expert-validate", args: [".design/expert-analyst.json", "--features", ".design/skill-features.json"],
     files: () => ({
       ".design/skill-features.json": { goal: "Greet", acceptance_criteria: ["names the user"], features: [{ name: "greet-by-name", test_scenario: "Given a name, When greeting, Then use it", expected_result: "the name" }] },
-      ".design/expert-analyst.json": { summary: "Clear", verificationProperties: [], featureScores: [{ feature: "greet-by-name", score: 4, evidence: "line 3" }] },
+      ".design/expert-analyst.json": { summary: "Clear", verificationProperties: [{ property: "Asks for the name first" }], featureScores: [{ feature: "greet-by-name", score: 4, evidence: "line 3" }] },
     }),
     expect: (r) => has(isOk(r) && r.out.featuresScored === 1, "the one declared feature is scored"),
   },
@@ -467,8 +471,8 @@ const CASES: Case[] = [
   },
   { name: "plan-view (no plan)", command: "plan-view", args: [], files: () => ({}), expect: (r) => has(isOk(r) && r.out.state === "none", "a missing plan is reported, not an error") },
   {
-    name: "run-start", command: "run-start", args: ["design", "--phases", "pre-flight,research,finalize", "--goal", "Add an API"], files: () => ({}),
-    expect: (r) => has(isOk(r) && r.out.next === "pre-flight" && r.json(".design/run-design.json").phases.length === 3, "a run with three phases expected"),
+    name: "run-start", command: "run-start", args: ["design", "--phases", DESIGN_PHASES.join(","), "--goal", "Add an API"], files: () => ({}),
+    expect: (r) => has(isOk(r) && r.out.next === "pre-flight" && r.json(".design/run-design.json").phases.length === 6, "a run with design's six phases expected"),
   },
   {
     name: "run-begin", command: "run-begin", args: ["execute"], files: () => ({ ".design/plan.json": plan() }),
@@ -489,7 +493,7 @@ const CASES: Case[] = [
   },
   {
     name: "run-checkpoint", command: "run-checkpoint", args: ["design", "--phase", "pre-flight", "--outputs", ".design/plan.json"], files: (now) => ({ ".design/plan.json": plan(), ".design/run-design.json": runState(now, []) }),
-    expect: (r) => has(isOk(r) && r.out.next === "research" && r.json(".design/run-design.json").completed.length === 1, "pre-flight checkpointed, research next"),
+    expect: (r) => has(isOk(r) && r.out.next === "experts" && r.json(".design/run-design.json").completed.length === 1, "pre-flight checkpointed, experts next"),
   },
   {
     name: "run-checkpoint (skipping)", command: "run-checkpoint", args: ["design", "--phase", "finalize"], files: (now) => ({ ".design/run-design.json": runState(now, []) }),
@@ -497,10 +501,10 @@ const CASES: Case[] = [
   },
   {
     name: "run-status", command: "run-status", args: ["design"], files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight"]) }),
-    expect: (r) => has(isOk(r) && r.out.lastPhase === "pre-flight" && r.out.nextPhase === "research" && r.out.resumable === true, "resumable at research expected"),
+    expect: (r) => has(isOk(r) && r.out.lastPhase === "pre-flight" && r.out.nextPhase === "experts" && r.out.resumable === true, "resumable at experts expected"),
   },
   {
-    name: "run-complete", command: "run-complete", args: ["design"], files: (now) => ({ ".design/run-design.json": runState(now, ["pre-flight", "research", "finalize"]) }),
+    name: "run-complete", command: "run-complete", args: ["design"], files: (now) => ({ ".design/run-design.json": runState(now, DESIGN_PHASES.slice(0, -1)) }),
     expect: (r) => has(isOk(r) && typeof r.json(".design/run-design.json").completedAt === "string", "completedAt set"),
   },
   { name: "schema", command: "schema", args: ["plan"], files: () => ({}), expect: (r) => has(isOk(r) && r.out.schema?.type === "object", "plan schema should be an object schema") },

@@ -13,6 +13,13 @@ export const REQUIRED_AUXILIARIES = [
   { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
   { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
   { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", model: "sonnet", goal: "Verify that the roles fit together" },
+  { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
+];
+
+/** Why a quick plan leaves out the challenger and the scout (finalize asks for the reason). */
+export const QUICK_SKIPS = [
+  { name: "challenger", reason: "design-tier answered the quick path: one area, nothing high-stakes or contested" },
+  { name: "scout", reason: "design-tier answered the quick path: the user named the files this plan touches" },
 ];
 
 /** The golden plan's one verification spec (4 roles: a complex plan needs specs), written beside the draft. */
@@ -92,7 +99,6 @@ export function designPlan(goal = GOAL): object {
     ],
     auxiliaryRoles: [
       ...REQUIRED_AUXILIARIES.map((a) => ({ ...a })),
-      { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", model: "haiku", goal: "Keep what this run teaches" },
     ],
   };
 }
@@ -174,11 +180,12 @@ export const NEW_MEMORY = {
   keywords: "docs,readme,checks",
   content: "A docs role whose check greps the README fails until the README exists; give docs roles a behavioural check",
   importance: "7",
+  surprise: "the check looked like a test but only read a file the role had not written yet",
 };
 
 export const CURATOR_REPORT = {
   memories: [
-    { category: NEW_MEMORY.category, keywords: NEW_MEMORY.keywords.split(","), content: NEW_MEMORY.content, importance: 7 },
+    { category: NEW_MEMORY.category, keywords: NEW_MEMORY.keywords.split(","), content: NEW_MEMORY.content, importance: 7, surprise: NEW_MEMORY.surprise },
     { category: "pattern", keywords: ["todo", "api"], content: SEEDED_MEMORY, importance: 6 },
   ],
   boost: [],
@@ -215,6 +222,7 @@ export function researcherArtifact(name: string): object {
   return {
     summary: `${name}: the todo API has no dates at all; the store is a single Map module.`,
     verificationProperties: [],
+    noVerificationProperties: "the finding describes the code as it is and asks for no behaviour yet",
     findings: [{ id: `${name.slice(0, 2).toUpperCase()}-1`, domain: RESEARCH_DOMAIN[name] ?? "codebase", summary: "Todos carry no dates", evidence: "src/db/store.js" }],
   };
 }
