@@ -70,30 +70,265 @@ export interface RunRef {
   goalAchieved: boolean;
 }
 
-interface Mention {
+export interface Mention {
   run: RunRef;
   text: string;
   words: Set<string>;
 }
 
-interface Group {
+export interface Group {
   mentions: Mention[];
 }
 
 /**
  * Group texts (oldest run first) by single link: a text joins the first group holding a similar text, else starts
  * its own. Deterministic: the order of runs and of texts within a run decides.
+ *
+ * Without comparing every text with every earlier one (that was quadratic: 6.5 s for 50,000 runs). Similarity
+ * depends on the word sets only, so each distinct set is compared once per text, and the first group holding a
+ * similar text is the smallest `minGroup` (the earliest group holding a text with that set) among the sets similar
+ * to it. Those sets are found through an index of word pairs (`WordSets`, `pairsOf`): every similar pair of sets
+ * shares two words of the smaller set's prefix, so a set is compared only with sets it shares such a pair with, and
+ * the postings of a pair are kept by group, earliest first, so the walk stops at the first group that already
+ * holds a similar set. `test/unit/reflect-metrics-oracle.test.ts` checks the answer equal to the pairwise rule.
  */
-function group(mentions: readonly Mention[]): Group[] {
+export function group(mentions: readonly Mention[]): Group[] {
   const groups: Group[] = [];
-  for (const m of mentions) {
+  const sets = new WordSets(mentions.map((m) => m.words));
+  const n = sets.size;
+  const minGroup = new Int32Array(n).fill(-1); // -1: not indexed yet
+  const stamp = new Int32Array(n).fill(-1);
+  const prefixPairs = new Map<number, Buckets>(); // pairs of a set's extended prefix (sets no larger than the text)
+  const allPairs = new Map<number, Buckets>(); // every pair of a set's words (sets larger than the text)
+  const index = (s: number, g: number) => {
+    for (const k of sets.prefixPairs(s)) bucketAdd(prefixPairs, k, g, s);
+    for (const k of sets.allPairs(s)) bucketAdd(allPairs, k, g, s);
+  };
+  for (let i = 0; i < mentions.length; i++) {
+    const m = mentions[i];
     if (m.words.size === 0) continue;
-    const g = groups.find((gr) => gr.mentions.some((o) => similar(o.words, m.words)));
-    if (g) g.mentions.push(m);
-    else groups.push({ mentions: [m] });
+    const a = sets.setOf[i];
+    const size = sets.words[a].length;
+    let best = groups.length; // "none yet"
+    // Walk one pair's postings, earliest group first, while a group could still be earlier than the best so far.
+    const walk = (b: Buckets | undefined, smaller: boolean) => {
+      if (b === undefined) return;
+      for (let k = 0; k < b.groups.length && b.groups[k] < best; k++) {
+        const g = b.groups[k];
+        for (const c of b.lists[k]) {
+          if (stamp[c] === i || minGroup[c] !== g) continue; // seen, or a stale entry (its set moved earlier)
+          if ((sets.words[c].length <= size) !== smaller) continue; // the other index covers it
+          stamp[c] = i;
+          if (sets.similar(c, a)) {
+            best = g;
+            return;
+          }
+        }
+      }
+    };
+    for (const k of sets.allPairs(a)) walk(prefixPairs.get(k), true);
+    for (const k of sets.prefixPairs(a)) walk(allPairs.get(k), false);
+    let g = best;
+    if (g === groups.length) groups.push({ mentions: [m] });
+    else groups[g].mentions.push(m);
+    if (minGroup[a] === -1 || g < minGroup[a]) {
+      minGroup[a] = g;
+      index(a, g);
+    }
   }
   return groups;
 }
+
+/** A pair's postings: the sets that have it, by the group they belong to (`groups` ascending, `lists` beside it). */
+interface Buckets {
+  groups: number[];
+  lists: number[][];
+}
+
+function bucketAdd(map: Map<number, Buckets>, key: number, g: number, s: number): void {
+  let b = map.get(key);
+  if (b === undefined) map.set(key, (b = { groups: [], lists: [] }));
+  let lo = 0;
+  let hi = b.groups.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (b.groups[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  if (b.groups[lo] === g) b.lists[lo].push(s);
+  else {
+    b.groups.splice(lo, 0, g);
+    b.lists.splice(lo, 0, [s]);
+  }
+}
+
+/** The fewest shared words that make a set of `size` words similar to a set at least as large; Infinity if none. */
+function needed(size: number): number {
+  for (let t = MIN_SHARED_WORDS; t <= size; t++) if (t / size >= SIMILARITY) return t;
+  return Infinity;
+}
+
+/**
+ * Distinct word sets, each as ranks ascending (rarer words first), with the prefixes the candidate filter uses:
+ * when a set x is no larger than y and similar to it, x shares at least needed(|x|) words with y, so at most
+ * |x| - needed(|x|) of its words are not shared, and any |x| - needed(|x|) + k of them hold k shared ones (k = 1:
+ * `prefix`, k = 2: the pairs of `prefixPairs`). Rare words first keep those postings short.
+ */
+class WordSets {
+  /** Per input (by position), its set's number; -1 for an empty set. */
+  readonly setOf: Int32Array;
+  /** Per set, its word ranks ascending. */
+  readonly words: Int32Array[] = [];
+  readonly size: number;
+  private readonly width: number;
+
+  constructor(inputs: ReadonlyArray<ReadonlySet<string>>, extra: ReadonlyArray<ReadonlySet<string>> = []) {
+    const ids = new Map<string, number>();
+    const raw: string[][] = [];
+    this.setOf = new Int32Array(inputs.length).fill(-1);
+    for (let i = 0; i < inputs.length; i++) {
+      if (inputs[i].size === 0) continue;
+      const ws = [...inputs[i]].sort();
+      const key = ws.join(" ");
+      let id = ids.get(key);
+      if (id === undefined) {
+        ids.set(key, (id = raw.length));
+        raw.push(ws);
+      }
+      this.setOf[i] = id;
+    }
+    this.size = raw.length;
+    // Rank: words seen on one side only (never shared: the best prefix) first, then by frequency, then the word.
+    const inSets = new Map<string, number>();
+    for (const ws of raw) for (const w of ws) inSets.set(w, (inSets.get(w) ?? 0) + 1);
+    const inExtra = new Map<string, number>();
+    for (const s of extra) for (const w of s) inExtra.set(w, (inExtra.get(w) ?? 0) + 1);
+    const all = new Set([...inSets.keys(), ...inExtra.keys()]);
+    const order = [...all].map((w) => {
+      const a = inSets.get(w) ?? 0;
+      const b = inExtra.get(w) ?? 0;
+      return { w, oneSide: extra.length > 0 && (a === 0 || b === 0) ? 0 : 1, n: a + b };
+    });
+    order.sort((x, y) => x.oneSide - y.oneSide || x.n - y.n || (x.w < y.w ? -1 : x.w > y.w ? 1 : 0));
+    this.rank = new Map(order.map((o, r) => [o.w, r]));
+    this.width = order.length + 1;
+    for (const ws of raw) this.words.push(this.ranked(ws));
+  }
+
+  readonly rank: Map<string, number>;
+
+  /** A word set as ranks ascending. */
+  ranked(ws: Iterable<string>): Int32Array {
+    const out: number[] = [];
+    for (const w of ws) out.push(this.rank.get(w) as number);
+    return Int32Array.from(out).sort();
+  }
+
+  /** How many of a set's first words hold k shared ones with any similar set at least as large. */
+  static prefixLength(size: number, k: number): number {
+    const t = needed(size);
+    return t === Infinity ? 0 : Math.min(size, size - t + k);
+  }
+
+  /** Pair keys of the words x[0..end): every pair once. */
+  pairs(x: Int32Array, end: number): number[] {
+    const out: number[] = [];
+    for (let p = 0; p < end; p++) for (let q = p + 1; q < end; q++) out.push(x[p] * this.width + x[q]);
+    return out;
+  }
+
+  prefixPairs(s: number): number[] {
+    const x = this.words[s];
+    return this.pairs(x, WordSets.prefixLength(x.length, 2));
+  }
+
+  allPairs(s: number): number[] {
+    const x = this.words[s];
+    return this.pairs(x, x.length);
+  }
+
+  similar(s: number, t: number): boolean {
+    return similarRanks(this.words[s], this.words[t]);
+  }
+}
+
+/** `similar` on two sets of ranks, each ascending. */
+function similarRanks(a: Int32Array, b: Int32Array): boolean {
+  comparisons.count++;
+  if (a.length === 0 || b.length === 0) return false;
+  let shared = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) shared++, i++, j++;
+    else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return shared >= MIN_SHARED_WORDS && shared / Math.min(a.length, b.length) >= SIMILARITY;
+}
+
+/**
+ * Per group, the first memory (in file order) recorded at or after `lastEpochs[g]` that is similar to one of the
+ * group's texts: what a search of every memory for every group gave, through two indexes of the memories by word,
+ * each list in time order so a group reads only the memories recorded since its last run. A memory no larger than
+ * a text is similar only if its prefix holds one of the text's words; a larger one only if it holds a word of the
+ * text's prefix (WordSets).
+ */
+export function resolvers(groups: readonly Group[], lastEpochs: readonly number[], memories: readonly MemoryRef[]): Array<MemoryRef | undefined> {
+  const out: Array<MemoryRef | undefined> = new Array(groups.length).fill(undefined);
+  if (memories.length === 0 || groups.length === 0) return out;
+  const texts = groups.flatMap((g) => g.mentions.map((m) => m.words));
+  const sets = new WordSets(texts, memories.map((m) => m.words));
+  const mem = memories.map((m) => sets.ranked(m.words));
+  const time = (i: number) => (Number.isNaN(memories[i].epoch) ? -Infinity : memories[i].epoch);
+  const order = memories.map((_, i) => i).sort((x, y) => time(x) - time(y) || x - y);
+  const full: number[][] = [];
+  const prefix: number[][] = [];
+  for (const i of order) {
+    const x = mem[i];
+    for (let k = 0; k < x.length; k++) (full[x[k]] ??= []).push(i);
+    const end = WordSets.prefixLength(x.length, 1);
+    for (let k = 0; k < end; k++) (prefix[x[k]] ??= []).push(i);
+  }
+  const stamp = new Int32Array(memories.length).fill(-1); // the last text set each memory was compared with
+  let visits = 0;
+  let at = 0; // the position of the group's first text in `texts`
+  groups.forEach((g, gi) => {
+    const since = lastEpochs[gi];
+    let best = memories.length;
+    const visit = (list: number[] | undefined, d: Int32Array, larger: boolean) => {
+      if (list === undefined) return;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (time(list[mid]) >= since) hi = mid;
+        else lo = mid + 1;
+      }
+      for (let k = lo; k < list.length; k++) {
+        const c = list[k];
+        if (c >= best || stamp[c] === visits || (mem[c].length > d.length) !== larger) continue;
+        stamp[c] = visits;
+        if (memories[c].epoch >= since && similarRanks(mem[c], d)) best = c;
+      }
+    };
+    const done = new Set<number>();
+    for (let k = 0; k < g.mentions.length; k++) {
+      const s = sets.setOf[at + k];
+      if (s < 0 || done.has(s)) continue;
+      done.add(s);
+      visits++;
+      const d = sets.words[s];
+      for (let r = 0; r < d.length; r++) visit(prefix[d[r]], d, false);
+      const end = WordSets.prefixLength(d.length, 1);
+      for (let r = 0; r < end; r++) visit(full[d[r]], d, true);
+    }
+    at += g.mentions.length;
+    if (best < memories.length) out[gi] = memories[best];
+  });
+  return out;
+}
+
+/** Pairwise similarity tests made (a count for the tests: the grouping compares candidates, not every pair). */
+export const comparisons = { count: 0 };
 
 function distinctRuns(g: Group): RunRef[] {
   const seen = new Map<number, RunRef>();
@@ -181,11 +416,14 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
   }
 
   const counts = { total: 0, recurring: 0, active: 0, likely_resolved: 0, confirmed_resolved: 0 };
-  const patterns = group(failures).map((g) => {
-    const rs = distinctRuns(g);
+  const failureGroups = group(failures);
+  const runsOf = failureGroups.map(distinctRuns);
+  const resolvedBy = resolvers(failureGroups, runsOf.map((rs) => rs[rs.length - 1].epoch), memories);
+  const patterns = failureGroups.map((g, gi) => {
+    const rs = runsOf[gi];
     const last = rs[rs.length - 1];
     const words = new Set(g.mentions.flatMap((m) => [...m.words]));
-    const memory = memories.find((m) => m.epoch >= last.epoch && g.mentions.some((x) => similar(x.words, m.words)));
+    const memory = resolvedBy[gi];
     const status: Status = memory ? "confirmed_resolved" : rs.some((r) => recent.has(r.index)) ? "active" : "likely_resolved";
     counts.total++;
     counts[status]++;
