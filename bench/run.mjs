@@ -59,14 +59,15 @@ delete ENV_STRICT.NODE_EXTRA_CA_CERTS;
 const CA_SET = process.env.NODE_EXTRA_CA_CERTS !== undefined;
 const ENVS = CA_SET ? [["given", ENV_GIVEN], ["strict", ENV_STRICT]] : [["given", ENV_GIVEN]];
 
-function once(argv, { cwd, input, env } = {}) {
+function once(argv, { cwd, input, env, timeout } = {}) {
   const node = argv[0] === process.execPath;
   const full = node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv;
   const cmd = TIMED ? "/usr/bin/time" : full[0];
   const args = TIMED ? ["-f", "\n%U %S %M", ...full] : full.slice(1);
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, env: env ?? ENV_GIVEN, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync(cmd, args, { cwd, env: env ?? ENV_GIVEN, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20, timeout, killSignal: "SIGKILL" });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error?.code === "ETIMEDOUT") return { wall: Infinity, cpu: Infinity, tree: Infinity, rss: NaN, status: null, stdout: "", timedOut: true };
   let cpu = NaN;
   let rss = NaN;
   if (TIMED) {
@@ -82,7 +83,7 @@ function once(argv, { cwd, input, env } = {}) {
 }
 
 const median = (xs) => {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
 
@@ -99,8 +100,17 @@ function measure(cases, runs = RUNS, envs = ENVS) {
       const b = once([process.execPath, "-e", "0"], { env });
       if (round >= 0) into.bare.push(b);
       for (const c of cases) {
+        if (c.timedOut) {
+          if (round >= 0) into.rows.get(c.label).push({ wall: Infinity, cpu: Infinity, rss: NaN });
+          continue;
+        }
         c.before?.();
-        const r = once(c.argv, { cwd: c.cwd, input: c.input, env: c.env ? { ...env, ...c.env } : env });
+        const r = once(c.argv, { cwd: c.cwd, input: c.input, env: c.env ? { ...env, ...c.env } : env, timeout: c.timeout });
+        if (r.timedOut) {
+          c.timedOut = true;
+          if (round >= 0) into.rows.get(c.label).push(r);
+          continue;
+        }
         if (c.check && !c.check(r)) throw new Error(`${c.label}: unexpected result (exit ${r.status}): ${r.stdout.slice(0, 300)}`);
         if (round >= 0) into.rows.get(c.label).push(r);
       }
@@ -117,7 +127,7 @@ function measure(cases, runs = RUNS, envs = ENVS) {
   return { ...given, strict };
 }
 
-const ms = (x) => (Number.isNaN(x) ? "n/a" : `${x.toFixed(0)} ms`);
+const ms = (x) => (Number.isNaN(x) ? "n/a" : x === Infinity ? "timeout" : `${x.toFixed(0)} ms`);
 const ratio = (x, y) => (Number.isNaN(x) || Number.isNaN(y) || !y ? "n/a" : `${(x / y).toFixed(2)}`);
 
 /** Issue 13's bare `node -e 0` on the quiet machine, where its figures of the original were taken. */
@@ -551,6 +561,8 @@ try {
     // log(cost at the largest size / cost at the smallest) / log(largest / smallest): 1 is linear. "excess" is the
     // same slope of the cost above bare node's start. The original runs the calls it has on the same fixtures.
     const runs = Number(process.env.BENCH_SCALE_RUNS ?? 3);
+    // A call that takes longer than this (the quadratic ones before issue 33) is stopped and shown as "timeout".
+    const LIMIT = Number(process.env.BENCH_SCALE_TIMEOUT ?? 60) * 1000;
     const dims = [
       { name: "plan", unit: "roles", sizes: [100, 200, 300] },
       { name: "memory", unit: "memories", sizes: [10_000, 20_000, 50_000] },
@@ -650,7 +662,7 @@ try {
         for (const n of d.sizes) {
           const f = fixture(d.name, n, kind);
           const isAdd = orig === "add";
-          const c = { label: `${label} @${n}`, call: label, n, cwd: f.dir, input, check: (r) => r.status === 0 || r.status === 1 };
+          const c = { label: `${label} @${n}`, call: label, n, cwd: f.dir, input, timeout: LIMIT, check: (r) => r.status === 0 || r.status === 1 };
           c.before = () => {
             if (resets) f.reset();
             if (isAdd) c.argv = helper(...addArgs());
@@ -658,7 +670,7 @@ try {
           if (!isAdd) c.argv = helper(...argv);
           cases.push(c);
           if (ORIGINAL && orig) {
-            const o = { label: `original ${label} @${n}`, call: label, n, original: true, cwd: f.dir, input, check: c.check };
+            const o = { label: `original ${label} @${n}`, call: label, n, original: true, cwd: f.dir, input, timeout: LIMIT, check: c.check };
             o.before = () => {
               if (resets) f.reset();
               if (isAdd) o.argv = ["python3", ORIGINAL, ...addArgs()];
@@ -672,7 +684,12 @@ try {
       // A first run of each (warms the page cache) says what each call answered: a refusal is timed too, but named.
       for (const c of cases) {
         c.before?.();
-        const r = once(c.argv, { cwd: c.cwd, input: c.input });
+        const r = once(c.argv, { cwd: c.cwd, input: c.input, timeout: LIMIT });
+        if (r.timedOut) {
+          c.timedOut = true;
+          console.log(`  note: ${c.label} ran over ${LIMIT / 1000} s (BENCH_SCALE_TIMEOUT): not timed further`);
+          continue;
+        }
         let answer = `exit ${r.status}`;
         try {
           const text = r.stdout.trim();
@@ -686,7 +703,7 @@ try {
       const res = measure(cases, runs, [["given", CA_SET ? ENV_STRICT : ENV_GIVEN]]);
       results.push({ d, res });
     }
-    const slope = (a, b, na, nb) => (a > 0 && b > 0 ? Math.log(b / a) / Math.log(nb / na) : NaN);
+    const slope = (a, b, na, nb) => (a > 0 && b > 0 && a !== Infinity ? Math.log(b / a) / Math.log(nb / na) : NaN);
     console.log(`\nscale: cost against the size of the plan, the memory file and the reflection file (${runs} rounds, medians; ` +
       `${CA_SET ? "strict environment, " : ""}cpu = the child's own; slope = log-log from the smallest to the largest size, target <= 1.2; ` +
       "nothing over 1000 ms; '/ orig' = cpu / the original's cpu at the same size)");
@@ -699,7 +716,7 @@ try {
         const mine = d.sizes.map((n) => rows.find((r) => r.call === call && r.n === n && !r.original));
         const orig = d.sizes.map((n) => rows.find((r) => r.call === call && r.n === n && r.original));
         const [a, b] = [mine[0], mine[mine.length - 1]];
-        const s = slope(a.cpu, b.cpu, a.n, b.n);
+        const s = slope(a.cpu, b.cpu, a.n, b.n); // Infinity when the largest size timed out
         const ex = slope(a.cpu - bare.cpu, b.cpu - bare.cpu, a.n, b.n);
         const worst = Math.max(...mine.map((r) => r.cpu));
         const verdict = `${s <= 1.2 ? "slope met" : "slope MISSED"} · ${worst <= 1000 ? "<= 1 s met" : "<= 1 s MISSED"}`;

@@ -100,40 +100,46 @@ export function group(mentions: readonly Mention[]): Group[] {
   const stamp = new Int32Array(n).fill(-1);
   const prefixPairs = new Map<number, Buckets>(); // pairs of a set's extended prefix (sets no larger than the text)
   const allPairs = new Map<number, Buckets>(); // every pair of a set's words (sets larger than the text)
-  const index = (s: number, g: number) => {
-    for (const k of sets.prefixPairs(s)) bucketAdd(prefixPairs, k, g, s);
-    for (const k of sets.allPairs(s)) bucketAdd(allPairs, k, g, s);
+  let text = 0; // the mention being placed
+  let size = 0; // its set's size
+  let at = 0; // its set
+  let best = 0; // the earliest group found so far; groups.length while none
+  // Walk one pair's postings, earliest group first, while a group could still be earlier than the best so far.
+  const walk = (b: Buckets | undefined, smaller: boolean) => {
+    if (b === undefined) return;
+    for (let k = 0; k < b.groups.length && b.groups[k] < best; k++) {
+      const g = b.groups[k];
+      const list: number[] = b.lists[k];
+      for (let x = 0; x < list.length; x++) {
+        const c = list[x];
+        if (stamp[c] === text || minGroup[c] !== g) continue; // seen, or a stale entry (its set moved earlier)
+        if ((sets.words[c].length <= size) !== smaller) continue; // the other index covers it
+        stamp[c] = text;
+        if (sets.similar(c, at)) {
+          best = g;
+          return;
+        }
+      }
+    }
   };
   for (let i = 0; i < mentions.length; i++) {
     const m = mentions[i];
     if (m.words.size === 0) continue;
-    const a = sets.setOf[i];
-    const size = sets.words[a].length;
-    let best = groups.length; // "none yet"
-    // Walk one pair's postings, earliest group first, while a group could still be earlier than the best so far.
-    const walk = (b: Buckets | undefined, smaller: boolean) => {
-      if (b === undefined) return;
-      for (let k = 0; k < b.groups.length && b.groups[k] < best; k++) {
-        const g = b.groups[k];
-        for (const c of b.lists[k]) {
-          if (stamp[c] === i || minGroup[c] !== g) continue; // seen, or a stale entry (its set moved earlier)
-          if ((sets.words[c].length <= size) !== smaller) continue; // the other index covers it
-          stamp[c] = i;
-          if (sets.similar(c, a)) {
-            best = g;
-            return;
-          }
-        }
-      }
-    };
-    for (const k of sets.allPairs(a)) walk(prefixPairs.get(k), true);
-    for (const k of sets.prefixPairs(a)) walk(allPairs.get(k), false);
-    let g = best;
+    text = i;
+    at = sets.setOf[i];
+    size = sets.words[at].length;
+    best = groups.length;
+    const all = sets.allPairs(at);
+    const prefix = sets.prefixPairs(at);
+    for (let k = 0; k < all.length; k++) walk(prefixPairs.get(all[k]), true);
+    for (let k = 0; k < prefix.length; k++) walk(allPairs.get(prefix[k]), false);
+    const g = best;
     if (g === groups.length) groups.push({ mentions: [m] });
     else groups[g].mentions.push(m);
-    if (minGroup[a] === -1 || g < minGroup[a]) {
-      minGroup[a] = g;
-      index(a, g);
+    if (minGroup[at] === -1 || g < minGroup[at]) {
+      minGroup[at] = g;
+      for (let k = 0; k < prefix.length; k++) bucketAdd(prefixPairs, prefix[k], g, at);
+      for (let k = 0; k < all.length; k++) bucketAdd(allPairs, all[k], g, at);
     }
   }
   return groups;
@@ -275,11 +281,18 @@ function similarRanks(a: Int32Array, b: Int32Array): boolean {
 export function resolvers(groups: readonly Group[], lastEpochs: readonly number[], memories: readonly MemoryRef[]): Array<MemoryRef | undefined> {
   const out: Array<MemoryRef | undefined> = new Array(groups.length).fill(undefined);
   if (memories.length === 0 || groups.length === 0) return out;
-  const texts = groups.flatMap((g) => g.mentions.map((m) => m.words));
-  const sets = new WordSets(texts, memories.map((m) => m.words));
-  const mem = memories.map((m) => sets.ranked(m.words));
   const time = (i: number) => (Number.isNaN(memories[i].epoch) ? -Infinity : memories[i].epoch);
-  const order = memories.map((_, i) => i).sort((x, y) => time(x) - time(y) || x - y);
+  // Only memories recorded at or after some group's last run can resolve anything: the others are never read.
+  let earliest = Infinity;
+  for (const e of lastEpochs) if (e < earliest) earliest = e;
+  const order: number[] = [];
+  for (let i = 0; i < memories.length; i++) if (time(i) >= earliest) order.push(i);
+  if (order.length === 0) return out;
+  order.sort((x, y) => time(x) - time(y) || x - y);
+  const texts = groups.flatMap((g) => g.mentions.map((m) => m.words));
+  const sets = new WordSets(texts, order.map((i) => memories[i].words));
+  const mem: Int32Array[] = [];
+  for (const i of order) mem[i] = sets.ranked(memories[i].words);
   const full: number[][] = [];
   const prefix: number[][] = [];
   for (const i of order) {
@@ -351,7 +364,9 @@ export function memoryRefs(entries: readonly Record<string, unknown>[]): MemoryR
   return entries.map((e) => {
     const content = typeof e.content === "string" ? e.content : "";
     const keywords = Array.isArray(e.keywords) ? e.keywords.filter((k) => typeof k === "string").join(" ") : typeof e.keywords === "string" ? e.keywords : "";
-    return { id: e.id, content, epoch: parseTimestamp(e.timestamp), words: contentWords(`${content} ${keywords}`) };
+    // Words only for the memories a pattern's last run makes eligible (recorded after it): most are older.
+    let words: Set<string> | undefined;
+    return { id: e.id, content, epoch: parseTimestamp(e.timestamp), get words() { return (words ??= contentWords(`${content} ${keywords}`)); } };
   });
 }
 
