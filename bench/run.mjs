@@ -61,13 +61,15 @@ const ENVS = CA_SET ? [["given", ENV_GIVEN], ["strict", ENV_STRICT]] : [["given"
 
 function once(argv, { cwd, input, env, timeout } = {}) {
   const node = argv[0] === process.execPath;
-  const full = node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv;
+  // A time limit kills the call itself (through timeout(1)), not only /usr/bin/time above it.
+  const limited = timeout ? ["timeout", "-s", "KILL", String(timeout / 1000)] : [];
+  const full = [...limited, ...(node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv)];
   const cmd = TIMED ? "/usr/bin/time" : full[0];
   const args = TIMED ? ["-f", "\n%U %S %M", ...full] : full.slice(1);
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, env: env ?? ENV_GIVEN, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20, timeout, killSignal: "SIGKILL" });
+  const r = spawnSync(cmd, args, { cwd, env: env ?? ENV_GIVEN, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.error?.code === "ETIMEDOUT") return { wall: Infinity, cpu: Infinity, tree: Infinity, rss: NaN, status: null, stdout: "", timedOut: true };
+  if (timeout && r.status === 137) return { wall: Infinity, cpu: Infinity, tree: Infinity, rss: NaN, status: null, stdout: "", timedOut: true };
   let cpu = NaN;
   let rss = NaN;
   if (TIMED) {

@@ -78,6 +78,9 @@ export interface Mention {
 
 export interface Group {
   mentions: Mention[];
+  /** Set by `group`: each mention's word set in `sets`, which `resolvers` reuses. */
+  setIds?: number[];
+  sets?: WordSets;
 }
 
 /**
@@ -134,8 +137,8 @@ export function group(mentions: readonly Mention[]): Group[] {
     for (let k = 0; k < all.length; k++) walk(prefixPairs.get(all[k]), true);
     for (let k = 0; k < prefix.length; k++) walk(allPairs.get(prefix[k]), false);
     const g = best;
-    if (g === groups.length) groups.push({ mentions: [m] });
-    else groups[g].mentions.push(m);
+    if (g === groups.length) groups.push({ mentions: [m], setIds: [at], sets });
+    else groups[g].mentions.push(m), groups[g].setIds?.push(at);
     if (minGroup[at] === -1 || g < minGroup[at]) {
       minGroup[at] = g;
       for (let k = 0; k < prefix.length; k++) bucketAdd(prefixPairs, prefix[k], g, at);
@@ -188,7 +191,7 @@ class WordSets {
   readonly size: number;
   private readonly width: number;
 
-  constructor(inputs: ReadonlyArray<ReadonlySet<string>>, extra: ReadonlyArray<ReadonlySet<string>> = []) {
+  constructor(inputs: ReadonlyArray<ReadonlySet<string>>) {
     const ids = new Map<string, number>();
     const raw: string[][] = [];
     this.setOf = new Int32Array(inputs.length).fill(-1);
@@ -204,19 +207,11 @@ class WordSets {
       this.setOf[i] = id;
     }
     this.size = raw.length;
-    // Rank: words seen on one side only (never shared: the best prefix) first, then by frequency, then the word.
-    const inSets = new Map<string, number>();
-    for (const ws of raw) for (const w of ws) inSets.set(w, (inSets.get(w) ?? 0) + 1);
-    const inExtra = new Map<string, number>();
-    for (const s of extra) for (const w of s) inExtra.set(w, (inExtra.get(w) ?? 0) + 1);
-    const all = new Set([...inSets.keys(), ...inExtra.keys()]);
-    const order = [...all].map((w) => {
-      const a = inSets.get(w) ?? 0;
-      const b = inExtra.get(w) ?? 0;
-      return { w, oneSide: extra.length > 0 && (a === 0 || b === 0) ? 0 : 1, n: a + b };
-    });
-    order.sort((x, y) => x.oneSide - y.oneSide || x.n - y.n || (x.w < y.w ? -1 : x.w > y.w ? 1 : 0));
-    this.rank = new Map(order.map((o, r) => [o.w, r]));
+    // Rank: rarer words first (fewer sets have them), then by the word.
+    const count = new Map<string, number>();
+    for (const ws of raw) for (const w of ws) count.set(w, (count.get(w) ?? 0) + 1);
+    const order = [...count.keys()].sort((x, y) => (count.get(x) as number) - (count.get(y) as number) || (x < y ? -1 : x > y ? 1 : 0));
+    this.rank = new Map(order.map((w, r) => [w, r]));
     this.width = order.length + 1;
     for (const ws of raw) this.words.push(this.ranked(ws));
   }
@@ -254,29 +249,34 @@ class WordSets {
   }
 
   similar(s: number, t: number): boolean {
-    return similarRanks(this.words[s], this.words[t]);
+    const a = this.words[s];
+    const b = this.words[t];
+    return similarCounts(a, a.length, b, b.length);
   }
 }
 
-/** `similar` on two sets of ranks, each ascending. */
-function similarRanks(a: Int32Array, b: Int32Array): boolean {
+/**
+ * `similar` on two sets given by the ranks they may share (ascending) and their sizes: a set's words that the
+ * other cannot have may be left out of its ranks, not of its size.
+ */
+function similarCounts(a: Int32Array, sizeA: number, b: Int32Array, sizeB: number): boolean {
   comparisons.count++;
-  if (a.length === 0 || b.length === 0) return false;
+  if (sizeA === 0 || sizeB === 0) return false;
   let shared = 0;
   for (let i = 0, j = 0; i < a.length && j < b.length; ) {
     if (a[i] === b[j]) shared++, i++, j++;
     else if (a[i] < b[j]) i++;
     else j++;
   }
-  return shared >= MIN_SHARED_WORDS && shared / Math.min(a.length, b.length) >= SIMILARITY;
+  return shared >= MIN_SHARED_WORDS && shared / Math.min(sizeA, sizeB) >= SIMILARITY;
 }
 
 /**
  * Per group, the first memory (in file order) recorded at or after `lastEpochs[g]` that is similar to one of the
  * group's texts: what a search of every memory for every group gave, through two indexes of the memories by word,
- * each list in time order so a group reads only the memories recorded since its last run. A memory no larger than
- * a text is similar only if its prefix holds one of the text's words; a larger one only if it holds a word of the
- * text's prefix (WordSets).
+ * each list in time order so a group reads only the memories recorded since its last run. A memory's words that no
+ * text has rank before all others (they can never be shared); a memory no larger than a text is similar only if its
+ * prefix holds one of the text's words, a larger one only if it holds a word of the text's prefix (WordSets).
  */
 export function resolvers(groups: readonly Group[], lastEpochs: readonly number[], memories: readonly MemoryRef[]): Array<MemoryRef | undefined> {
   const out: Array<MemoryRef | undefined> = new Array(groups.length).fill(undefined);
@@ -289,21 +289,34 @@ export function resolvers(groups: readonly Group[], lastEpochs: readonly number[
   for (let i = 0; i < memories.length; i++) if (time(i) >= earliest) order.push(i);
   if (order.length === 0) return out;
   order.sort((x, y) => time(x) - time(y) || x - y);
-  const texts = groups.flatMap((g) => g.mentions.map((m) => m.words));
-  const sets = new WordSets(texts, order.map((i) => memories[i].words));
-  const mem: Int32Array[] = [];
-  for (const i of order) mem[i] = sets.ranked(memories[i].words);
+  // The texts' word sets: those `group` built, or (groups made elsewhere) built here.
+  let sets = groups[0].sets;
+  let setIds = groups.map((g) => g.setIds);
+  if (sets === undefined || setIds.some((x) => x === undefined)) {
+    sets = new WordSets(groups.flatMap((g) => g.mentions.map((m) => m.words)));
+    let at = 0;
+    setIds = groups.map((g) => g.mentions.map(() => (sets as WordSets).setOf[at++]));
+  }
+  const rank = sets.rank;
+  const shared: Int32Array[] = []; // per memory, the ranks of its words that some text has, ascending
+  const size: number[] = [];
   const full: number[][] = [];
   const prefix: number[][] = [];
   for (const i of order) {
-    const x = mem[i];
+    const words = memories[i].words;
+    const rs: number[] = [];
+    for (const w of words) {
+      const r = rank.get(w);
+      if (r !== undefined) rs.push(r);
+    }
+    const x = (shared[i] = Int32Array.from(rs).sort());
+    size[i] = words.size;
     for (let k = 0; k < x.length; k++) (full[x[k]] ??= []).push(i);
-    const end = WordSets.prefixLength(x.length, 1);
+    const end = WordSets.prefixLength(words.size, 1) - (words.size - x.length);
     for (let k = 0; k < end; k++) (prefix[x[k]] ??= []).push(i);
   }
   const stamp = new Int32Array(memories.length).fill(-1); // the last text set each memory was compared with
   let visits = 0;
-  let at = 0; // the position of the group's first text in `texts`
   groups.forEach((g, gi) => {
     const since = lastEpochs[gi];
     let best = memories.length;
@@ -318,23 +331,21 @@ export function resolvers(groups: readonly Group[], lastEpochs: readonly number[
       }
       for (let k = lo; k < list.length; k++) {
         const c = list[k];
-        if (c >= best || stamp[c] === visits || (mem[c].length > d.length) !== larger) continue;
+        if (c >= best || stamp[c] === visits || (size[c] > d.length) !== larger) continue;
         stamp[c] = visits;
-        if (memories[c].epoch >= since && similarRanks(mem[c], d)) best = c;
+        if (memories[c].epoch >= since && similarCounts(shared[c], size[c], d, d.length)) best = c;
       }
     };
     const done = new Set<number>();
-    for (let k = 0; k < g.mentions.length; k++) {
-      const s = sets.setOf[at + k];
+    for (const s of (setIds[gi] as number[])) {
       if (s < 0 || done.has(s)) continue;
       done.add(s);
       visits++;
-      const d = sets.words[s];
+      const d = (sets as WordSets).words[s];
       for (let r = 0; r < d.length; r++) visit(prefix[d[r]], d, false);
       const end = WordSets.prefixLength(d.length, 1);
       for (let r = 0; r < end; r++) visit(full[d[r]], d, true);
     }
-    at += g.mentions.length;
     if (best < memories.length) out[gi] = memories[best];
   });
   return out;
@@ -380,7 +391,18 @@ export function confidenceFor(runs: readonly RunRef[]): Confidence {
 }
 
 const ref = (r: RunRef) => ({ timestamp: r.timestamp, goal: r.goal, outcome: r.outcome });
-const examples = (g: Group) => [...new Set(g.mentions.map((m) => m.text))].slice(0, MAX_EXAMPLES);
+/** The first `limit` distinct values, in order (what `[...new Set(all)].slice(0, limit)` gives, without building all). */
+function firstDistinct(g: Group, of: (m: Mention) => Iterable<string>, limit: number): string[] {
+  const out = new Set<string>();
+  for (const m of g.mentions) {
+    for (const x of of(m)) {
+      out.add(x);
+      if (out.size === limit) return [...out];
+    }
+  }
+  return [...out];
+}
+const examples = (g: Group) => firstDistinct(g, (m) => [m.text], MAX_EXAMPLES);
 
 export interface Metrics {
   runs: Record<string, unknown>;
@@ -437,7 +459,6 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
   const patterns = failureGroups.map((g, gi) => {
     const rs = runsOf[gi];
     const last = rs[rs.length - 1];
-    const words = new Set(g.mentions.flatMap((m) => [...m.words]));
     const memory = resolvedBy[gi];
     const status: Status = memory ? "confirmed_resolved" : rs.some((r) => recent.has(r.index)) ? "active" : "likely_resolved";
     counts.total++;
@@ -454,7 +475,7 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
       ...(memory ? { resolvedBy: { id: memory.id, content: memory.content } } : {}),
       confidence: confidenceFor(rs),
       reflections: rs.map(ref),
-      keyWords: [...words].slice(0, 8),
+      keyWords: firstDistinct(g, (m) => m.words, 8),
       _order: [rs.length, last.epoch],
     };
   });

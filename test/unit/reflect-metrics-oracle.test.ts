@@ -64,6 +64,8 @@ function assertSame(mentions: Mention[], memories: MemoryRef[], label: string) {
   const got = resolvers(mine, lasts, memories).map((m) => m?.id ?? null);
   const want = oracleResolvers(theirs, lasts, memories).map((m) => m?.id ?? null);
   assert.deepEqual(got, want, `${label}: resolving memories`);
+  // Groups made elsewhere (no word sets of `group` beside them): the same answer.
+  assert.deepEqual(resolvers(theirs, lasts, memories).map((m) => m?.id ?? null), want, `${label}: resolving memories of other groups`);
   return theirs.length;
 }
 
