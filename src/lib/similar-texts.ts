@@ -65,27 +65,26 @@ export function group(mentions: readonly Mention[]): Group[] {
   const n = sets.size;
   const minGroup = new Int32Array(n).fill(-1); // -1: not indexed yet
   const stamp = new Int32Array(n).fill(-1);
-  const prefixPairs = new Map<number, Buckets>(); // pairs of a set's extended prefix (sets no larger than the text)
-  const allPairs = new Map<number, Buckets>(); // every pair of a set's words (sets larger than the text)
+  const prefixPairs = new Map<number, number[]>(); // pairs of a set's extended prefix (sets no larger than the text)
+  const allPairs = new Map<number, number[]>(); // every pair of a set's words (sets larger than the text)
   let text = 0; // the mention being placed
   let size = 0; // its set's size
   let at = 0; // its set
   let best = 0; // the earliest group found so far; groups.length while none
-  // Walk one pair's postings, earliest group first, while a group could still be earlier than the best so far.
-  const walk = (b: Buckets | undefined, smaller: boolean) => {
-    if (b === undefined) return;
-    for (let k = 0; k < b.groups.length && b.groups[k] < best; k++) {
-      const g = b.groups[k];
-      const list: number[] = b.lists[k];
-      for (let x = 0; x < list.length; x++) {
-        const c = list[x];
-        if (stamp[c] === text || minGroup[c] !== g) continue; // seen, or a stale entry (its set moved earlier)
-        if ((sets.words[c].length <= size) !== smaller) continue; // the other index covers it
-        stamp[c] = text;
-        if (sets.similar(c, at)) {
-          best = g;
-          return;
-        }
+  // Walk one pair's postings (group, set, group, set, … by group ascending) while a group could still be earlier
+  // than the best so far.
+  const walk = (list: number[] | undefined, smaller: boolean) => {
+    if (list === undefined) return;
+    for (let k = 0; k < list.length; k += 2) {
+      const g = list[k];
+      if (g >= best) return;
+      const c = list[k + 1];
+      if (stamp[c] === text || minGroup[c] !== g) continue; // seen, or a stale entry (its set moved earlier)
+      if ((sets.words[c].length <= size) !== smaller) continue; // the other index covers it
+      stamp[c] = text;
+      if (sets.similar(c, at)) {
+        best = g;
+        return;
       }
     }
   };
@@ -96,6 +95,8 @@ export function group(mentions: readonly Mention[]): Group[] {
     at = sets.setOf[i];
     size = sets.words[at].length;
     best = groups.length;
+    // The same set seen before: its own group is a candidate (pairs with a word of this set alone are not indexed).
+    if (minGroup[at] !== -1 && sets.similar(at, at)) best = minGroup[at];
     const all = sets.allPairs(at);
     const prefix = sets.prefixPairs(at);
     for (let k = 0; k < all.length; k++) walk(prefixPairs.get(all[k]), true);
@@ -105,34 +106,32 @@ export function group(mentions: readonly Mention[]): Group[] {
     else groups[g].mentions.push(m), groups[g].setIds?.push(at);
     if (minGroup[at] === -1 || g < minGroup[at]) {
       minGroup[at] = g;
-      for (let k = 0; k < prefix.length; k++) bucketAdd(prefixPairs, prefix[k], g, at);
-      for (let k = 0; k < all.length; k++) bucketAdd(allPairs, all[k], g, at);
+      for (let k = 0; k < prefix.length; k++) post(prefixPairs, prefix[k], g, at);
+      for (let k = 0; k < all.length; k++) post(allPairs, all[k], g, at);
     }
   }
   return groups;
 }
 
-/** A pair's postings: the sets that have it, by the group they belong to (`groups` ascending, `lists` beside it). */
-interface Buckets {
-  groups: number[];
-  lists: number[][];
-}
-
-function bucketAdd(map: Map<number, Buckets>, key: number, g: number, s: number): void {
-  let b = map.get(key);
-  if (b === undefined) map.set(key, (b = { groups: [], lists: [] }));
+/** Add set `s` of group `g` to a pair's postings, kept by group ascending (sets of one group in the order added). */
+function post(map: Map<number, number[]>, key: number, g: number, s: number): void {
+  const list = map.get(key);
+  if (list === undefined) {
+    map.set(key, [g, s]);
+    return;
+  }
+  if (list[list.length - 2] <= g) {
+    list.push(g, s);
+    return;
+  }
   let lo = 0;
-  let hi = b.groups.length;
+  let hi = list.length / 2;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (b.groups[mid] < g) lo = mid + 1;
+    if (list[2 * mid] <= g) lo = mid + 1;
     else hi = mid;
   }
-  if (b.groups[lo] === g) b.lists[lo].push(s);
-  else {
-    b.groups.splice(lo, 0, g);
-    b.lists.splice(lo, 0, [s]);
-  }
+  list.splice(2 * lo, 0, g, s);
 }
 
 /** The fewest shared words that make a set of `size` words similar to a set at least as large; Infinity if none. */
@@ -154,6 +153,8 @@ class WordSets {
   readonly words: Int32Array[] = [];
   readonly size: number;
   private readonly width: number;
+  /** Ranks below this are words of one set only: a pair holding one is never shared, so never indexed. */
+  private readonly singles: number;
 
   constructor(inputs: ReadonlyArray<ReadonlySet<string>>) {
     const ids = new Map<string, number>();
@@ -177,6 +178,9 @@ class WordSets {
     const order = [...count.keys()].sort((x, y) => (count.get(x) as number) - (count.get(y) as number) || (x < y ? -1 : x > y ? 1 : 0));
     this.rank = new Map(order.map((w, r) => [w, r]));
     this.width = order.length + 1;
+    let singles = 0;
+    while (singles < order.length && count.get(order[singles]) === 1) singles++;
+    this.singles = singles;
     for (const ws of raw) this.words.push(this.ranked(ws));
   }
 
@@ -195,10 +199,12 @@ class WordSets {
     return t === Infinity ? 0 : Math.min(size, size - t + k);
   }
 
-  /** Pair keys of the words x[0..end): every pair once. */
+  /** Pair keys of the words x[0..end): every pair once, less those holding a word of this set alone. */
   pairs(x: Int32Array, end: number): number[] {
     const out: number[] = [];
-    for (let p = 0; p < end; p++) for (let q = p + 1; q < end; q++) out.push(x[p] * this.width + x[q]);
+    let p = 0;
+    while (p < end && x[p] < this.singles) p++;
+    for (; p < end; p++) for (let q = p + 1; q < end; q++) out.push(x[p] * this.width + x[q]);
     return out;
   }
 
