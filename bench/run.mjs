@@ -736,4 +736,5 @@ try {
 } finally {
   if (process.env.BENCH_KEEP) console.log(`fixtures kept in ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
+  rmSync(join(CPU_PRELOAD, ".."), { recursive: true, force: true });
 }
