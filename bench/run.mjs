@@ -2,7 +2,8 @@
 // against bare `node -e 0` and against the original Python helper, as ratios, plus the hook's cost per call.
 //
 //   node bench/run.mjs                 everything
-//   node bench/run.mjs cheap heavy     only some groups: cheap, heavy, curve, selftest, hook, quality
+//   node bench/run.mjs cheap heavy     only some groups: cheap, heavy, curve, selftest, hook, quality, scale
+//   node bench/run.mjs scale           cost against plan, memory and reflection size (slopes; not in the default run)
 //   BENCH_RUNS=21                      rounds per call (default 15; medians)
 //   DO_BENCH_ORIGINAL=/path/plan.py    the original helper (python3), timed live on the same fixtures
 //   BENCH_KEEP=1                       keep the fixture projects (for --cpu-prof and strace -c by hand)
@@ -16,10 +17,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const PLAN_JS = join(ROOT, "dist/plan.js");
+// BENCH_DIST: another build's dist/ (a copy of an earlier one, for before/after figures of the same fixtures).
+const PLAN_JS = join(process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : join(ROOT, "dist"), "plan.js");
 const PERMIT_JS = join(ROOT, "dist/permit.js");
 const groups = new Set(process.argv.slice(2));
-const want = (g) => groups.size === 0 || groups.has(g);
+// scale takes minutes (fixtures of 50,000 lines, the original at each size): only when asked for.
+const want = (g) => (groups.size === 0 && g !== "scale") || groups.has(g);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const ORIGINAL = process.env.DO_BENCH_ORIGINAL && existsSync(process.env.DO_BENCH_ORIGINAL) ? resolve(process.env.DO_BENCH_ORIGINAL) : null;
 const TIMED = existsSync("/usr/bin/time");
@@ -56,14 +59,17 @@ delete ENV_STRICT.NODE_EXTRA_CA_CERTS;
 const CA_SET = process.env.NODE_EXTRA_CA_CERTS !== undefined;
 const ENVS = CA_SET ? [["given", ENV_GIVEN], ["strict", ENV_STRICT]] : [["given", ENV_GIVEN]];
 
-function once(argv, { cwd, input, env } = {}) {
+function once(argv, { cwd, input, env, timeout } = {}) {
   const node = argv[0] === process.execPath;
-  const full = node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv;
+  // A time limit kills the call itself (through timeout(1)), not only /usr/bin/time above it.
+  const limited = timeout ? ["timeout", "-s", "KILL", String(timeout / 1000)] : [];
+  const full = [...limited, ...(node ? [argv[0], "--require", CPU_PRELOAD, ...argv.slice(1)] : argv)];
   const cmd = TIMED ? "/usr/bin/time" : full[0];
   const args = TIMED ? ["-f", "\n%U %S %M", ...full] : full.slice(1);
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { cwd, env: env ?? ENV_GIVEN, input: input ?? "", encoding: "utf8", maxBuffer: 64 << 20 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (timeout && r.status === 137) return { wall: Infinity, cpu: Infinity, tree: Infinity, rss: NaN, status: null, stdout: "", timedOut: true };
   let cpu = NaN;
   let rss = NaN;
   if (TIMED) {
@@ -79,7 +85,7 @@ function once(argv, { cwd, input, env } = {}) {
 }
 
 const median = (xs) => {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
 
@@ -96,8 +102,17 @@ function measure(cases, runs = RUNS, envs = ENVS) {
       const b = once([process.execPath, "-e", "0"], { env });
       if (round >= 0) into.bare.push(b);
       for (const c of cases) {
+        if (c.timedOut) {
+          if (round >= 0) into.rows.get(c.label).push({ wall: Infinity, cpu: Infinity, rss: NaN });
+          continue;
+        }
         c.before?.();
-        const r = once(c.argv, { cwd: c.cwd, input: c.input, env: c.env ? { ...env, ...c.env } : env });
+        const r = once(c.argv, { cwd: c.cwd, input: c.input, env: c.env ? { ...env, ...c.env } : env, timeout: c.timeout });
+        if (r.timedOut) {
+          c.timedOut = true;
+          if (round >= 0) into.rows.get(c.label).push(r);
+          continue;
+        }
         if (c.check && !c.check(r)) throw new Error(`${c.label}: unexpected result (exit ${r.status}): ${r.stdout.slice(0, 300)}`);
         if (round >= 0) into.rows.get(c.label).push(r);
       }
@@ -114,7 +129,7 @@ function measure(cases, runs = RUNS, envs = ENVS) {
   return { ...given, strict };
 }
 
-const ms = (x) => (Number.isNaN(x) ? "n/a" : `${x.toFixed(0)} ms`);
+const ms = (x) => (Number.isNaN(x) ? "n/a" : x === Infinity ? "timeout" : `${x.toFixed(0)} ms`);
 const ratio = (x, y) => (Number.isNaN(x) || Number.isNaN(y) || !y ? "n/a" : `${(x / y).toFixed(2)}`);
 
 /** Issue 13's bare `node -e 0` on the quiet machine, where its figures of the original were taken. */
@@ -214,6 +229,44 @@ function reflectionLines(n) {
       id: `r-${i}`, timestamp: new Date(Date.now() - i * 3_600_000).toISOString().slice(0, 19) + "Z",
       skill: ["design", "execute", "recon"][i % 3], goal: `goal ${i}`, outcome: "completed", goalAchieved: i % 4 !== 0,
       evaluation: { whatWorked: ["a"], whatFailed: [], doNextTime: ["b"] },
+    }));
+  }
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * A skill's history: runs of execute mostly, each with what failed and what to do next in the words a lead writes
+ * (a few recurring causes in varied wording, and one-off causes naming their own files and roles), so that failure
+ * patterns group as in a real project rather than all alike or all apart.
+ */
+function historyLines(n, seed = 11) {
+  const rnd = rng(seed);
+  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  const w = () => pick(WORDS);
+  const part = () => `part${Math.floor(rnd() * Math.max(10, n / 4))}`;
+  const causes = [
+    () => `acceptance check for ${part()} needed a ${w()} database the worker could not start`,
+    () => `the ${w()} ${w()} test timed out after ${Math.floor(rnd() * 90) + 10} seconds in ${part()}`,
+    () => `worker edited src/${part()}/${w()}.ts outside its scope`,
+    () => `${w()} migration for ${part()} broke the ${w()} schema`,
+    () => `lint failed on ${part()}: unused ${w()} import`,
+    () => `role ${part()} retried three times on a flaky ${w()} check`,
+  ];
+  const advice = [
+    () => `start the ${w()} service before running checks for ${part()}`,
+    () => `give ${part()} a narrower scope than src/${w()}`,
+    () => `pin the ${w()} version before the ${w()} step`,
+  ];
+  const outcomes = ["completed", "completed", "partial", "failed", "aborted"];
+  const lines = [];
+  const t0 = Date.now() - n * 3_600_000;
+  for (let i = 0; i < n; i++) {
+    const failed = Array.from({ length: Math.floor(rnd() * 3) }, () => pick(causes)());
+    const next = Array.from({ length: Math.floor(rnd() * 2) + 1 }, () => pick(advice)());
+    lines.push(JSON.stringify({
+      id: `r-${i}`, timestamp: new Date(t0 + i * 3_600_000).toISOString().slice(0, 19) + "Z",
+      skill: i % 5 ? "execute" : pick(["design", "recon", "improve"]), goal: `goal ${i}: ${w()} ${w()}`, outcome: pick(outcomes), goalAchieved: rnd() < 0.6,
+      evaluation: { whatWorked: [`the ${w()} step`], whatFailed: failed, doNextTime: next },
     }));
   }
   return lines.join("\n") + "\n";
@@ -502,7 +555,186 @@ try {
     const res = measure(cases);
     table("hook: dist/permit.js per call (target: at most 1.2x bare node)", res, (r, bare) => against(1.2, r, bare));
   }
+
+  if (want("scale")) {
+    // Cost against the size of a project's history: plans of 100-300 roles, memory files of 10,000-50,000 entries,
+    // reflection files of 10,000-50,000 runs (issue 33). Each call runs at every size, the sizes interleaved round
+    // by round, medians of the child's own CPU time (the load figure disturbs it least) and wall time; the slope is
+    // log(cost at the largest size / cost at the smallest) / log(largest / smallest): 1 is linear. "excess" is the
+    // same slope of the cost above bare node's start. The original runs the calls it has on the same fixtures.
+    const runs = Number(process.env.BENCH_SCALE_RUNS ?? 3);
+    // A call that takes longer than this (the quadratic ones before issue 33) is stopped and shown as "timeout".
+    const LIMIT = Number(process.env.BENCH_SCALE_TIMEOUT ?? 60) * 1000;
+    const dims = [
+      { name: "plan", unit: "roles", sizes: [100, 200, 300] },
+      { name: "memory", unit: "memories", sizes: [10_000, 20_000, 50_000] },
+      { name: "reflection", unit: "reflections", sizes: [10_000, 20_000, 50_000] },
+    ].filter((d) => !process.env.BENCH_SCALE_DIMS || process.env.BENCH_SCALE_DIMS.split(",").includes(d.name));
+    const search = ["memory-search", "--goal", "retry backoff for the queue worker", "--keywords", "queue,retry", "--limit", "5"];
+    // A plan whose first roles are pending with their dependencies done, so `next` hands out starts (and reads memory).
+    const startable = (n) => {
+      const plan = planOf(n);
+      plan.roles.forEach((r, i) => {
+        r.status = i < 8 ? "pending" : "completed";
+        r.scope.dependencies = i < 8 ? [] : r.scope.dependencies;
+      });
+      plan.progress.completedRoles = plan.roles.flatMap((r, i) => (r.status === "completed" ? [i] : []));
+      return plan;
+    };
+    const sized = (dim, n) => ({
+      plan: dim === "plan" ? n : 40,
+      memories: dim === "memory" ? n : 2_000,
+      reflections: dim === "reflection" ? n : 1_000,
+    });
+    const fixtures = new Map();
+    const fixture = (dim, n, kind) => {
+      const key = `${dim}-${n}-${kind}`;
+      if (fixtures.has(key)) return fixtures.get(key);
+      const s = sized(dim, n);
+      const dir = join(tmp, `scale-${key}`);
+      const files = {
+        ".design/memory.jsonl": memoryLines(s.memories),
+        ".design/reflection.jsonl": historyLines(s.reflections),
+        ".design/plan.json": kind === "draft" ? planOf(s.plan, { finalized: false }) : kind === "next" ? startable(s.plan) : planOf(s.plan),
+      };
+      if (kind === "draft") {
+        mkdirSync(join(dir, ".design/draft"), { recursive: true });
+        files[".design/draft/plan.json"] = files[".design/plan.json"];
+        delete files[".design/plan.json"];
+      }
+      project(dir, files);
+      const saved = Object.fromEntries(Object.keys(files).map((rel) => [rel, readFileSync(join(dir, rel))]));
+      const reset = () => {
+        for (const [rel, buf] of Object.entries(saved)) writeFileSync(join(dir, rel), buf);
+        rmSync(join(dir, ".design/.memory.jsonl.index"), { force: true });
+      };
+      fixtures.set(key, { dir, reset });
+      return fixtures.get(key);
+    };
+    let adds = 0;
+    const addArgs = () => {
+      const rnd = rng(5000 + adds++);
+      const w = () => WORDS[Math.floor(rnd() * WORDS.length)];
+      return ["memory-add", "--category", CATS[adds % 6], "--keywords", `${w()},${w()}`, "--importance", "6",
+        "--content", `Scale learning ${adds}: prefer the ${w()} ${w()} path over the ${w()} one when ${w()} fails (${adds * 7919})`];
+    };
+    // Per dimension: label, the helper's arguments, the fixture kind, whether the original has the call, and how the
+    // fixture is put back before each run (writers).
+    const calls = {
+      plan: [
+        ["status", ["status"], "plan", ["status"]],
+        ["overlap-matrix", ["overlap-matrix"], "plan", ["overlap-matrix"]],
+        ["worker-pool", ["worker-pool"], "plan", ["worker-pool"]],
+        ["summary", ["summary"], "plan", ["summary"]],
+        ["tasklist-data", ["tasklist-data"], "plan", ["tasklist-data"]],
+        ["plan-view", ["plan-view"], "plan"],
+        ["update-status", ["update-status"], "plan", null, '[{"roleIndex":0,"result":"bench"}]'],
+        ["next (8 starts)", ["next"], "next", null, undefined, true],
+        ["grant (proposal)", ["grant", ".design/plan.json"], "plan"],
+        ["workflow", ["workflow"], "next", null, undefined, true],
+        ["report", ["report"], "plan", null, undefined, true],
+        ["finalize (draft, refused: over 8 roles)", ["finalize", ".design/draft/plan.json"], "draft", null, undefined, true],
+      ],
+      memory: [
+        ["memory-add (no index yet)", null, "plan", "add", undefined, true],
+        ["memory-add (index fresh)", null, "plan", "add"],
+        ["memory-search", search, "plan", search],
+        ["next (8 starts)", ["next"], "next", null, undefined, true],
+        ["workflow", ["workflow"], "next", null, undefined, true],
+        ["preflight", ["preflight", "execute"], "plan"],
+        ["health-check", ["health-check"], "plan"],
+        ["reflect-metrics", ["reflect-metrics"], "plan"],
+      ],
+      reflection: [
+        ["reflect-metrics", ["reflect-metrics"], "plan"],
+        ["reflection-search", ["reflection-search", "--skill", "execute"], "plan", ["reflection-search", "--skill", "execute"]],
+        ["preflight", ["preflight", "execute"], "plan"],
+        ["plan-health-summary", ["plan-health-summary"], "plan"],
+        ["plan-view", ["plan-view"], "plan"],
+        ["health-check", ["health-check"], "plan"],
+        ["report", ["report"], "plan", null, undefined, true],
+      ],
+    };
+    const only = process.env.BENCH_SCALE_CALLS ? process.env.BENCH_SCALE_CALLS.split(",") : null;
+    const results = [];
+    for (const d of dims) {
+      const cases = [];
+      for (const [label, argv, kind, orig, input, resets] of calls[d.name]) {
+        if (only && !only.some((o) => label.startsWith(o))) continue;
+        for (const n of d.sizes) {
+          const f = fixture(d.name, n, kind);
+          const isAdd = orig === "add";
+          const c = { label: `${label} @${n}`, call: label, n, cwd: f.dir, input, timeout: LIMIT, check: (r) => r.status === 0 || r.status === 1 };
+          c.before = () => {
+            if (resets) f.reset();
+            if (isAdd) c.argv = helper(...addArgs());
+          };
+          if (!isAdd) c.argv = helper(...argv);
+          cases.push(c);
+          if (ORIGINAL && orig) {
+            const o = { label: `original ${label} @${n}`, call: label, n, original: true, cwd: f.dir, input, timeout: LIMIT, check: c.check };
+            o.before = () => {
+              if (resets) f.reset();
+              if (isAdd) o.argv = ["python3", ORIGINAL, ...addArgs()];
+            };
+            if (!isAdd) o.argv = ["python3", ORIGINAL, ...orig];
+            cases.push(o);
+          }
+        }
+      }
+      if (!cases.length) continue;
+      // A first run of each (warms the page cache) says what each call answered: a refusal is timed too, but named.
+      for (const c of cases) {
+        c.before?.();
+        const r = once(c.argv, { cwd: c.cwd, input: c.input, timeout: LIMIT });
+        if (r.timedOut) {
+          c.timedOut = true;
+          console.log(`  note: ${c.label} ran over ${LIMIT / 1000} s (BENCH_SCALE_TIMEOUT): not timed further`);
+          continue;
+        }
+        let answer = `exit ${r.status}`;
+        try {
+          const text = r.stdout.trim();
+          let out;
+          try { out = JSON.parse(text); } catch { out = JSON.parse(text.split("\n").pop()); }
+          answer = out.ok ? "ok" : `refused ${out.code}: ${String(out.error).slice(0, 120)}`;
+        } catch {}
+        c.answer = answer;
+        if (answer !== "ok") console.log(`  note: ${c.label} answered ${answer}`);
+      }
+      const res = measure(cases, runs, [["given", CA_SET ? ENV_STRICT : ENV_GIVEN]]);
+      results.push({ d, res });
+    }
+    const slope = (a, b, na, nb) => (a > 0 && b > 0 && a !== Infinity ? Math.log(b / a) / Math.log(nb / na) : NaN);
+    console.log(`\nscale: cost against the size of the plan, the memory file and the reflection file (${runs} rounds, medians; ` +
+      `${CA_SET ? "strict environment, " : ""}cpu = the child's own; slope = log-log from the smallest to the largest size, target <= 1.2; ` +
+      "nothing over 1000 ms; '/ orig' = cpu / the original's cpu at the same size)");
+    for (const { d, res } of results) {
+      const { bare, rows } = res;
+      console.log(`\n${d.name} (${d.sizes.join(" / ")} ${d.unit}; plan 40, 2,000 memories, 1,000 reflections otherwise) · bare node ${ms(bare.wall)} wall, ${ms(bare.cpu)} cpu · load ${loadavg()[0].toFixed(2)}`);
+      const head = ["call", ...d.sizes.map((n) => `cpu @${n}`), ...d.sizes.map((n) => `wall @${n}`), "slope", "excess slope", ...(ORIGINAL ? [...d.sizes.map((n) => `orig cpu @${n}`), "orig slope", ...d.sizes.map((n) => `/ orig @${n}`)] : []), "verdict"];
+      const lines = [head];
+      for (const call of [...new Set(rows.filter((r) => !r.original).map((r) => r.call))]) {
+        const mine = d.sizes.map((n) => rows.find((r) => r.call === call && r.n === n && !r.original));
+        const orig = d.sizes.map((n) => rows.find((r) => r.call === call && r.n === n && r.original));
+        const [a, b] = [mine[0], mine[mine.length - 1]];
+        const s = slope(a.cpu, b.cpu, a.n, b.n); // Infinity when the largest size timed out
+        const ex = slope(a.cpu - bare.cpu, b.cpu - bare.cpu, a.n, b.n);
+        const worst = Math.max(...mine.map((r) => r.cpu));
+        const verdict = `${s <= 1.2 ? "slope met" : "slope MISSED"} · ${worst <= 1000 ? "<= 1 s met" : "<= 1 s MISSED"}`;
+        const hasOrig = orig.every(Boolean);
+        const os = hasOrig ? slope(orig[0].cpu, orig[orig.length - 1].cpu, orig[0].n, orig[orig.length - 1].n) : NaN;
+        lines.push([call, ...mine.map((r) => ms(r.cpu)), ...mine.map((r) => ms(r.wall)), s.toFixed(2), Number.isNaN(ex) ? "n/a" : ex.toFixed(2),
+          ...(ORIGINAL ? [...orig.map((r) => (r ? ms(r.cpu) : "-")), hasOrig ? os.toFixed(2) : "-", ...mine.map((r, i) => (orig[i] ? ratio(r.cpu, orig[i].cpu) : "-"))] : []),
+          verdict]);
+      }
+      const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+      for (const l of lines) console.log("  " + l.map((c, i) => String(c).padEnd(widths[i])).join("  "));
+    }
+    if (!ORIGINAL) console.log("\n(the original: set DO_BENCH_ORIGINAL=/path/to/plan.py for its columns; its figures as measured are in bench/README.md)");
+  }
 } finally {
   if (process.env.BENCH_KEEP) console.log(`fixtures kept in ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
+  rmSync(join(CPU_PRELOAD, ".."), { recursive: true, force: true });
 }

@@ -3,17 +3,13 @@
 // counts, the outcome trend, advice repeated across runs (feedback not acted on) and the handoff's open items.
 // Pure functions over parsed entries; `reflect-metrics` does the reading. Every threshold is a named constant.
 import { parseTimestamp, isEmpty } from "./values.js";
+import { group, resolvers, type Group, type MemoryRef, type Mention, type RunRef } from "./similar-texts.js";
+export {
+  MIN_SHARED_WORDS, SIMILARITY, comparisons, group, resolvers, similar, type Group, type MemoryRef, type Mention, type RunRef,
+} from "./similar-texts.js";
 
 /** Patterns with a run among this many most recent analysed runs are active (pattern-analysis.md's rule). */
 export const RECENT_RUNS = 3;
-/**
- * Two texts describe the same thing when they share at least MIN_SHARED_WORDS content words and those make up at
- * least SIMILARITY of the shorter text's content words (overlap coefficient). One shared word is never enough; a
- * short sentence fully contained in a long one is. Example: "check needs a database" and "acceptance check needed
- * a database the worker could not start" share check, need, database: 3 of the shorter's 3 words → same pattern.
- */
-export const SIMILARITY = 0.5;
-export const MIN_SHARED_WORDS = 2;
 /** Confidence from the number of runs a pattern appears in: high from 3 runs, medium with 2 (pattern-analysis.md). */
 export const HIGH_CONFIDENCE_RUNS = 3;
 export const MEDIUM_CONFIDENCE_RUNS = 2;
@@ -54,47 +50,6 @@ export function contentWords(text: string): Set<string> {
   return out;
 }
 
-export function similar(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  if (a.size === 0 || b.size === 0) return false;
-  let shared = 0;
-  for (const w of a) if (b.has(w)) shared++;
-  return shared >= MIN_SHARED_WORDS && shared / Math.min(a.size, b.size) >= SIMILARITY;
-}
-
-export interface RunRef {
-  index: number;
-  timestamp: string;
-  epoch: number;
-  goal: string;
-  outcome: string;
-  goalAchieved: boolean;
-}
-
-interface Mention {
-  run: RunRef;
-  text: string;
-  words: Set<string>;
-}
-
-interface Group {
-  mentions: Mention[];
-}
-
-/**
- * Group texts (oldest run first) by single link: a text joins the first group holding a similar text, else starts
- * its own. Deterministic: the order of runs and of texts within a run decides.
- */
-function group(mentions: readonly Mention[]): Group[] {
-  const groups: Group[] = [];
-  for (const m of mentions) {
-    if (m.words.size === 0) continue;
-    const g = groups.find((gr) => gr.mentions.some((o) => similar(o.words, m.words)));
-    if (g) g.mentions.push(m);
-    else groups.push({ mentions: [m] });
-  }
-  return groups;
-}
-
 function distinctRuns(g: Group): RunRef[] {
   const seen = new Map<number, RunRef>();
   for (const m of g.mentions) seen.set(m.run.index, m.run);
@@ -105,18 +60,13 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : [];
 }
 
-export interface MemoryRef {
-  id: unknown;
-  content: string;
-  epoch: number;
-  words: Set<string>;
-}
-
 export function memoryRefs(entries: readonly Record<string, unknown>[]): MemoryRef[] {
   return entries.map((e) => {
     const content = typeof e.content === "string" ? e.content : "";
     const keywords = Array.isArray(e.keywords) ? e.keywords.filter((k) => typeof k === "string").join(" ") : typeof e.keywords === "string" ? e.keywords : "";
-    return { id: e.id, content, epoch: parseTimestamp(e.timestamp), words: contentWords(`${content} ${keywords}`) };
+    // Words only for the memories a pattern's last run makes eligible (recorded after it): most are older.
+    let words: Set<string> | undefined;
+    return { id: e.id, content, epoch: parseTimestamp(e.timestamp), get words() { return (words ??= contentWords(`${content} ${keywords}`)); } };
   });
 }
 
@@ -130,7 +80,18 @@ export function confidenceFor(runs: readonly RunRef[]): Confidence {
 }
 
 const ref = (r: RunRef) => ({ timestamp: r.timestamp, goal: r.goal, outcome: r.outcome });
-const examples = (g: Group) => [...new Set(g.mentions.map((m) => m.text))].slice(0, MAX_EXAMPLES);
+/** The first `limit` distinct values, in order (what `[...new Set(all)].slice(0, limit)` gives, without building all). */
+function firstDistinct(g: Group, of: (m: Mention) => Iterable<string>, limit: number): string[] {
+  const out = new Set<string>();
+  for (const m of g.mentions) {
+    for (const x of of(m)) {
+      out.add(x);
+      if (out.size === limit) return [...out];
+    }
+  }
+  return [...out];
+}
+const examples = (g: Group) => firstDistinct(g, (m) => [m.text], MAX_EXAMPLES);
 
 export interface Metrics {
   runs: Record<string, unknown>;
@@ -181,11 +142,13 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
   }
 
   const counts = { total: 0, recurring: 0, active: 0, likely_resolved: 0, confirmed_resolved: 0 };
-  const patterns = group(failures).map((g) => {
-    const rs = distinctRuns(g);
+  const failureGroups = group(failures);
+  const runsOf = failureGroups.map(distinctRuns);
+  const resolvedBy = resolvers(failureGroups, runsOf.map((rs) => rs[rs.length - 1].epoch), memories);
+  const patterns = failureGroups.map((g, gi) => {
+    const rs = runsOf[gi];
     const last = rs[rs.length - 1];
-    const words = new Set(g.mentions.flatMap((m) => [...m.words]));
-    const memory = memories.find((m) => m.epoch >= last.epoch && g.mentions.some((x) => similar(x.words, m.words)));
+    const memory = resolvedBy[gi];
     const status: Status = memory ? "confirmed_resolved" : rs.some((r) => recent.has(r.index)) ? "active" : "likely_resolved";
     counts.total++;
     counts[status]++;
@@ -201,7 +164,7 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
       ...(memory ? { resolvedBy: { id: memory.id, content: memory.content } } : {}),
       confidence: confidenceFor(rs),
       reflections: rs.map(ref),
-      keyWords: [...words].slice(0, 8),
+      keyWords: firstDistinct(g, (m) => m.words, 8),
       _order: [rs.length, last.epoch],
     };
   });
