@@ -19,6 +19,7 @@ import {
 } from "../../lib/plan.js";
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
+import { runCoverageIssues } from "../../lib/run-coverage.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -183,6 +184,7 @@ export function validatePlan(doc: Json): string[] {
   }
 
   issues.push(...seedRuleIssues(doc)); // specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
+  issues.push(...runCoverageIssues(doc)); // runs the grant can record, commands the briefs quote (lib/run-coverage.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }
