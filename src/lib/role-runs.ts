@@ -107,6 +107,8 @@ function judgeProgram(words: readonly string[], atRunner: boolean): Judged {
       return { problem: "", closed: true };
     }
     if (next.startsWith("-")) return refuse(`${name} ${next}: an interpreter option before the script can run code of any kind (node -e, python3 -c): name the script first`);
+    // A script is a file (`src/cli.js`, `bin/rails`): a bare word would be a subcommand of the interpreter (`deno eval`).
+    if (!/[./]/.test(next)) return refuse(`${name} ${next}: name the script file it runs (a path such as src/cli.js)`);
     return { problem: "", closed: true };
   }
   for (const runner of RUNNERS) {
@@ -133,7 +135,7 @@ function judgeProgram(words: readonly string[], atRunner: boolean): Judged {
  */
 export function prefixProblem(prefix: string): string {
   const words = plainWords(prefix);
-  if (words === null) return "a prefix must be plain words (letters, digits and _ . / : @ % + , = -) separated by single spaces: no quotes, $, backticks, ; & | < > ( ), globs, ~, # or line breaks";
+  if (words === null || prefix.includes("  ")) return "a prefix must be plain words (letters, digits and _ . / : @ % + , = -) separated by single spaces: no quotes, $, backticks, ; & | < > ( ), globs, ~, # or line breaks";
   return judgeProgram(words, false).problem;
 }
 
