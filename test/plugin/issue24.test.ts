@@ -125,7 +125,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
     for (const name of ["design", "recon", "improve", "reflect"]) {
       const f = skill(name);
       const boundaries = f.body.slice(f.body.indexOf("## Boundaries"), f.body.indexOf("## 1. "));
-      assert.match(boundaries, /No AskUserQuestion in this session → ask each of its questions in plain words, options listed, and end your\s+turn\./, name);
+      assert.match(boundaries, /No AskUserQuestion in this session → ask each of its questions in plain words, options listed, and end your\s+turn[.;]/, name);
     }
   });
 
