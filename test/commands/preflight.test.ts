@@ -158,6 +158,9 @@ describe("preflight", () => {
     });
     const out = await p.run("preflight", ["reflect"]);
     assert.equal((out.reflections as any).count, 4);
+    // Per skill too (issue 31): reflect compares the skill it analyses with its minimum before it archives anything.
+    assert.deepEqual((out.reflections as any).evidenceBySkill, { design: 1, reflect: 1 });
+    assert.equal("evidenceBySkill" in ((await p.run("preflight", ["design"])).reflections as any), false, "only reflect's digest carries it");
     assert.equal((out.reflections as any).evidence, 2, "a completed reflect run is evidence about reflect; an aborted one is not");
     assert.equal(out.nextStep, "2 reflection(s) to analyse");
     const only = project(t, { ".design/reflection.jsonl": [refl("reflect", "2026-01-02T00:00:00Z", false, "aborted")] });

@@ -147,7 +147,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
 
   it("reflect stops early on the helper's evidence count and writes the hypotheses the helper names", () => {
     const f = skill("reflect");
-    assert.match(phaseSections(f)[0].text, /The digest's `reflections\.evidence` \(runs to learn from\) below the minimum/);
+    assert.match(phaseSections(f)[0].text, /the named skill's count in the digest's `reflections\.evidenceBySkill` \(none named:\s+the largest\) below the minimum/);
     assert.doesNotMatch(f.body, /`reflections\.count`/);
     const hyp = phaseSections(f).find((p) => p.name === "hypotheses")!;
     assert.match(hyp.text, /One hypothesis per entry of reflect-metrics' `hypothesize`/);
