@@ -199,10 +199,10 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
   const ROLE_CHECKS = ["sh .design/specs/spec-api-dev.sh", "node --version"];
   const PLAN_COMMANDS = ["true", "echo build"];
   // Issue 31: the api role runs its program with plain words of its choosing, the docs role one exact line, the
-  // verifier its end-to-end run. bin/tool.js only prints its arguments (it lies in no role's scope).
+  // verifier its end-to-end run. bin/tool.js and bin/e2e.js only print their arguments (in no role's scope).
   const RUN_PREFIX = "node bin/tool.js";
   const RUN_EXACT = "node bin/tool.js docs";
-  const RUN_VERIFY = "node bin/tool.js all --check";
+  const RUN_VERIFY = "node bin/e2e.js all --check";
   const RUNS = [RUN_PREFIX, `${RUN_PREFIX} --help`, `${RUN_PREFIX} count src/api/index.ts a,b x=1`, RUN_EXACT, RUN_VERIFY];
   const APPROVE = approveCall();
 
@@ -253,6 +253,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       "notes/a.md": "note\n",
       "lib/core.ts": "export const core = 1;\n",
       "bin/tool.js": "console.log(process.argv.slice(2).join(' '));\n",
+      "bin/e2e.js": "console.log('e2e', process.argv.slice(2).join(' '));\n",
       Makefile: "all:\n",
       "package.json": '{"name":"p","scripts":{"test":"true"}}\n',
       ".git/hooks/pre-commit": "#!/bin/sh\n",
@@ -705,7 +706,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
           if (!exact) assert.doesNotMatch(command, /[;&|<>$`*?[\]{}~'"\\\n]/, `approved shell syntax under a prefix: ${line}\n${where()}`);
           if (!exact && RUNS.slice(0, 3).includes(command)) stats.prefixRuns++;
           // Another role's run is not this worker's: the docs worker never gets the api role's prefix, no worker the
-          // verifier's run.
+          // verifier's run (bin/e2e.js: outside the api role's prefix).
           if (ev.caller.who === "docs-worker") assert.ok(!RUNS.slice(0, 3).includes(command), `the api role's run approved for the docs worker: ${line}\n${where()}`);
           if (/^(api|docs)-worker/.test(ev.caller.who)) assert.notEqual(command, RUN_VERIFY, `the verifier's run approved for a worker: ${line}\n${where()}`);
         }
