@@ -256,3 +256,27 @@ describe("the grant and the hook: runs for that role's worker only, the verifier
     assert.deepEqual(rights("python3 -m textkit --help"), [], "a plan changed after the approval grants nothing");
   });
 });
+
+describe("a spec's file name against its runner (issue 31)", () => {
+  it("refuses what the runner cannot run, says the name it takes, and lets the rest through", async () => {
+    const { specNameProblem } = await import("../../src/lib/spec-names.ts");
+    assert.match(specNameProblem(".design/specs/spec-cli.test.py", "python3 -m pytest -q .design/specs/spec-cli.test.py"), /the '\.' in 'spec-cli\.test' reads as a package: name it test_spec_cli\.py/);
+    assert.match(specNameProblem(".design/specs/spec_cli.py", "python3 -m pytest -q .design/specs/"), /given a folder, collects only test_\*\.py/);
+    assert.equal(specNameProblem(".design/specs/spec_cli.py", "python3 -m pytest -q .design/specs/spec_cli.py"), "", "a file named on the command runs by name");
+    assert.equal(specNameProblem(".design/specs/test_spec_cli.py", "python3 -m pytest -q .design/specs/"), "");
+    assert.match(specNameProblem(".design/specs/spec-api.go", "go test ./.design/specs/"), /\*_test\.go/);
+    assert.match(specNameProblem(".design/specs/spec-api.rb", "bundle exec rspec .design/specs/spec-api.rb"), /_spec\.rb/);
+    for (const [path, cmd] of [[".design/specs/spec-api.test.ts", "npx vitest run .design/specs/spec-api.test.ts"], [".design/specs/spec-api.sh", "sh .design/specs/spec-api.sh"]]) assert.equal(specNameProblem(path, cmd), "", path);
+  });
+
+  it("finalize refuses the specs ref's old Python name, naming the fix", async (t) => {
+    const plan: any = planWith([{ name: "cli", dirs: ["textkit/"], acceptanceCriteria: [{ criterion: "tests", check: "python3 -m pytest -q" }] }], {
+      context: { testCommand: "python3 -m pytest -q" },
+      verificationSpecs: [{ role: "cli", path: ".design/specs/spec-cli.test.py", runCommand: "python3 -m pytest -q .design/specs/spec-cli.test.py" }],
+    });
+    const p = project(t, { ".design/plan.json": plan, ".design/specs/spec-cli.test.py": "def test_x():\n    assert True\n" });
+    const r: any = await p.run("finalize");
+    assert.equal(r.code, "E_INVALID");
+    assert.ok(r.issues.some((i: string) => /verificationSpecs\[0\]: '\.design\/specs\/spec-cli\.test\.py' cannot be run by its command .*name it test_spec_cli\.py/.test(i)), JSON.stringify(r.issues));
+  });
+});

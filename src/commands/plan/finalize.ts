@@ -20,6 +20,7 @@ import {
 import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
 import { runCoverageIssues } from "../../lib/run-coverage.js";
+import { specNameIssues } from "../../lib/spec-names.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -185,6 +186,7 @@ export function validatePlan(doc: Json): string[] {
 
   issues.push(...seedRuleIssues(doc)); // specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
   issues.push(...runCoverageIssues(doc)); // runs the grant can record, commands the briefs quote (lib/run-coverage.ts)
+  issues.push(...specNameIssues(doc)); // spec file names their runner takes (lib/spec-names.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }
