@@ -109,6 +109,13 @@ describe("preflight", () => {
     assert.equal(((await p.run("preflight", ["design"])).reflections as any).lastForSkill, "completed succeeded 2026-01-05T00:00:00Z");
   });
 
+  it("never calls an aborted run failed: it stopped on purpose (issue 31)", async (t) => {
+    const p = project(t, { ".design/reflection.jsonl": [refl("execute", "2026-01-04T00:00:00Z", false, "failed"), refl("execute", "2026-01-05T00:00:00Z", false, "aborted")] });
+    const out: any = await p.run("preflight", ["execute"]);
+    assert.equal(out.reflections.lastForSkill, "aborted 2026-01-05T00:00:00Z");
+    assert.deepEqual(out.lifecycle.reflections, ["execute: aborted", "execute: failed (failed)"]);
+  });
+
   it("turns a missing or unknown skill into a problem, not an error", async (t) => {
     const p = project(t, { ".design/plan.json": planWith(["a"]) });
     const missing = await p.run("preflight");

@@ -4,7 +4,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { detail } from "../../lib/errors.js";
-import { lifecycle, newestFirst, type Lifecycle } from "../../lib/lifecycle.js";
+import { goalWord, lifecycle, newestFirst, type Lifecycle } from "../../lib/lifecycle.js";
 import { attemptsOf, statusOf } from "../../lib/plan.js";
 import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
@@ -232,7 +232,8 @@ function lastForSkill(read: JsonlFile, skill: string | null): string | null {
   if (mine.length === 0) return null;
   const e = mine[0];
   const outcome = "outcome" in e ? pyStr(e.outcome) : "unknown";
-  return `${outcome} ${isEmpty(e.goalAchieved) ? "failed" : "succeeded"} ${"timestamp" in e ? pyStr(e.timestamp) : "unknown"}`;
+  const word = goalWord(e);
+  return `${outcome}${word ? ` ${word}` : ""} ${"timestamp" in e ? pyStr(e.timestamp) : "unknown"}`;
 }
 
 function reconFacts(read: JsonRead, problems: string[]): Facts["recon"] {
