@@ -280,3 +280,17 @@ describe("a spec's file name against its runner (issue 31)", () => {
     assert.ok(r.issues.some((i: string) => /verificationSpecs\[0\]: '\.design\/specs\/spec-cli\.test\.py' cannot be run by its command .*name it test_spec_cli\.py/.test(i)), JSON.stringify(r.issues));
   });
 });
+
+describe("a plan /do:execute cannot carry out says so (issue 31)", () => {
+  it("finalize names each scope entry the grant never covers (an installed plugin's skill, .claude, .git)", async (t) => {
+    const plan: any = planWith([{ name: "improve-skill", dirs: [], patterns: ["/home/u/.claude/plugins/cache/x/skills/debug/SKILL.md", ".claude/skills/greet/SKILL.md"] }, { name: "docs", dirs: ["docs/"] }]);
+    plan.roles[0].scope.patterns = ["/home/u/.claude/plugins/cache/x/skills/debug/SKILL.md", ".claude/skills/greet/SKILL.md"];
+    const p = project(t, { ".design/plan.json": plan });
+    const out: any = await p.run("finalize");
+    assert.equal(out.validated, true);
+    assert.deepEqual(out.scopeWarnings, [
+      "Role 0 (improve-skill): /do:execute cannot carry out edits of '/home/u/.claude/plugins/cache/x/skills/debug/SKILL.md' (leaves the project): its grant never covers them and a background worker cannot ask; apply them by hand, or give the worker an Edit rule in the settings first",
+      "Role 0 (improve-skill): /do:execute cannot carry out edits of '.claude/skills/greet/SKILL.md' (inside .claude/ (settings and hooks)): its grant never covers them and a background worker cannot ask; apply them by hand, or give the worker an Edit rule in the settings first",
+    ]);
+  });
+});

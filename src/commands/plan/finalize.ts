@@ -21,6 +21,7 @@ import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
 import { runCoverageIssues } from "../../lib/run-coverage.js";
 import { specNameIssues } from "../../lib/spec-names.js";
+import { refusedEdit } from "../../lib/grant.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -254,6 +255,23 @@ interface Enriched {
   specWarnings: string[];
   /** Every criterion's check as written, for the warnings computed after the lock is released. */
   checks: Array<{ roleName: string; j: number; check: unknown }>;
+  /** Scope entries execute's grant never covers, one sentence each. */
+  scopeWarnings: string[];
+}
+
+/**
+ * What execute's grant will never cover (issue 31: improve of an installed plugin's skill planned edits there), said
+ * plainly: a background worker cannot ask, so such a role cannot be carried out by /do:execute as planned.
+ */
+function scopeWarningsOf(roles: Json[]): string[] {
+  return roles.flatMap((role, i) =>
+    [...arrayOf(scopeOf(role).directories), ...arrayOf(scopeOf(role).patterns)].flatMap((v) => {
+      const why = typeof v === "string" ? refusedEdit(v) : "";
+      return why
+        ? [`Role ${i} (${nameText(role)}): /do:execute cannot carry out edits of '${v as string}' (${why}): its grant never covers them and a background worker cannot ask; apply them by hand, or give the worker an Edit rule in the settings first`]
+        : [];
+    }),
+  );
 }
 
 /** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
@@ -291,6 +309,7 @@ function enrich(doc: Json, root: string, digestOf: (path: string, i: number) => 
     overlapPairs: waits.reduce((n, w) => n + w.length, 0),
     specWarnings,
     checks,
+    scopeWarnings: scopeWarningsOf(roles),
   };
 }
 
@@ -442,6 +461,7 @@ export default defineCommand({
       if (error) slots[slot] = `${at}: ${error.message}`;
     });
     const checkWarnings = slots.filter((w): w is string => w !== null);
+    const scopeWarnings = e.scopeWarnings;
 
     return {
       validated: true,
@@ -450,6 +470,7 @@ export default defineCommand({
       roleCount: e.roleCount,
       auxiliaryCount: e.auxiliaryCount,
       ...(checkWarnings.length ? { checkWarnings } : {}),
+      ...(scopeWarnings.length ? { scopeWarnings } : {}),
       ...(e.specWarnings.length ? { specWarnings: e.specWarnings } : {}),
       ...(antiPatternWarnings.length ? { antiPatternWarnings } : {}),
       overlapPairs: e.overlapPairs,
