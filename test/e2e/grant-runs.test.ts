@@ -4,7 +4,8 @@
 // The user approves the grant once (the grant-approve.js call, allowed for this session); then the worker's runs of
 // its program and the verifier's end-to-end run are approved by the plugin's hook, while a command outside every
 // role's list, the prefix bent with shell syntax, an interpreter's inline code and the verifier's run by the worker
-// are still refused and change nothing.
+// are still refused and change nothing. Also measured: the Agent tool's schema declares no `name` (2.1.197, 2.1.332),
+// yet the CLI takes the `name` the lead passes and records it where the hook reads it (the runs approved prove it).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { CLAUDE_CODE_VERSION, ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
@@ -102,12 +103,13 @@ describe(`the grant covers the work the plan asks for (Claude Code ${CLAUDE_CODE
   before(() => ensureClaude());
   after(() => cleanup(...projects.map((p) => p.dir)));
 
-  it("a worker runs the program it built and the verifier the goal end to end, both under the grant; nothing else is widened [feature:execute/grant-covers-runs]", { timeout: TIMEOUT }, async () => {
+  it("a worker runs the program it built and the verifier the goal end to end, both under the grant; nothing else is widened [feature:execute/grant-covers-runs]", { timeout: TIMEOUT }, async (t) => {
     const project = planned(projects);
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
     const seen: Seen = { worker: {}, verifier: {} };
     let proposal: any;
     let finished: any;
+    let agentProps: string[] = [];
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
@@ -115,7 +117,8 @@ describe(`the grant covers the work the plan asks for (Claude Code ${CLAUDE_CODE
       maxTurns: 50,
       timeoutMs: 200_000,
       agents: (brief) => (/^Agent: worker-cli-dev$/m.test(brief) ? worker(project, seen) : /^Agent: integration-verifier$/m.test(brief) ? verifier(seen) : undefined),
-      script: flowScript(function* (_first, latest): Flow {
+      script: flowScript(function* (first, latest): Flow {
+        agentProps = Object.keys(first.body.tools?.find((t: any) => t.name === "Agent")?.input_schema?.properties ?? {});
         const { begin } = yield* preflight(lead);
         check(begin.action === "start", JSON.stringify(begin));
         yield* noChallenge(lead);
@@ -131,6 +134,11 @@ describe(`the grant covers the work the plan asks for (Claude Code ${CLAUDE_CODE
       }),
     });
     assertClean(s);
+    // The Agent tool's `name`: whether the schema the CLI offers declares it, and that it is accepted and used (the
+    // hook tied the worker named cli-dev to its role by that name: its runs were approved below).
+    t.diagnostic(`Agent tool properties on ${CLAUDE_CODE_VERSION}: ${agentProps.join(", ")}`);
+    assert.ok(agentProps.includes("prompt") && agentProps.includes("description"), agentProps.join(","));
+    assert.ok(!agentProps.includes("name"), `measured on 2.1.197 and 2.1.332: the schema does not declare name (now: ${agentProps.join(", ")})`);
     const summary = proposal.summary.join("\n");
     assert.match(summary, /`node src\/cli\/main\.js …` \(cli-dev\)/, summary);
     assert.match(summary, /`node src\/cli\/main\.js list --all` \(the verifier and auxiliaries\)/, summary);
