@@ -215,7 +215,7 @@ describe("report", () => {
     // Memories: the run's own, then the file's.
     assert.ok(lines.includes("Memories: 1 stored by this run; 2 in the project"), out.summary);
     // store has a retry left: api and ui are shown waiting for it, not skipped.
-    assert.ok(lines.some((l) => /^Cost: 900 tokens .*; 1 attempt \(killed or interrupted\) not measured, not in this sum$/.test(l)), out.summary);
+    assert.ok(lines.some((l) => /^Cost: 900 tokens .*; 1 attempt without a usage record, not in this sum$/.test(l)), out.summary);
     assert.ok(lines.some((l) => /○ api .*\(waits for store's retry\)/.test(l)), out.summary);
     assert.ok(lines.some((l) => /○ ui .*\(waits for store's retry\)/.test(l)), out.summary);
     assert.ok(lines.includes("Roles: ✖ 1 failed  ○ 2 pending"), out.summary);

@@ -49,7 +49,8 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
     const tiers = Object.entries(c.byTier).map(([t, v]) => `${oneLine(t)} ${n(v)}`);
     const aux = c.auxiliaries.reduce((s, a) => s + a.tokens, 0);
     const parts = [...tiers, ...(aux ? [`auxiliaries ${n(aux)}`] : [])];
-    const unmeasured = c.unrecorded ? `; ${c.unrecorded} attempt${c.unrecorded === 1 ? "" : "s"} (killed or interrupted) not measured, not in this sum` : "";
+    // An attempt killed, interrupted or never finished has no usage record: said, not silently left out (issue 31).
+    const unmeasured = c.unrecorded ? `; ${c.unrecorded} attempt${c.unrecorded === 1 ? "" : "s"} without a usage record, not in this sum` : "";
     lines.push(`Cost: ${n(c.tokens)} tokens (${parts.join(", ")}) over ${c.byRun.length} run${c.byRun.length === 1 ? "" : "s"}${unmeasured}`);
   }
   if (model.next) {
