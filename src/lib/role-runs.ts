@@ -40,7 +40,7 @@ const REFUSED = new Set([
   "osascript", "open", "xdg-open", "powershell", "pwsh", "cmd", "tmux", "screen", "expect", "unbuffer", "xterm", "sg", "newgrp",
   "ssh-agent", "dbus-launch", "batch", "systemd-run", "sshpass", "proxychains",
   // package installers
-  "pip", "pip3", "pipx", "gem", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pacman", "conda", "mamba", "corepack",
+  "pip", "pip3", "pipx", "gem", "apt", "apt-get", "brew", "dnf", "yum", "apk", "pacman", "conda", "mamba", "corepack", "nix", "nix-shell", "nix-env",
 ]);
 
 /** Interpreters: a prefix needs the script (or module) they run; no option may come before it. */
@@ -48,6 +48,16 @@ const INTERPRETERS = new Set([
   "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "rscript", "julia", "tsx", "ts-node",
   "esno", "jiti", "elixir", "erl", "escript", "guile", "racket", "sbcl", "runghc", "runhaskell", "scala", "kotlin", "swift", "dart", "groovy", "java",
   "deno", "bun", "tclsh", "wish", "raku",
+]);
+
+/**
+ * Modules `python -m` may not run as a prefix: installers, servers, debuggers, REPLs and the ones that evaluate their
+ * arguments as code (`timeit`, `trace`, `cProfile`, `runpy`), which plain words would turn into a program of any kind.
+ */
+const MODULES_REFUSED = new Set([
+  "pip", "pip3", "ensurepip", "venv", "virtualenv", "pipx", "uv", "poetry", "twine", "build", "setuptools", "easy_install", "http.server",
+  "timeit", "trace", "cprofile", "profile", "pdb", "doctest", "runpy", "code", "idlelib", "site", "webbrowser", "smtpd", "sqlite3", "zipapp",
+  "compileall", "py_compile", "pydoc", "asyncio", "ipython", "jupyter", "ipykernel", "tkinter", "turtle", "antigravity",
 ]);
 
 /** How an interpreter names its script by an option: `python3 -m mod`, `java -jar app.jar`, `deno run file`. */
@@ -61,7 +71,7 @@ const RUNNERS: ReadonlyArray<readonly string[]> = [
 ];
 
 /** Build tools: a prefix needs a subcommand, never one that installs, executes or configures. */
-const BUILD_TOOLS = new Set(["npm", "pnpm", "yarn", "cargo", "go", "make", "gmake", "dotnet", "mvn", "gradle", "gradlew", "rake", "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "mix", "stack", "cabal", "zig", "just", "task", "bundle", "mise", "direnv", "bazel", "cmake", "meson", "ninja", "sbt", "lein", "clojure", "nix"]);
+const BUILD_TOOLS = new Set(["npm", "pnpm", "yarn", "cargo", "go", "make", "gmake", "dotnet", "mvn", "gradle", "gradlew", "rake", "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "mix", "stack", "cabal", "zig", "just", "task", "bundle", "mise", "direnv", "bazel", "cmake", "meson", "ninja", "sbt", "lein", "clojure"]);
 const BUILD_SUBCOMMANDS_REFUSED = new Set(["install", "i", "ci", "add", "exec", "x", "dlx", "get", "publish", "uninstall", "remove", "rm", "link", "config", "set", "env", "shell", "tool", "self", "login", "logout", "adduser", "token", "owner", "unpublish", "deprecate", "cache", "eval", "repl", "-c", "-e"]);
 /** Tools that take no subcommand for make-like targets (a bare `make` is a prefix of its own). */
 const BARE_TOOLS = new Set(["make", "gmake", "just", "ninja"]);
@@ -86,9 +96,8 @@ interface Judged {
   closed: boolean;
 }
 
-/** Judge the program part of a prefix (after any runner words). */
+/** Judge the program part of a prefix (after any runner words; `atRunner` only words the message: same rules). */
 function judgeProgram(words: readonly string[], atRunner: boolean): Judged {
-  // (atRunner only words the message: the rules are the same after a runner)
   const refuse = (problem: string): Judged => ({ problem, closed: false });
   if (words.length === 0) return refuse(atRunner ? "the runner must name the program it runs" : "it is empty");
   const [first, ...rest] = words;
@@ -104,6 +113,7 @@ function judgeProgram(words: readonly string[], atRunner: boolean): Judged {
     if (options.includes(next)) {
       const target = rest[1];
       if (target === undefined || target.startsWith("-")) return refuse(`${name} ${next} must name what it runs`);
+      if (next === "-m" && MODULES_REFUSED.has(target.toLowerCase())) return refuse(`${name} -m ${target} installs, serves, debugs or evaluates code: name the project's own module`);
       return { problem: "", closed: true };
     }
     if (next.startsWith("-")) return refuse(`${name} ${next}: an interpreter option before the script can run code of any kind (node -e, python3 -c): name the script first`);
@@ -122,6 +132,10 @@ function judgeProgram(words: readonly string[], atRunner: boolean): Judged {
     const sub = rest[0];
     if (sub === undefined) return BARE_TOOLS.has(name) ? { problem: "", closed: endsOpen } : refuse(`${name} needs its subcommand (e.g. \`${name} run <script>\`)`);
     if (BUILD_SUBCOMMANDS_REFUSED.has(sub) || sub.startsWith("-") && !BARE_TOOLS.has(name)) return refuse(`${name} ${sub} installs, executes or configures packages: not a prefix to grant`);
+    // `go run` builds and runs whatever package its first word names, a module from the network included.
+    if (name === "go" && sub === "run" && !(rest[1] !== undefined && (rest[1].startsWith("./") || rest[1].endsWith(".go")))) {
+      return refuse("go run must name the project's package in the prefix (go run ./cmd/tool): its next word could name any module");
+    }
     return { problem: "", closed: endsOpen };
   }
   // A program of the project (a path: its words are its own), or one on PATH by its bare name (whose options are

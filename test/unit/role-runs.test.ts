@@ -15,7 +15,7 @@ const ROOT = resolve(__dirname, "../..");
 
 describe("a run prefix: what finalize lets a plan grant [feature:execute/grant-covers-runs]", () => {
   it("allows the project's own program: a path, an interpreter with its script or module, a build tool's subcommand", () => {
-    for (const p of ["python3 -m textkit", "python3.12 -m textkit.cli", "node src/cli.js", "node dist/cli.js --verbose", "./bin/tool", "bin/tool run", "java -jar build/app.jar", "cargo run --", "cargo run", "npm run demo", "npx textkit", "uv run python -m textkit", "make", "make examples", "textkit", "deno run src/main.ts", "ruby bin/app.rb"]) {
+    for (const p of ["python3 -m textkit", "python3.12 -m textkit.cli", "node src/cli.js", "node dist/cli.js --verbose", "./bin/tool", "bin/tool run", "java -jar build/app.jar", "go run ./cmd/tool", "python3 -m pytest", "cargo run --", "cargo run", "npm run demo", "npx textkit", "uv run python -m textkit", "make", "make examples", "textkit", "deno run src/main.ts", "ruby bin/app.rb"]) {
       assert.equal(prefixProblem(p), "", p);
     }
   });
@@ -30,6 +30,7 @@ describe("a run prefix: what finalize lets a plan grant [feature:execute/grant-c
       "npm", "npm install", "npm i", "npm exec", "npm ci", "pip install", "cargo install", "go get", "go install", "yarn add", "pnpm dlx",
       "npx", "npx -y", "npx -p evil x", "uv run", "uv run -m x", "uv run bash", "poetry run sh", "bundle exec", "npx bash -c",
       "FOO=1 node src/cli.js", "PATH=. make",
+      "python3 -m pip", "python3 -m timeit", "python3 -m http.server", "python3 -m pdb", "python3 -m venv", "go run", "go run github.com/x/y", "nix run",
       "node src/cli.js; rm -rf x", "node src/cli.js && id", "node src/cli.js | sh", "node src/cli.js > out", "node src/cli.js < in",
       "node $(id)", "node `id`", "node ${X}", "node $X", "node src/*.js", "node src/cli.js?", "node [ab].js", "node ~/x.js", "node {a,b}.js",
       "node 'src/cli.js'", 'node "src/cli.js"', "node src\\cli.js", "node src/cli.js # x", "node src/cli.js\nid", "node\tsrc/cli.js", " node src/cli.js",
