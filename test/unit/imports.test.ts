@@ -1,5 +1,6 @@
 // The shape of src/'s imports: no circle, and no import that runs back up the layers
-// cli → main → registry → commands → schemas/hooks → lib → store → leaves (lib/errors, lib/owned, lib/safe-read).
+// cli → main → registry → commands → schemas/hooks → lib → store → leaves (lib/errors, lib/owned, lib/safe-read,
+// lib/crash-point).
 // Every import counts: static, type-only,
 // re-exports, import() and require() (a type import of a higher layer is still a dependency on it). The source is
 // scanned by a small lexer (comments, strings, templates and regex literals told apart), not by a regex over the
@@ -26,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["store.ts", "store/"],
   // Leaves that import nothing of src/: HelperError and its codes, the table of what each command may write, the
   // bounded reader of planted files (the store, the grant and the hook all use them).
-  ["lib/errors.ts", "lib/owned.ts", "lib/safe-read.ts"],
+  ["lib/errors.ts", "lib/owned.ts", "lib/safe-read.ts", "lib/crash-point.ts"],
 ];
 
 /**

@@ -11,6 +11,7 @@
 // For execute it also does the rest of the pre-flight: interrupted roles back to pending (resume-reset), the run's
 // budget (--budget), the pre-flight checkpoint, and, when no work is left, the skipped checkpoints of challenge,
 // grant and workers, so the run goes on at verify.
+import { crashPoint } from "../../lib/crash-point.js";
 import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
@@ -20,7 +21,8 @@ import { guardPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan.js
 import { updatePlan } from "../../lib/plan-update.js";
 import { neededReports, openRun } from "../../lib/run-open.js";
 import {
-  checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState, type Skill,
+  checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState,
+  type Skill,
 } from "../../lib/run-state.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
@@ -29,7 +31,7 @@ import {
 } from "../../store.js";
 import { standing } from "../plan/budget.js";
 import { planSummary } from "../plan/summary.js";
-import { appendReflection } from "../reflection/add.js";
+import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { completeRun } from "./complete.js";
 import { healthOf } from "../workspace/health-check.js";
 import { digestPlan } from "../workspace/preflight.js";
@@ -127,7 +129,6 @@ export default defineCommand({
     // execute without a usable plan: a run opened and closed as aborted, so the lead only tells the user.
     if (execute && plan === null) {
       const action: Action = "problem" in usable && usable.problem === "none" ? "no-plan" : "invalid-plan";
-      const opened = await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
       const problem = "problem" in usable ? usable.problem : "";
       const evaluation = {
         summary: action === "no-plan" ? "No plan to execute" : `plan.json cannot be executed: ${problem}`,
@@ -136,8 +137,19 @@ export default defineCommand({
         doNextTime: [action === "no-plan" ? "Run /do:design <goal> before /do:execute" : "Re-run /do:design to write a valid plan"],
         minimal: true,
       };
-      const reflection = await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation }, now);
-      await completeRun(cwd, DESIGN, skill, "aborted", now);
+      // Safe to repeat. A call killed before it closed its run left it open, unchecked, goal "no plan": the retry
+      // ends that run (its reflection keyed by its id) instead of opening a second one. While the last run is such
+      // a run, closed, for the same reason (its reflection says so), the answer is that run again with the report
+      // rewritten: a call killed before its report, or before it answered, adds no second aborted run.
+      const left = open && prior.goal === "no plan" && prior.completed.length === 0 ? prior : null;
+      const earlier = !open && prior !== null && prior.goal === "no plan" && prior.outcome === "aborted" ? recordedReflection(cwd, skill, prior.runId) : null;
+      const ended = earlier && isObject(earlier.evaluation) && earlier.evaluation.summary === evaluation.summary ? earlier : null;
+      const opened = ended || left ? (prior as RunState) : await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
+      crashPoint("run-begin:opened");
+      const reflection = ended ?? (await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation, runId: opened.runId }, now));
+      crashPoint("run-begin:reflected");
+      if (!ended) await completeRun(cwd, DESIGN, skill, "aborted", now);
+      crashPoint("run-begin:closed");
       // Every run ends with its report (issue 19), this one too: the aborted run, why, and the history.
       const { writeReport } = await import("../plan/report.js");
       const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
@@ -203,6 +215,7 @@ export default defineCommand({
       opened = await openRun(cwd, { skill, phases, goal, inputs, fresh: true, designDir: DESIGN, now, archiveBroken: true, keep: plan ? neededReports(plan) : new Set() });
       runId = opened.runId;
       runPhases = phases;
+      crashPoint("run-begin:opened");
     }
 
     const out: Record<string, unknown> = { action };
@@ -235,6 +248,7 @@ export default defineCommand({
       });
     }
 
+    crashPoint("run-begin:plan-reset");
     // The pre-flight checkpoint (execute), and the phases a run without work skips.
     let skippedPhases: string[] = [];
     let checkpointed: string[] = [];
