@@ -19,6 +19,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, join, posix, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileBytes, strictlyInside, type RoleCommand } from "./evidence.js";
 import { fileIdentity, grantCachePath, readGrantCache, type GrantCacheUse } from "./grant-cache.js";
+import { prefixCovers } from "./role-runs.js";
 import { readRegular, readRegularWithStat } from "./safe-read.js";
 import type { RunState } from "./run-state.js";
 export type { GrantCacheUse } from "./grant-cache.js";
@@ -27,6 +28,11 @@ export const GRANT_FILE = "grant.json";
 export const GRANT_VERSION = 2;
 /** The role name of the plan-wide items (the build and test commands), which every worker may run. */
 export const PLAN_ITEM = "(plan)";
+/**
+ * The role name of the auxiliaries' runs (`auxiliaryRoles[].runs`: the integration verifier's end-to-end run): no
+ * worker holds it (finalize refuses a role named in parentheses), the lead and the auxiliaries hold every item.
+ */
+export const AUXILIARY_ITEM = "(auxiliaries)";
 /** How long an approved grant holds at most (the run ends it earlier). */
 export const GRANT_TTL_MS = 12 * 60 * 60 * 1000;
 
@@ -51,9 +57,13 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 export interface GrantItem {
   /** A scope directory or pattern (edits), or a command line exactly as the plan spells it. */
   value: string;
-  /** Role names that need it ("(plan)" for the plan's build and test commands). */
+  /** Role names that need it ("(plan)" for the plan's build and test commands, "(auxiliaries)" for theirs). */
   roles: string[];
-  kind: "directory" | "pattern" | "check" | "spec" | "build" | "test";
+  /**
+   * run: a command of a role's `runs`, exactly as written; run-prefix: a `runs` entry with `args: "plain"`, which
+   * covers the prefix followed by plain words (src/lib/role-runs.ts, `prefixCovers`).
+   */
+  kind: "directory" | "pattern" | "check" | "spec" | "build" | "test" | "run" | "run-prefix";
 }
 
 /** What `grant --approve` signs. */
@@ -199,13 +209,21 @@ export function editCovers(item: GrantItem, rel: string): boolean {
   return rel === dir || rel.startsWith(`${dir}/`);
 }
 
-/** Whether one tool call falls inside the grant. Commands must match exactly (outer whitespace aside). */
+/** Whether a granted command item covers a command line: exactly (outer whitespace aside), or as a prefix of plain words. */
+export function commandCovers(item: GrantItem, cmd: string): boolean {
+  return item.kind === "run-prefix" ? prefixCovers(item.value, cmd) : item.value.trim() === cmd;
+}
+
+/**
+ * Whether one tool call falls inside the grant. Commands must match exactly (outer whitespace aside), or lie within
+ * a run-prefix item: its words, then plain words only.
+ */
 export function grantAllows(grant: Grant, request: GrantRequest, projectDir: string): boolean {
   const role = request.role;
   const mine = (item: GrantItem) => role === undefined || (role !== null && item.roles.includes(role)) || item.roles.includes(PLAN_ITEM);
   if (request.tool === "Bash") {
     const cmd = (request.command ?? "").trim();
-    return cmd !== "" && grant.commands.some((c) => c.value.trim() === cmd && mine(c));
+    return cmd !== "" && grant.commands.some((c) => commandCovers(c, cmd) && mine(c));
   }
   if (request.tool === "Write" || request.tool === "Edit" || request.tool === "MultiEdit" || request.tool === "NotebookEdit") {
     if (!request.filePath) return false;

@@ -26,12 +26,24 @@ export function newestFirst(entries: readonly Record<string, unknown>[]): Record
 
 const orUnknown = (e: Record<string, unknown>, key: string) => (key in e ? pyStr(e[key]) : "unknown");
 
-/** "<skill>: <outcome> (<succeeded|failed>)" for the two newest reflections; [] when missing or unreadable. */
+/**
+ * Whether a run reached its goal, in a word, or "" for an aborted run: it stopped on purpose (too few runs, a plan
+ * kept, no plan), which is no failure (issue 31: the digest called such a run "failed").
+ */
+export function goalWord(e: Record<string, unknown>): string {
+  if (e.outcome === "aborted") return "";
+  return isEmpty(e.goalAchieved) ? "failed" : "succeeded";
+}
+
+/** "<skill>: <outcome> (<succeeded|failed>)" for the two newest reflections ("<skill>: aborted" for an aborted one). */
 export function recentReflections(read: JsonlFile): string[] {
   if (read.kind !== "ok") return [];
   return newestFirst(read.entries.map((e) => e.value))
     .slice(0, 2)
-    .map((e) => `${orUnknown(e, "skill")}: ${orUnknown(e, "outcome")} (${isEmpty(e.goalAchieved) ? "failed" : "succeeded"})`);
+    .map((e) => {
+      const word = goalWord(e);
+      return `${orUnknown(e, "skill")}: ${orUnknown(e, "outcome")}${word ? ` (${word})` : ""}`;
+    });
 }
 
 /** The plan line: "" without plan.json, progress when readable, else "Plan file exists but cannot be read". */

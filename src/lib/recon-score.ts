@@ -118,9 +118,13 @@ export function validateRecon(doc: unknown, limit: number = MAX_INTERVENTIONS): 
     const score = checkIntervention(item, i, warnings);
     return { ...(item as Json), compositeScore: score, score };
   });
+  // Ties are broken by what the interventions say, never by the order the lead wrote them in (the lead does not
+  // rank): the deeper leverage (lower level) first, then the title, then (identical in both) the draft order.
+  const level = (iv: Json) => (typeof iv.leverageLevel === "number" ? iv.leverageLevel : 99);
+  const name = (iv: Json) => String("title" in iv ? iv.title : (iv.name ?? ""));
   const ranking = scored
-    .map((iv, i) => ({ i, s: iv.compositeScore }))
-    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((iv, i) => ({ i, s: iv.compositeScore, l: level(iv), t: name(iv) }))
+    .sort((a, b) => b.s - a.s || a.l - b.l || (a.t < b.t ? -1 : a.t > b.t ? 1 : 0) || a.i - b.i)
     .map((x) => x.i);
   return { interventions: scored, ranking, warnings };
 }
@@ -219,6 +223,8 @@ export function summarizeIntervention(item: Json): Json {
     rank: "rank" in item ? item.rank : 0,
     title: "title" in item ? item.title : "name" in item ? item.name : "",
     designGoal: "designGoal" in item ? item.designGoal : "",
+    // What design puts into every brief (skills/design, pre-flight step 5): the hard rules the research established.
+    constraints: Array.isArray(item.constraints) ? item.constraints.filter((c) => typeof c === "string") : [],
     leverageGroup: "leverageGroup" in item ? item.leverageGroup : "",
     compositeScore: score,
     score,
@@ -267,7 +273,7 @@ function citedIds(interventions: readonly Json[]): Set<string> {
 
 /**
  * recon-rank on a parsed draft: validate every intervention (recon-validate's rules, any number of them), score,
- * order by compositeScore (ties: draft order), keep the best MAX_INTERVENTIONS with `rank` 1..n, `compositeScore`
+ * order by compositeScore (ties: the lower leverage level, then the title, then draft order), keep the best MAX_INTERVENTIONS with `rank` 1..n, `compositeScore`
  * and its alias `score`, and count what was left out:
  * - `additionalFindings`: with a `researchFindings` list, the findings no kept intervention cites (in
  *   `supportingFindings` or `evidence`; a finding without an id is never cited); without one, the number of

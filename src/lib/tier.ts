@@ -11,7 +11,7 @@ const HIGH_STAKES =
   /\b(?:migrat\w*|secur\w*|auth|authn|authz|authenticat\w*|authori[sz]\w*|permissions?|encrypt\w*|decrypt\w*|passwords?|secrets?|credentials?|tokens? (?:storage|handling)|payments?|billing|privacy|gdpr|pii|breaking|backward[- ]compat\w*|public (?:api|interface)|(?:database|db) schema|schema change)\b/i;
 /** Words that make a goal cross-cutting or large: it reaches past one area, or changes a structure. */
 const BROAD =
-  /\b(?:all|every|everywhere|across|throughout|whole|entire|refactor\w*|rewrit\w*|redesign\w*|re-?architect\w*|architecture|framework|integrat\w*|upgrade\w*|overhaul\w*|monorepo|new skill|plugin system|cross-cutting)\b/i;
+  /\b(?:all|every|everywhere|across|throughout|(?:whole|entire) (?:codebase|code base|project|repo|repository|app|application|system|monorepo|stack)|refactor\w*|rewrit\w*|redesign\w*|re-?architect\w*|architecture|framework|integrat\w*|upgrade\w*|overhaul\w*|monorepo|new skill|plugin system|cross-cutting)\b/i;
 /** A goal this long is rarely one small change. */
 const LONG_GOAL_WORDS = 40;
 
@@ -19,6 +19,8 @@ const LONG_GOAL_WORDS = 40;
 const CONTAINERS = new Set(["src", "lib", "app", "apps", "packages", "pkg", "internal", "cmd", "services", "modules", "components", "crates"]);
 /** Folders of tests: a role may touch them beside its area without making the plan span two areas. */
 const TEST_DIRS = new Set(["test", "tests", "spec", "specs", "__tests__", "e2e", "testdata", "fixtures"]);
+/** Files without an extension that sit at a project's root (judged as README.md is). */
+const ROOT_FILES = new Set(["makefile", "gnumakefile", "dockerfile", "license", "licence", "copying", "gemfile", "rakefile", "procfile", "justfile", "vagrantfile", "brewfile", "pipfile"]);
 /** Folders that are never an area of the project's own source. */
 export const NOT_AREAS = new Set(["node_modules", "dist", "build", "out", "coverage", "vendor", "target", "venv", "env", "__pycache__", "history", "tmp"]);
 
@@ -49,7 +51,11 @@ export function overlap(a: string, b: string): number {
   return shared / Math.min(x.size, y.size);
 }
 
-/** The area a project path belongs to: `src/api/x.ts` → `src/api`, `docs/a.md` → `docs`; null for a test folder. */
+/**
+ * The area a project path belongs to: `src/api/x.ts` → `src/api`, `docs/a.md` → `docs`; null for a test folder, and
+ * for a file at the project's root (README.md, pyproject.toml, package.json: every role may touch them beside its
+ * area; issue 31: counted as an area of their own, they sent a two-role quick draft down the full path).
+ */
 export function areaOf(path: string): string | null {
   const parts = path.replace(/\\/g, "/").replace(/^\.\//, "").split("/").filter((p) => p && p !== ".");
   const head = parts.findIndex((p) => /[*?[{]/.test(p));
@@ -57,14 +63,15 @@ export function areaOf(path: string): string | null {
   if (clean.length === 0) return null;
   if (clean.some((p) => TEST_DIRS.has(p.toLowerCase()))) return null;
   if (CONTAINERS.has(clean[0].toLowerCase()) && clean.length >= 2 && !/\.[a-z0-9]+$/i.test(clean[1])) return `${clean[0]}/${clean[1]}`;
-  return /\.[a-z0-9]+$/i.test(clean[0]) && clean.length === 1 ? "." : clean[0];
+  if (clean.length === 1 && (/\.[a-z0-9]+$/i.test(clean[0]) || ROOT_FILES.has(clean[0].toLowerCase()))) return null;
+  return clean[0];
 }
 
 /** The project's areas that a goal names: the last part of the area's path, or its singular, is a word of the goal. */
 export function namedAreas(goal: string, areas: readonly string[]): string[] {
   const w = words(goal);
   return areas.filter((a) => {
-    if (a === "." || areaOf(a) === null) return false;
+    if (areaOf(a) === null) return false;
     const last = a.split("/").pop()!.toLowerCase();
     return w.has(last) || (last.length > 3 && last.endsWith("s") && w.has(last.slice(0, -1)));
   });

@@ -41,6 +41,8 @@ const attemptEntry = (v: unknown) =>
   isObj(v) && opt(v, "attempt", positive) && opt(v, "model", nonEmpty) && opt(v, "agent", nonEmpty) && opt(v, "outcome", (o) => OUTCOMES.includes(o)) &&
   opt(v, "reflexion", reflexion);
 
+const run = (v: unknown) => isObj(v) && nonEmpty(v.command) && opt(v, "args", (a) => a === "none" || a === "plain") && opt(v, "why", str);
+
 const assumption = (v: unknown) =>
   isObj(v) && nonEmpty(v.text) && opt(v, "severity", (s) => s === "blocking" || s === "non-blocking");
 
@@ -53,6 +55,7 @@ function role(v: unknown): boolean {
     scope(v.scope) &&
     opt(v, "expertContext", arrayOf(expertContext)) &&
     opt(v, "constraints", strArray) &&
+    opt(v, "runs", arrayOf(run)) &&
     Array.isArray(v.acceptanceCriteria) && v.acceptanceCriteria.length >= 1 && v.acceptanceCriteria.every(criterion) &&
     opt(v, "assumptions", arrayOf(assumption)) &&
     opt(v, "rollbackTriggers", strArray) &&
@@ -65,7 +68,8 @@ function role(v: unknown): boolean {
 }
 
 const auxiliary = (v: unknown) =>
-  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", model);
+  isObj(v) && nonEmpty(v.name) && AUX_TYPES.includes(v.type) && nonEmpty(v.goal) && AUX_TRIGGERS.includes(v.trigger) && opt(v, "model", model) &&
+  opt(v, "runs", arrayOf(run));
 
 const spec = (v: unknown) =>
   isObj(v) && nonEmpty(v.role) && nonEmpty(v.path) && nonEmpty(v.runCommand) && nullOpt(v, "properties", strArray) && opt(v, "sha256", str);

@@ -55,6 +55,23 @@ export const AssumptionSchema = z
   })
   .describe("An assumption the role's brief relies on.");
 
+export const RunSchema = z
+  .looseObject({
+    command: nonEmpty(
+      "A command the work needs besides its checks (running the program it builds, its examples, an end-to-end run), one line.",
+    ),
+    args: z
+      .enum(["none", "plain"])
+      .optional()
+      .describe(
+        "none (the default): granted exactly as written; plain: granted as a prefix followed by plain words (letters, digits, " +
+          "_ . / : @ % + , = -; no quotes, $, ;, &, |, redirection or globs). A prefix names the project's program " +
+          "(`python3 -m textkit`, `node src/cli.js`), never a shell, a wrapper or an interpreter by itself.",
+      ),
+    why: z.string().optional().describe("What the run is for, shown with the grant question."),
+  })
+  .describe("A command the grant lets this role's worker run (and the lead and auxiliaries).");
+
 export const RoleSchema = z
   .looseObject({
     name: nonEmpty("Unique role name; the worker's identity."),
@@ -63,6 +80,10 @@ export const RoleSchema = z
     scope: ScopeSchema,
     expertContext: z.array(ExpertContextSchema).optional().describe("Expert artifacts relevant to the role."),
     constraints: z.array(z.string()).optional().describe("Hard rules the worker must follow."),
+    runs: z
+      .array(RunSchema)
+      .optional()
+      .describe("Commands the role's work needs besides its checks: each one a goal or constraint asks the worker to run."),
     acceptanceCriteria: z
       .array(AcceptanceCriterionSchema)
       .min(1)
@@ -145,6 +166,10 @@ export const AuxiliaryRoleSchema = z
       .enum(["after-design", "before-execution", "after-role-complete", "after-all-roles-complete"])
       .describe("The event that starts it."),
     model: z.enum(MODEL_TIERS).optional().describe("Model for the auxiliary agent: haiku, sonnet, opus or fable."),
+    runs: z
+      .array(RunSchema)
+      .optional()
+      .describe("Commands its check needs besides the roles' (the integration verifier's end-to-end run of the goal)."),
   })
   .describe("An agent that checks the plan or the work without owning a territory.");
 export type AuxiliaryRole = z.infer<typeof AuxiliaryRoleSchema>;

@@ -211,6 +211,22 @@ describe("archive", () => {
     assert.deepEqual((await done.run("archive", [".design", "--only", "experts"], run) as any).archived, ["expert-architect.json"]);
   });
 
+  it("keeps the researcher artifacts recon.json names as its sources, in every mode but recon's own --include-recon (issue 31)", async (t) => {
+    const recon = JSON.stringify({ schemaVersion: 1, goal: "g", sources: [{ name: "codebase-analyst", artifact: ".design/expert-codebase-analyst.json" }, { name: "x", artifact: "../elsewhere/expert-x.json" }], interventions: [], contradictions: [] });
+    const files = () => ({ ".design/plan.json": planIn("done"), ".design/recon.json": recon, ".design/expert-codebase-analyst.json": "{}", ".design/expert-analyst.json": "{}", ".design/expert-x.json": "{}" });
+    const p = project(t, files());
+    const improve: any = await p.run("archive", [".design", "--only", "experts"], run);
+    assert.deepEqual([improve.archived, improve.kept], [["expert-analyst.json", "expert-x.json"], ["expert-codebase-analyst.json"]]);
+    assert.ok(p.exists(".design/expert-codebase-analyst.json"), "recon.json's source stays where it points");
+    const q = project(t, files());
+    const whole: any = await q.run("archive", [".design"], run);
+    assert.ok(!whole.archived.includes("expert-codebase-analyst.json") && whole.kept.includes("expert-codebase-analyst.json"), JSON.stringify(whole));
+    const r = project(t, files());
+    const reconOwn: any = await r.run("archive", [".design", "--only", "experts", "--include-recon"], run);
+    assert.deepEqual(reconOwn.archived, ["expert-analyst.json", "expert-codebase-analyst.json", "expert-x.json"]);
+    assert.equal(reconOwn.kept, undefined);
+  });
+
   it("refuses contradictory or unknown flag values with E_USAGE, moving nothing", async (t) => {
     const p = project(t, { ".design/plan.json": planIn("done"), ".design/expert-a.json": "{}" });
     for (const args of [

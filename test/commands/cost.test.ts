@@ -43,7 +43,7 @@ describe("cost per role, tier and run [feature:execute/cost-recorded]", () => {
     const out: any = await p.run("report");
     assert.equal(out.ok, true);
     assert.match(out.summary, /✔ api\s+sonnet\s+2 attempts\s+4,000 tok/);
-    assert.match(out.summary, /\nCost: 6,500 tokens \(haiku 1,000, sonnet 5,000, auxiliaries 500\) over 2 runs\n/);
+    assert.match(out.summary, /\nCost: 6,500 tokens \(haiku 1,000, sonnet 5,000, auxiliaries 500\) over 2 runs; 1 attempt without a usage record, not in this sum\n/);
     const html = p.read(".design/report.html");
     assert.match(html, /<h2 id="cost-h">Cost<\/h2>/);
     assert.match(html, /<tr><td>haiku<\/td><td>1,000<\/td><\/tr>/);

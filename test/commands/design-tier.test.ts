@@ -179,7 +179,10 @@ describe("tier rules", () => {
     assert.equal(areaOf("docs/guide/a.md"), "docs");
     assert.equal(areaOf("test/api.test.js"), null);
     assert.equal(areaOf("src/api/__tests__/a.ts"), null);
-    assert.equal(areaOf("README.md"), ".");
+    assert.equal(areaOf("README.md"), null, "a root file is no area of its own (issue 31)");
+    assert.equal(areaOf("pyproject.toml"), null);
+    assert.equal(areaOf("Makefile"), null);
+    assert.equal(areaOf("docs"), "docs");
     assert.equal(areaOf("**/*.ts"), null);
   });
 
@@ -188,6 +191,28 @@ describe("tier rules", () => {
     assert.deepEqual(namedAreas("add a model for tags", areas), ["src/models"]);
     assert.deepEqual(namedAreas("document the API in docs", areas), ["src/api", "docs"]);
     assert.deepEqual(namedAreas("add a test", areas), [], "a test folder is no area");
+  });
+
+  it("goal and draft agree (issue 31): root files are no area, \"whole\" alone is not cross-cutting, a CLI with README docs stays quick", () => {
+    const areas = ["src/textkit", "tests"];
+    for (const goal of [
+      "Add a word-count command to textkit, documented in the README",
+      "Add a command-line interface with subcommands to textkit, plus README docs",
+      "Make the whole test suite pass on textkit's count command",
+    ]) {
+      const t = goalTier({ goal, areas, failedRuns: [], mistakes: [] });
+      assert.equal(t.path, "quick", `${goal}: ${t.signals}`);
+      // The obvious two-role draft: the code, and the docs and packaging at the root.
+      const shape = draftShape({
+        complexity: t.complexity,
+        roles: [
+          { name: "cli", scope: { directories: ["src/textkit", "tests"], dependencies: [] } },
+          { name: "docs", scope: { patterns: ["README.md", "pyproject.toml"], dependencies: ["cli"] } },
+        ],
+      });
+      assert.deepEqual([shape.fits, shape.areas, shape.reasons], [true, ["src/textkit"], []], goal);
+    }
+    assert.equal(goalTier({ goal: "rename the logger across the whole codebase", areas, failedRuns: [], mistakes: [] }).path, "full", "the whole codebase is cross-cutting");
   });
 
   it("goalTier and draftShape agree on a quick goal's plan", () => {

@@ -162,10 +162,10 @@ describe("memory-add: quality gates", () => {
     assert.deepEqual([out.gate, out.duplicateOf, out.similarity], ["duplicate", "short", 1]);
   });
 
-  it("accepts the same text in another category", async (t) => {
+  it("refuses the same text in another category: it is the same learning (issue 31)", async (t) => {
     const p = project(t, { [MEM]: [{ id: "m", category: "pattern", content: "alpha bravo charlie" }] });
     const out = await p.run("memory-add", ["--category", "mistake", "--keywords", "alpha", "--content", "alpha bravo charlie"]);
-    assert.equal(out.ok, true);
+    assert.deepEqual([out.ok, out.gate, out.duplicateOf], [false, "duplicate", "m"]);
   });
 
   it("names the most similar entry when several are near-duplicates", async (t) => {

@@ -109,6 +109,13 @@ describe("preflight", () => {
     assert.equal(((await p.run("preflight", ["design"])).reflections as any).lastForSkill, "completed succeeded 2026-01-05T00:00:00Z");
   });
 
+  it("never calls an aborted run failed: it stopped on purpose (issue 31)", async (t) => {
+    const p = project(t, { ".design/reflection.jsonl": [refl("execute", "2026-01-04T00:00:00Z", false, "failed"), refl("execute", "2026-01-05T00:00:00Z", false, "aborted")] });
+    const out: any = await p.run("preflight", ["execute"]);
+    assert.equal(out.reflections.lastForSkill, "aborted 2026-01-05T00:00:00Z");
+    assert.deepEqual(out.lifecycle.reflections, ["execute: aborted", "execute: failed (failed)"]);
+  });
+
   it("turns a missing or unknown skill into a problem, not an error", async (t) => {
     const p = project(t, { ".design/plan.json": planWith(["a"]) });
     const missing = await p.run("preflight");
@@ -158,6 +165,9 @@ describe("preflight", () => {
     });
     const out = await p.run("preflight", ["reflect"]);
     assert.equal((out.reflections as any).count, 4);
+    // Per skill too (issue 31): reflect compares the skill it analyses with its minimum before it archives anything.
+    assert.deepEqual((out.reflections as any).evidenceBySkill, { design: 1, reflect: 1 });
+    assert.equal("evidenceBySkill" in ((await p.run("preflight", ["design"])).reflections as any), false, "only reflect's digest carries it");
     assert.equal((out.reflections as any).evidence, 2, "a completed reflect run is evidence about reflect; an aborted one is not");
     assert.equal(out.nextStep, "2 reflection(s) to analyse");
     const only = project(t, { ".design/reflection.jsonl": [refl("reflect", "2026-01-02T00:00:00Z", false, "aborted")] });

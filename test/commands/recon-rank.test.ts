@@ -61,7 +61,16 @@ describe("recon-rank", () => {
     assert.equal(s.additionalFindings, 2, "without researchFindings the cut interventions are counted");
   });
 
-  it("overrides ranks and scores the lead wrote, keeps draft order on ties, and takes a short draft whole [feature:recon/helper-ranks-and-cuts]", async (t) => {
+  it("breaks ties by the interventions, not the lead's draft order: the deeper level, then the title (issue 31)", async (t) => {
+    // Equal scores: a level-5 "z" written first, a level-3 "y", and two level-3 in reverse title order.
+    const p = project(t, { ".design/tmp/d.json": draft([iv("z", 5, "high", "small"), iv("y", 3, "high", "small"), iv("b", 3, "high", "small")]) });
+    const out = await p.run("recon-rank", [".design/tmp/d.json"]);
+    assert.deepEqual((out.interventions as any[]).map((i) => [i.rank, i.title, i.compositeScore]), [[1, "b", 6], [2, "y", 6], [3, "z", 6]]);
+    const q = project(t, { ".design/tmp/d.json": draft([iv("b", 3, "high", "small"), iv("z", 5, "high", "small"), iv("y", 3, "high", "small")]) });
+    assert.deepEqual(((await q.run("recon-rank", [".design/tmp/d.json"])).interventions as any[]).map((i) => i.title), ["b", "y", "z"], "the same ranking whatever the draft order");
+  });
+
+  it("overrides ranks and scores the lead wrote, and takes a short draft whole [feature:recon/helper-ranks-and-cuts]", async (t) => {
     const p = project(t, {
       ".design/tmp/d.json": draft([
         { ...iv("a", 3, "high", "small"), rank: 1, compositeScore: 99 },

@@ -15,6 +15,12 @@ const iv = (over: Record<string, unknown> = {}) => ({
 });
 
 describe("recon-summary", () => {
+  it("returns each intervention's constraints, which design puts into every brief (issue 31)", async (t) => {
+    const p = project(t, { ".design/recon.json": { schemaVersion: 1, goal: "g", scope: "s", contradictions: [], interventions: [iv({ constraints: ["No new dependency"] })] } });
+    const out: any = await p.run("recon-summary");
+    assert.deepEqual(out.topInterventions[0].constraints, ["No new dependency"]);
+  });
+
   it("summarises interventions in file order with a computed score when none is stored [Fix D21]", async (t) => {
     const p = project(t, {
       ".design/recon.json": {
@@ -23,7 +29,7 @@ describe("recon-summary", () => {
         scope: "s",
         contradictions: [],
         additionalFindings: 4,
-        interventions: [iv({ rank: 2, confidence: "medium" }), iv({ rank: 1, title: "Stored", compositeScore: 4.25 })],
+        interventions: [iv({ rank: 2, confidence: "medium" }), iv({ rank: 1, title: "Stored", compositeScore: 4.25, constraints: ["Keep the suite green", 7] })],
       },
     });
     const out = await p.run("recon-summary");
@@ -31,8 +37,8 @@ describe("recon-summary", () => {
       ok: true,
       interventionCount: 2,
       topInterventions: [
-        { rank: 2, title: "Add CI gate", designGoal: "Add a type-check gate to CI", leverageGroup: "Design", compositeScore: 4.2, score: 4.2 },
-        { rank: 1, title: "Stored", designGoal: "Add a type-check gate to CI", leverageGroup: "Design", compositeScore: 4.25, score: 4.25 },
+        { rank: 2, title: "Add CI gate", designGoal: "Add a type-check gate to CI", constraints: [], leverageGroup: "Design", compositeScore: 4.2, score: 4.2 },
+        { rank: 1, title: "Stored", designGoal: "Add a type-check gate to CI", constraints: ["Keep the suite green"], leverageGroup: "Design", compositeScore: 4.25, score: 4.25 },
       ],
       additionalFindings: 4,
       confidenceOverall: "high",
@@ -54,7 +60,7 @@ describe("recon-summary", () => {
     const out = await project(t, { ".design/recon.json": { schemaVersion: 7, interventions: [{ name: "Seed name", leverageLevel: true }] } }).run(
       "recon-summary",
     );
-    assert.deepEqual(out.topInterventions, [{ rank: 0, title: "Seed name", designGoal: "", leverageGroup: "", compositeScore: 0, score: 0 }]);
+    assert.deepEqual(out.topInterventions, [{ rank: 0, title: "Seed name", designGoal: "", constraints: [], leverageGroup: "", compositeScore: 0, score: 0 }]);
     assert.equal(out.additionalFindings, 0);
     assert.equal(out.confidenceOverall, "low");
   });

@@ -135,3 +135,22 @@ describe("record-usage", () => {
     assert.equal(p.read(P), before);
   });
 });
+
+describe("a stopped attempt's cost (issue 31)", () => {
+  it("update-status recording a stall takes the stopped agent's cost from its transcript; the report counts it", async (t) => {
+    const config = claudeSession(t);
+    const p = started(t);
+    plant(config, p, "2.1.332", "a1", { agentType: "general-purpose", name: "api" });
+    const out: any = await p.run("update-status", [], { stdin: '[{"roleIndex": 0, "status": "failed", "stalled": true, "result": "stalled"}]' });
+    assert.equal(out.ok, true, JSON.stringify(out));
+    const entry = p.json(P).roles[0].attemptLog[0];
+    assert.deepEqual([entry.outcome, entry.usage?.tokens, entry.usage?.source], ["stalled", 12968, "transcript"]);
+    const report: any = await p.run("report");
+    assert.match(report.summary, /^Cost: 12,968 tokens/m, report.summary);
+    // Without a transcript (another session), nothing is made up: the attempt stays unmeasured.
+    claudeSession(t, "0a0a0a0a-0000-4000-8000-000000000000");
+    const q = started(t);
+    await q.run("update-status", [], { stdin: '[{"roleIndex": 0, "status": "failed", "stalled": true, "result": "stalled"}]' });
+    assert.equal(q.json(P).roles[0].attemptLog[0].usage, undefined);
+  });
+});

@@ -109,6 +109,20 @@ describe("reflect-metrics", () => {
     for (const h of d.hypothesize) assert.equal(d[h.from][h.index].text, h.text, "the index points at its entry");
   });
 
+  it("says why nothing gets a hypothesis: one run that did not fail is anecdotal, whatever --min-runs (issue 31) [feature:reflect/not-enough-runs]", async (t) => {
+    const p = project(t, { ".design/reflection.jsonl": [run(1, "design", "completed", ["the finalize step refused the draft twice over surface checks"])] });
+    const out: any = await p.run("reflect-metrics", ["--skill", "design", "--min-runs", "1"]);
+    assert.equal(out.enoughRuns, true);
+    assert.deepEqual(out.hypothesize, []);
+    assert.match(out.noHypothesisBecause, /seen in one run that neither failed nor aborted \(anecdotal\).*one such run never gives a hypothesis, whatever --min-runs says/);
+    const failed = project(t, { ".design/reflection.jsonl": [run(1, "design", "failed", ["the finalize step refused the draft twice over surface checks"])] });
+    const f: any = await failed.run("reflect-metrics", ["--skill", "design", "--min-runs", "1"]);
+    assert.equal(f.hypothesize.length, 1, "one failed run is a strong signal");
+    assert.equal("noHypothesisBecause" in f, false);
+    const clean: any = await project(t, { ".design/reflection.jsonl": [run(1, "design", "completed", [])] }).run("reflect-metrics", ["--skill", "design", "--min-runs", "1"]);
+    assert.match(clean.noHypothesisBecause, /none of the 1 run recorded a failure/);
+  });
+
   it("computes the trend from the older and newer halves [feature:reflect/trend]", async (t) => {
     const out = await seeded(t).run("reflect-metrics", ["--skill", "execute"]);
     assert.deepEqual(out.trend, {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planWith, project } from "../helpers/design-dir.ts";
@@ -42,7 +42,7 @@ describe("report", () => {
       "Run: run-1 partial (ended 2026-11-26T07:10:00Z); verifier FAIL; goal not met",
       "Cost: 4,600 tokens (haiku 1,200, sonnet 3,400) over 1 run",
       "Next: start docs, ui",
-      "Memories: 2 stored",
+      "Memories: 1 stored by this run; 2 in the project",
       `Report: ${out.url}`,
     ]);
     const html = p.read(".design/report.html");
@@ -116,7 +116,7 @@ describe("report", () => {
     const out: any = await p.run("report");
     const lines = out.summary.split("\n");
     assert.ok(lines.includes("Next: running a; b waits for a (dependency); c waits for a (overlap)"), out.summary);
-    assert.ok(lines.includes("Memories: 3 stored"));
+    assert.ok(lines.includes("Memories: 0 stored by this run; 3 in the project"));
     assert.ok(lines.includes("Interrupted: /do:design stopped after pre-flight; it resumes at experts"));
   });
 
@@ -186,6 +186,45 @@ describe("report", () => {
     assert.ok(!html.includes("<li>old</li>"), "an earlier run's evaluation is not this run's goal review");
     has("<strong>mistake</strong>: Time-box api checks");
     has("Earlier goal");
+  });
+
+  it("agrees with itself (issue 31): one tier per role, this run's memories apart from the file's, the unmeasured attempts named, a dependent waiting on a retry not skipped", async (t) => {
+    const plan: any = planWith([{ name: "store", dirs: ["src/db/"] }, { name: "api", dirs: ["src/api/"], deps: ["store"] }, { name: "ui", dirs: ["src/ui/"], deps: ["api"] }]);
+    plan.roles[0].model = "haiku";
+    plan.roles[0].status = "failed";
+    plan.roles[0].attempts = 1;
+    plan.roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "store", outcome: "failed", usage: { tokens: 900 } }, { attempt: 2, model: "sonnet", agent: "store--2", outcome: "interrupted" }];
+    plan.roles[1].status = "skipped";
+    plan.roles[2].status = "skipped";
+    const p = project(t, {
+      [P]: plan,
+      ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", goal: "g", startedAt: "2026-11-26T08:00:00Z", updatedAt: "2026-11-26T08:00:00Z", completedAt: null, outcome: null, phases: ["pre-flight", "workers"], completed: [] },
+      ".design/memory.jsonl": [
+        { id: "old", timestamp: "2026-11-01T00:00:00Z", category: "pattern", keywords: ["k"], content: "Older learning" },
+        { id: "new", timestamp: "2026-11-26T08:30:00Z", category: "pattern", keywords: ["k"], content: "This run's learning" },
+      ],
+    });
+    const out: any = await p.run("report");
+    const lines: string[] = out.summary.split("\n");
+    // The summary, the graph and the section all say sonnet (the last attempt's tier), the section naming the plan's.
+    assert.ok(lines.some((l) => /✖ store +sonnet/.test(l)), out.summary);
+    const html = p.read(".design/report.html");
+    assert.ok(html.includes("<dt>Tier</dt><dd>sonnet (its last attempt; the plan names haiku)</dd>"), "the section");
+    assert.ok(html.includes("failed · sonnet"), "the graph");
+    assert.ok(!/failed · haiku|<dd>haiku<\/dd>/.test(html));
+    // Memories: the run's own, then the file's.
+    assert.ok(lines.includes("Memories: 1 stored by this run; 2 in the project"), out.summary);
+    // store has a retry left: api and ui are shown waiting for it, not skipped.
+    assert.ok(lines.some((l) => /^Cost: 900 tokens .*; 1 attempt without a usage record, not in this sum$/.test(l)), out.summary);
+    assert.ok(lines.some((l) => /○ api .*\(waits for store's retry\)/.test(l)), out.summary);
+    assert.ok(lines.some((l) => /○ ui .*\(waits for store's retry\)/.test(l)), out.summary);
+    assert.ok(lines.includes("Roles: ✖ 1 failed  ○ 2 pending"), out.summary);
+    assert.ok(html.includes("<dt>Waits for</dt><dd>the retry of store (skipped until then)</dd>"));
+    // With no retry left, skipped is skipped.
+    plan.roles[0].attempts = 3;
+    writeFileSync(join(p.dir, ".design/plan.json"), JSON.stringify(plan));
+    const after: any = await p.run("report");
+    assert.ok(after.summary.split("\n").includes("Roles: ✖ 1 failed  ⊘ 2 skipped"), after.summary);
   });
 
   it("writes a report for an execute run that had no plan (aborted), and none for a project that never ran one", async (t) => {

@@ -14,6 +14,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { permits, SKILL_COMMANDS, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { SPECS } from "../../src/hooks/specs.ts";
 import { editCovers, readGrant } from "../../src/lib/grant.ts";
+import { prefixCovers } from "../../src/lib/role-runs.ts";
 import { readGrantCache } from "../../src/lib/grant-cache.ts";
 import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 import { soak } from "../helpers/soak.ts";
@@ -197,6 +198,12 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
   const SPEC = "#!/bin/sh\necho spec-ok\n";
   const ROLE_CHECKS = ["sh .design/specs/spec-api-dev.sh", "node --version"];
   const PLAN_COMMANDS = ["true", "echo build"];
+  // Issue 31: the api role runs its program with plain words of its choosing, the docs role one exact line, the
+  // verifier its end-to-end run. bin/tool.js and bin/e2e.js only print their arguments (in no role's scope).
+  const RUN_PREFIX = "node bin/tool.js";
+  const RUN_EXACT = "node bin/tool.js docs";
+  const RUN_VERIFY = "node bin/e2e.js all --check";
+  const RUNS = [RUN_PREFIX, `${RUN_PREFIX} --help`, `${RUN_PREFIX} count src/api/index.ts a,b x=1`, RUN_EXACT, RUN_VERIFY];
   const APPROVE = approveCall();
 
   function sh(command: string, cwd: string) {
@@ -224,12 +231,15 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       expertArtifacts: [],
       designDecisions: [],
       verificationSpecs: [{ role: "api-dev", path: ".design/specs/spec-api-dev.sh", runCommand: ROLE_CHECKS[0] }],
-      roles: [role("api-dev", ["src/api/"], [], ROLE_CHECKS[0]), role("docs-writer", ["docs/"], ["notes/*.md"], ROLE_CHECKS[1], ["api-dev"])],
+      roles: [
+        { ...role("api-dev", ["src/api/"], [], ROLE_CHECKS[0]), runs: [{ command: RUN_PREFIX, args: "plain" }] },
+        { ...role("docs-writer", ["docs/"], ["notes/*.md"], ROLE_CHECKS[1], ["api-dev"]), runs: [{ command: RUN_EXACT }] },
+      ],
       // The auxiliaries finalize requires of every plan (src/lib/plan-rules.ts).
       auxiliaryRoles: [
         { name: "challenger", type: "pre-execution", goal: "Challenge the plan", trigger: "before-execution" },
         { name: "scout", type: "pre-execution", goal: "Check the plan against the code", trigger: "before-execution" },
-        { name: "integration-verifier", type: "post-execution", goal: "Verify the roles together", trigger: "after-all-roles-complete" },
+        { name: "integration-verifier", type: "post-execution", goal: "Verify the roles together", trigger: "after-all-roles-complete", runs: [{ command: RUN_VERIFY }] },
         { name: "memory-curator", type: "post-execution", goal: "Keep what this run teaches", trigger: "after-all-roles-complete" },
       ],
     };
@@ -243,6 +253,8 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       "docs/guide.md": "# guide\n",
       "notes/a.md": "note\n",
       "lib/core.ts": "export const core = 1;\n",
+      "bin/tool.js": "console.log(process.argv.slice(2).join(' '));\n",
+      "bin/e2e.js": "console.log('e2e', process.argv.slice(2).join(' '));\n",
       Makefile: "all:\n",
       "package.json": '{"name":"p","scripts":{"test":"true"}}\n',
       ".git/hooks/pre-commit": "#!/bin/sh\n",
@@ -438,6 +450,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         const prime = pick<[Caller, Omit<Ev, "caller" | "skill" | "cwd" | "mode">]>([
           [CALLERS[0], { what: "prime", tool: "Bash", input: { command: pick([...ROLE_CHECKS, ...PLAN_COMMANDS]) } }],
           [CALLERS[1], { what: "prime", tool: "Bash", input: { command: ROLE_CHECKS[0] } }],
+          [CALLERS[1], { what: "prime", tool: "Bash", input: { command: pick(RUNS.slice(0, 3)) } }],
           [CALLERS[1], { what: "prime", tool: "Edit", input: { file_path: join(proj, "src/api/index.ts") }, content: `primed ${i}\n` }],
         ]);
         list.push({ ...prime[1], caller: prime[0], skill: undefined, cwd: proj, mode: undefined });
@@ -546,10 +559,24 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
 
   /** The Bash lines a model would type: the granted commands bare and decorated, the approval, shell writes. */
   function typed(r: () => number, pick: <T>(xs: readonly T[]) => T): string {
-    const granted = [...ROLE_CHECKS, ...PLAN_COMMANDS];
+    const granted = [...ROLE_CHECKS, ...PLAN_COMMANDS, ...RUNS];
     if (r() < 0.4) return pick(granted);
     return pick([
       ...granted,
+      // A granted prefix bent with what a plain word may not hold.
+      `${RUN_PREFIX} x; touch "$HOME/pwned"`,
+      `${RUN_PREFIX} $(touch pwned)`,
+      `${RUN_PREFIX} \`touch pwned\``,
+      `${RUN_PREFIX} > src/api/../../lib/core.ts`,
+      `${RUN_PREFIX} x >> .design/grant.json`,
+      `${RUN_PREFIX} * | sh`,
+      `${RUN_PREFIX} ~/.ssh/id_ed25519 && touch pwned`,
+      `X=1 ${RUN_PREFIX}`,
+      `${RUN_PREFIX}\ntouch pwned`,
+      `${RUN_EXACT} --extra`,
+      `${RUN_VERIFY}; touch pwned`,
+      "node -e \"require('fs').writeFileSync('lib/core.ts','x')\"",
+      "node bin/other.js",
       `${pick(granted)}; touch "$HOME/pwned"`,
       `${pick(granted)} && cp .design/tmp/evil.json .design/grant.json`,
       ` ${pick(granted)}`,
@@ -603,6 +630,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
     const planDoc = JSON.parse(readFileSync(join(proj, ".design/plan.json"), "utf8"));
     const commands = [
       ...planDoc.roles.flatMap((x: any) => x.acceptanceCriteria.map((c: any) => c.check)),
+      ...[...planDoc.roles, ...planDoc.auxiliaryRoles].flatMap((x: any) => (x.runs ?? []).map((c: any) => `${c.command} ${c.args ?? "none"}`)),
       ...planDoc.verificationSpecs.map((s: any) => s.runCommand),
       planDoc.context.testCommand,
       planDoc.context.buildCommand,
@@ -618,7 +646,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
 
   it(`no sequence of approved events forges, widens or bends a grant, or writes outside .design/ and the granted scopes (seed ${SEED}, ${SEQUENCES} sequences)`, () => {
     const r = rng(SEED + 23);
-    const stats = { events: 0, approved: 0, executed: 0, helper: 0, writes: 0, granted: 0, ended: 0, finalRuns: 0, records: 0, primes: 0, starts: { none: 0, foreign: 0, approved: 0 } as Record<string, number> };
+    const stats = { prefixRuns: 0, events: 0, approved: 0, executed: 0, helper: 0, writes: 0, granted: 0, ended: 0, finalRuns: 0, records: 0, primes: 0, starts: { none: 0, foreign: 0, approved: 0 } as Record<string, number> };
     for (let s = 0; s < SEQUENCES; s++) {
       const start = s % 2 === 0 ? "approved" : r() < 0.5 ? "foreign" : "none";
       stats.starts[start]++;
@@ -670,7 +698,19 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         if (ev.caller.who !== "lead") assert.ok(!/scripts\/plan\.js"/.test(command), `approved an agent's helper call: ${line}\n${where()}`);
         if (ev.what === "prime") stats.primes++;
         if (/scripts\/plan\.js"/.test(command)) stats.helper++;
-        else if (ev.tool === "Bash") stats.granted++;
+        else if (ev.tool === "Bash") {
+          stats.granted++;
+          // A granted line approved as itself, or the granted prefix with plain words: never with shell syntax.
+          const g = readGrant(proj, Date.now(), env());
+          const exact = (g?.commands ?? []).some((c) => c.kind !== "run-prefix" && c.value === command);
+          assert.ok(exact || (g?.commands ?? []).some((c) => c.kind === "run-prefix" && prefixCovers(c.value, command)), `approved a command no grant item covers: ${line}\n${where()}`);
+          if (!exact) assert.doesNotMatch(command, /[;&|<>$`*?[\]{}~'"\\\n]/, `approved shell syntax under a prefix: ${line}\n${where()}`);
+          if (!exact && RUNS.slice(0, 3).includes(command)) stats.prefixRuns++;
+          // Another role's run is not this worker's: the docs worker never gets the api role's prefix, no worker the
+          // verifier's run (bin/e2e.js: outside the api role's prefix).
+          if (ev.caller.who === "docs-worker") assert.ok(!RUNS.slice(0, 3).includes(command), `the api role's run approved for the docs worker: ${line}\n${where()}`);
+          if (/^(api|docs)-worker/.test(ev.caller.who)) assert.notEqual(command, RUN_VERIFY, `the verifier's run approved for a worker: ${line}\n${where()}`);
+        }
         else stats.writes++;
         const result = execute(ev);
         stats.executed++;
@@ -697,7 +737,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
       if (ended) stats.ended++;
       // Then every command of the approved grant, as the lead runs it: approved only while the grant holds, and
       // then exactly what the user saw (a bent spec file would show up in (c) as well as in (b)).
-      for (const value of start === "approved" ? [...ROLE_CHECKS, ...PLAN_COMMANDS] : []) {
+      for (const value of start === "approved" ? [...ROLE_CHECKS, ...PLAN_COMMANDS, ...RUNS] : []) {
         const input = { tool_name: "Bash", tool_input: { command: value }, cwd: proj, transcript_path: transcript } as HookInput;
         if (!permits(input, ROOT)) {
           assert.equal(approvedView(), "null", `a granted command was refused while the grant holds: ${value}\n${where()}`);
@@ -707,6 +747,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         assert.equal(approvedView(), approved, `a granted command approved while what it runs changed: ${value}\n${where()}`);
         const res = sh(value, proj);
         stats.finalRuns++;
+        if (RUNS.slice(1, 3).includes(value)) stats.prefixRuns++;
         log.push(`  APPROVED lead granted command ${value} -> exit ${res.status}`);
       }
       // (c) nothing outside .design/ and the approved grant's scopes changed.
@@ -728,6 +769,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
     assert.ok(stats.executed >= SEQUENCES, `only ${stats.executed} approved events ran: ${JSON.stringify(stats)}`);
     assert.ok(stats.helper > 0 && stats.writes > 0 && stats.granted + stats.finalRuns > 0, JSON.stringify(stats));
     assert.ok(stats.primes > 0 && stats.records > 0, JSON.stringify(stats));
+    assert.ok(stats.prefixRuns > 0, `no run under a granted prefix was approved: ${JSON.stringify(stats)}`);
     console.log(`sequences: ${SEQUENCES} (${JSON.stringify(stats.starts)}), ${stats.events} events, ${stats.approved} approved and run (${stats.helper} helper calls, ${stats.writes} writes, ${stats.granted} granted commands, ${stats.primes} of them priming calls), ${stats.ended} approved grants ended, ${stats.finalRuns} granted commands run after their sequence, ${stats.records} records checked`);
   });
 });

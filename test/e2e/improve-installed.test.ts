@@ -226,7 +226,7 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
           rolesProduced: 1,
         });
         closed = yield* helper(lead, "Recording and closing.", "run-end", ["improve"], { fill: { "skill name": "systematic-debugging" } });
-        told = `One improvement role planned for ${TARGET} (${path}). That file is outside this project: /do:execute's grant will not cover edits there, so each one asks you. Next: /do:execute`;
+        told = `One improvement role planned for ${TARGET} (${path}). That file is outside this project: /do:execute cannot carry out edits there (its grant never covers them and its background workers cannot ask); apply the plan by hand, or after adding an Edit rule.`;
         yield turn(told);
       }),
     });
@@ -234,7 +234,7 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
     assert.deepEqual(errors, [], "the scripted analyst could not write its report");
 
     // The skill's words for this case reached the lead, and it passed them on.
-    assert.match(s.received, /`inProject` false → tell\s+the user the roles edit files outside this project, which execute's grant never\s+covers: each edit there asks\./);
+    assert.match(s.received, /`inProject` false → tell\s+the user plainly that \/do:execute cannot carry out edits outside this project \(its grant never covers them\s+and its background workers cannot ask\)/);
     assert.match(s.received, /a target outside the project: leave out `--inputs`/);
     assert.equal(s.run.json.result, told);
 
@@ -248,6 +248,8 @@ describe("/do:improve of an installed plugin's skill", { concurrency: 1 }, () =>
     assert.equal(validated.valid ?? true, true, JSON.stringify(validated));
     assert.equal(project.read(".design/skill-snapshot.md"), targetText);
     assert.deepEqual(project.json(".design/plan.json").roles[0].scope.patterns, [found.skill.path]);
+    // finalize says plainly that /do:execute cannot carry out that role's edits (issue 31).
+    assert.match((finalized.scopeWarnings ?? []).join("\n"), /Role 0 \(.*\): \/do:execute cannot carry out edits of '.*SKILL\.md' \(leaves the project\)/, JSON.stringify(finalized));
 
     // No helper call asked the user, and calls after the invoking turn (expert-validate onwards) ran unasked.
     assert.ok(invokingTurnEnded);

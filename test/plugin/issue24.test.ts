@@ -117,7 +117,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
     for (const name of ["design", "recon", "improve", "reflect"]) {
       const f = skill(name);
       const boundaries = f.body.slice(f.body.indexOf("## Boundaries"), f.body.indexOf("## 1. "));
-      assert.match(boundaries, /No AskUserQuestion in this session → ask each of its questions in plain words, options listed, and end your\s+turn\./, name);
+      assert.match(boundaries, /No AskUserQuestion in this session → ask each of its questions in plain words, options listed, and end your\s+turn[.;]/, name);
     }
   });
 
@@ -138,7 +138,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
 
   it("reflect stops early on the helper's evidence count and writes the hypotheses the helper names [ac:reflect/2] [ac:reflect/3]", () => {
     const f = skill("reflect");
-    assert.match(phaseSections(f)[0].text, /The digest's `reflections\.evidence` \(runs to learn from\) below the minimum/);
+    assert.match(phaseSections(f)[0].text, /the named skill's count in the digest's `reflections\.evidenceBySkill` \(none named:\s+the largest\) below the minimum/);
     assert.doesNotMatch(f.body, /`reflections\.count`/);
     const hyp = phaseSections(f).find((p) => p.name === "hypotheses")!;
     assert.match(hyp.text, /One hypothesis per entry of reflect-metrics' `hypothesize`/);

@@ -25,6 +25,7 @@ const full = (): Json =>
         result: { any: "json" },
         directoryOverlaps: [1],
         constraints: ["use pg"],
+        runs: [{ command: "node src/cli.js", args: "plain", why: "its examples" }, { command: "node src/cli.js --help", args: "none", note: "kept" }],
         expertContext: [{ expert: "architect", artifact: ".design/expert-architect.json", relevance: "layout" }],
         assumptions: [{ text: "pg is up", severity: "blocking" }],
         rollbackTriggers: ["pg missing"],
@@ -42,7 +43,10 @@ const full = (): Json =>
       interfaceContracts: ".design/interfaces.json",
       designDecisions: [{ conflict: "c", experts: ["a", "b"], decision: "d", reasoning: "r" }],
       verificationSpecs: [{ role: "api", path: ".design/specs/a.test.ts", runCommand: "npx tsx a", properties: ["p"], sha256: "old" }],
-      auxiliaryRoles: [{ name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution", model: "opus" }],
+      auxiliaryRoles: [
+        { name: "challenger", type: "pre-execution", goal: "g", trigger: "before-execution", model: "opus" },
+        { name: "integration-verifier", type: "post-execution", goal: "g", trigger: "after-all-roles-complete", runs: [{ command: "node src/cli.js list" }] },
+      ],
       progress: { completedRoles: ["api"] },
     },
   );
@@ -50,7 +54,7 @@ const full = (): Json =>
 /** Keys the schema knows that the fixtures may lack, per kind of object (so "added with a bad value" is tried too). */
 const OPTIONAL: Record<string, string[]> = {
   plan: ["goal", "tier", "goalType", "specsWaiver", "complexity", "context", "expertArtifacts", "interfaceContracts", "designDecisions", "verificationSpecs", "auxiliaryRoles", "progress"],
-  role: ["expertContext", "constraints", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
+  role: ["expertContext", "constraints", "runs", "assumptions", "rollbackTriggers", "fallback", "status", "result", "attempts", "attemptLog", "directoryOverlaps"],
   attempt: ["attempt", "model", "agent", "outcome", "reflexion"],
   scope: ["directories", "patterns", "dependencies"],
 };
@@ -58,7 +62,7 @@ const OPTIONAL: Record<string, string[]> = {
 const VALUES: unknown[] = [
   null, "", "x", "sonnet", "fable", "gpt5", "Opus", "low", "medium", "high", "pending", "running", "interrupted", "blocking", "pre-execution", "after-design", "simple", "meta", "no-test-command",
   { reason: "no-test-command", detail: "d" }, { reason: "x", detail: "d" }, { reason: "no-test-command", detail: "" }, 0, 1, 4, -1, 1.5, 2 ** 53, 2 ** 60, true, false,
-  [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" },
+  [], [""], ["x"], [0], [1, 2], [null], [{}], {}, { x: 1 }, { criterion: "c", check: "k" }, { text: "t" }, "plain", "none", { command: "x" }, { command: "" }, { command: "x", args: "all" },
 ];
 const DELETE = Symbol("delete");
 

@@ -123,7 +123,7 @@ describe("summarizeIntervention (contract 4.26)", () => {
 
   it("uses the seed name when title is absent, and the defaults", () => {
     assert.deepEqual(summarizeIntervention({ name: "n" }), {
-      rank: 0, title: "n", designGoal: "", leverageGroup: "", compositeScore: 0, score: 0,
+      rank: 0, title: "n", designGoal: "", constraints: [], leverageGroup: "", compositeScore: 0, score: 0,
     });
   });
 });

@@ -8,8 +8,9 @@
 // list of categories). A new entry whose content only reports on one run (dates, counts and measurements of a run,
 // file lists: session-gate.ts) is refused with gate "session-specific" before anything is read; one that names
 // nothing concrete with gate "specificity", and one scored 7+ without its recorded `surprise` with gate
-// "importance" (quality-gates.ts). One that is a near-duplicate of an existing entry of the
-// same category (contentSimilarity, tokens.ts: any language) is refused with gate "duplicate", and the caller is
+// "importance" (quality-gates.ts). One that is a near-duplicate of an existing entry of any category
+// (contentSimilarity, tokens.ts: any language; a learning reworded under another category is the same learning)
+// is refused with gate "duplicate", and the caller is
 // told to boost the existing one instead. That check runs inside the lock, on the file as it is then, so two
 // concurrent adds of the same text cannot both land. Large files are checked through an index kept beside them
 // (dup-index.ts), which narrows the comparison to a few lines that are then read back and compared exactly.
@@ -26,7 +27,7 @@ import {
 } from "../../store.js";
 import { OWN } from "../../lib/owned.js";
 import {
-  appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
+  ALL_CATEGORIES, ANY_CATEGORY, appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
 import { isMemoryLineAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
@@ -111,11 +112,14 @@ interface NewEntry {
 /** The entry a new one duplicates; `offset`: where its line starts, when it was found through an offset. */
 type Dup = { id: unknown; similarity: number; value: Record<string, unknown>; offset?: number } | undefined;
 
-/** The most similar existing entry of the same category at or above the threshold (first one on ties). */
+/**
+ * The most similar existing entry at or above the threshold, whatever its category (first one on ties): the same
+ * learning filed under another category is still the same learning (issue 31: /do:remember stored one twice, reworded).
+ */
 function nearDuplicate(current: string, p: Probing): Dup {
   let best: Dup;
   for (const { value } of parseJsonl(current).entries) {
-    if (categoryCode(value.category, value.content) !== p.code) continue;
+    if (categoryCode(value.category, value.content) === NO_CATEGORY) continue;
     const similarity = similarityTo(p, value.content as string);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: value.id, similarity, value };
   }
@@ -165,7 +169,7 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
   let best: Dup;
   for (const { offset, length } of found) {
     const v = parseLine(line(offset, length));
-    if (!v || categoryCode(v.category, v.content) !== p.code) return "stale";
+    if (!v || categoryCode(v.category, v.content) === NO_CATEGORY) return "stale";
     const similarity = similarityTo(p, v.content as string);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) best = { id: v.id, similarity, value: v, offset };
   }
@@ -173,22 +177,19 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
 }
 
 /**
- * The entries of the new one's category in the whole file, when the index does not have them (it is missing, stale,
- * or has other categories only): their index records go into `index` (in file order), and each is compared with the
- * new entry. Only lines that can be such an entry are read at all: a line whose category is this one holds the
- * category's name as a JSON string (`"approach"`), or writes it with an escape; so each run of lines is searched for
- * that string and for backslashes (native string searches), and only their lines are decoded and parsed. The other
- * categories' records are written when an add of their category needs them: a first add costs a sixth or so of
- * indexing the whole file. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it,
- * cost ~35 ms of page faults alone here).
+ * Every entry of the whole file, when the index cannot answer (it is missing, stale, or lacks a category): their
+ * index records go into `index` (in file order), and each is compared with the new entry. Only lines that can be an
+ * entry are read at all: an entry holds its category's name as a JSON string (`"approach"`), or writes it with an
+ * escape; so each run of lines is searched for those strings and for backslashes (native string searches), and only
+ * their lines are decoded and parsed. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a
+ * string of it, cost ~35 ms of page faults alone here).
  *
  * A candidate line in memory-add's layout is matched by the layout pattern; when its content is ASCII text without
  * escapes its tokens come from the compound table (CompoundTable) and it is compared through the upper bound the
- * index gives (scanIndex) and, when that passes, exactly (verify); any other entry of the category is tokenised
- * and compared exactly on the spot. Returns where the file's last line starts (the tail hash covers the file from
- * there).
+ * index gives (scanIndex) and, when that passes, exactly (verify); any other entry is tokenised and compared exactly
+ * on the spot. Returns where the file's last line starts (the tail hash covers the file from there).
  */
-export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup: Dup; tailFrom: number } {
+export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup: Dup; tailFrom: number } {
   let best: Dup;
   const candidates: IndexScan["found"] = [];
   const scratch = new Set<string>();
@@ -199,16 +200,15 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
   const has = new Uint8Array(256);
   for (let i = 0; i < p.hashes.length; i++) has[p.hashes[i]] = 1;
   const bound = DUPLICATE_THRESHOLD - 1e-9;
-  const want = MEMORY_CATEGORIES[p.code];
-  const needle = `"${want}"`;
+  const needles = MEMORY_CATEGORIES.map((c) => `"${c}"`);
   const words = new CompoundTable();
   let tailFrom = 0;
 
   /** An entry of the category with its content: its record, and the exact comparison. */
-  const generic = (start: number, end: number, text: string, value: () => Record<string, unknown>) => {
+  const generic = (start: number, end: number, text: string, value: () => Record<string, unknown>, code: number) => {
     scratch.clear();
     eachToken(text, add);
-    index.addTokens(start, end - start, p.code, scratch, text);
+    index.addTokens(start, end - start, code, scratch, text);
     const similarity = scratch.size === 0 && na === 0 ? (normaliseContent(text) === p.norm ? 1 : 0) : tokenSimilarity(p.tokens, scratch);
     if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) {
       const v = value();
@@ -219,7 +219,8 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
   /** A line that may be an entry of the category, read as JSON from its bytes. */
   const parsed = (buf: Buffer, from: number, to: number, base: number) => {
     const v = parseLine(buf.toString("utf8", from, to));
-    if (v && categoryCode(v.category, v.content) === p.code) generic(base + from, base + to, v.content as string, () => v);
+    const code = v ? categoryCode(v.category, v.content) : NO_CATEGORY;
+    if (v && code !== NO_CATEGORY) generic(base + from, base + to, v.content as string, () => v, code);
   };
   /**
    * A line that may be an entry of the category, [from, to) of the run `text` (latin1: one character per byte, so
@@ -233,7 +234,8 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
     const cat = text.indexOf('","category":"', from) + 14;
     const q = text.indexOf('"', cat);
     for (let k = cat; k < q; k++) if (text.charCodeAt(k) === 92) return parsed(buf, from, to, base); // escaped: let JSON.parse read it
-    if (q - cat !== want.length || !text.startsWith(want, cat)) return;
+    const code = (MEMORY_CATEGORIES as readonly string[]).indexOf(text.slice(cat, q));
+    if (code < 0) return;
     const cs = text.indexOf('],"content":"', q) + 13;
     const ce = text.indexOf('","source":"', cs);
     const start = base + from;
@@ -241,12 +243,12 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
     const content = text.slice(cs, ce);
     // Through the compound table when the content is ASCII text without escapes.
     if (content.includes("\\") || !words.scan(content)) {
-      generic(start, end, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>);
+      generic(start, end, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
       return;
     }
     const nb = words.n;
     const normHash = nb === 0 ? textNormHash(content) : 0;
-    index.addScanned(start, end - start, p.code, words, normHash);
+    index.addScanned(start, end - start, code, words, normHash);
     if (na === 0 || nb === 0) {
       if (na === 0 && nb === 0 && normHash === p.normHash) candidates.push({ offset: start, length: end - start });
       return;
@@ -274,10 +276,10 @@ export function scanCategory(fd: number, p: Probing, index: IndexBuilder): { dup
     };
     // The lines to read, in file order: those holding "<category>", and those holding a backslash.
     const starts: number[] = [];
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, lineEnd(at))) starts.push(lineStart(at));
+    for (const needle of needles) for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, lineEnd(at))) starts.push(lineStart(at));
     const plain = starts.length;
     for (let at = text.indexOf("\\"); at >= 0; at = text.indexOf("\\", lineEnd(at))) starts.push(lineStart(at));
-    if (starts.length > plain) starts.sort((x, y) => x - y);
+    if (starts.length > 1) starts.sort((x, y) => x - y);
     let last = -1;
     for (let i = 0; i < starts.length; i++) {
       if (starts[i] === last) continue;
@@ -377,11 +379,12 @@ function openIndex(path: string): { fd: number; source: IndexSource } | undefine
 
 /**
  * Under the lock: the duplicate gate, then the append. A small file is parsed whole; a large one is checked through
- * its index. When the index is fresh and has the new entry's category, an add reads it, compares the few candidates,
- * appends the line and then one record to the index. When it is fresh but lacks the category, one pass over the
- * file compares that category's entries and their records are added to the index in place, with the new entry's.
- * When it is missing or stale, the same pass builds a new index with that category (and the new entry), written
- * once after the append, or without the new entry when the add is refused, so the next add finds it fresh.
+ * its index. The gate compares the new entry with every category's entries (the same learning filed under another
+ * category is still the same learning; issue 31). When the index is fresh and has every category's records, an add
+ * reads it, compares the few candidates, appends the line and then one record to the index. When it is missing,
+ * stale, or lacks a category (an index of an older add, which indexed its own category only), one pass over the
+ * file compares every entry and builds a new index (and the new entry's record), written once after the append, or
+ * without the new entry when the add is refused, so the next add finds it fresh.
  */
 function gateAndAppend(target: string, entry: NewEntry): void {
   let st: BigIntStats | undefined;
@@ -393,16 +396,16 @@ function gateAndAppend(target: string, entry: NewEntry): void {
   const ts = tokens(entry.content);
   const d = describeTokens(ts, entry.content);
   const p: Probing = { code: categoryCode(entry.category, entry.content), content: entry.content, tokens: ts, norm: normaliseContent(entry.content), normHash: d.normHash, hashes: d.hashes };
-  const probe: Probe = { category: p.code, hashes: d.hashes, normHash: d.normHash, size: d.size, threshold: DUPLICATE_THRESHOLD };
+  const probe: Probe = { category: ANY_CATEGORY, hashes: d.hashes, normHash: d.normHash, size: d.size, threshold: DUPLICATE_THRESHOLD };
   const indexPath = indexPathOf(target);
-  const bit = 1 << p.code;
+  // The gate compares with every category (nearDuplicate), so an index counts only with every category's records.
+  const bit = ALL_CATEGORIES;
   let dup: Dup;
   let tailHash = 0;
   let tailFrom = 0;
-  /** A fresh index (kept open to append to); `missing`: the records of the category it lacked, found by scanning. */
+  /** A fresh index with every category's records (kept open to append to). */
   let base: IndexScan | undefined;
-  let missing: IndexBuilder | undefined;
-  /** No usable index: a new one, with the category's records. */
+  /** No usable index: a new one, with every entry's record. */
   let rebuilt: IndexBuilder | undefined;
   let opened: { fd: number; source: IndexSource } | undefined;
   const indexed = st !== undefined && st.isFile() && st.size >= BigInt(INDEX_MIN_BYTES) && st.size < 2n ** 32n;
@@ -419,7 +422,9 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         const fd = openMemory(target);
         try {
           base = scanIndex(opened.source, st, (from) => (from <= size ? pread(fd, from, size - from) : undefined), probe);
-          if (base && base.categories & bit) {
+          // An index from before (some categories only) is rebuilt whole: appending would repeat the records it has.
+          if (base && (base.categories & bit) !== bit) base = undefined;
+          if (base) {
             verdict = verify(base.found, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
             if (verdict === "stale") base = undefined; // a line is not what the index says: rebuild
           }
@@ -431,11 +436,9 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         // Opened non-blocking and checked to be a regular file within the cap: a FIFO or a device never stalls it.
         const fd = openMemory(target);
         try {
-          // About 4 % of the file for ASCII text with short words, a sixth of that per category; it grows when short.
-          const index = new IndexBuilder(Math.ceil(size / 96));
-          const scanned = scanCategory(fd, p, index);
-          if (base) missing = index;
-          else rebuilt = index;
+          // About 4 % of the file for ASCII text with short words; it grows when short.
+          rebuilt = new IndexBuilder(Math.ceil(size / 24));
+          const scanned = scanEntries(fd, p, rebuilt);
           tailFrom = scanned.tailFrom;
           tailHash = hashBytes(pread(fd, tailFrom, size - tailFrom));
           verdict = scanned.dup;
@@ -448,9 +451,8 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       dup = verdict;
     }
     if (dup) {
-      // Refused: keep what the scan learned, so the next add of this category finds the index fresh.
+      // Refused: keep what the scan learned, so the next add finds the index fresh.
       if (rebuilt) writeIndex(indexPath, rebuilt.finish({ st: st as BigIntStats, tailHash, tailFrom, categories: bit }));
-      else if (base && missing && opened) appendInPlace(opened.fd, base, missing.records(), { st: st as BigIntStats, tailHash, tailFrom }, bit);
       const id = pyStr(dup.id);
       throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (write {"id": "${id}"} to .design/tmp/remember.json, then memory-add .design/memory.jsonl --boost --from .design/tmp/remember.json)`, {
         gate: "duplicate",
@@ -478,9 +480,9 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         rebuilt.add(mine);
         writeIndex(indexPath, rebuilt.finish({ ...now, categories: bit }));
       } else if (base && opened) {
-        // Fresh index: the category's records when it lacked them, the new entry's, then the header that makes them
-        // count (a crash in between leaves a header that no longer matches the memory file, so the next add rebuilds).
-        const more = missing ?? new IndexBuilder(64);
+        // Fresh index: the new entry's record, then the header that makes it count (a crash in between leaves a
+        // header that no longer matches the memory file, so the next add rebuilds).
+        const more = new IndexBuilder(64);
         more.add(mine);
         appendInPlace(opened.fd, base, more.records(), now, bit);
       }

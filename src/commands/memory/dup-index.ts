@@ -43,6 +43,8 @@ export const HEADER = 72;
 export const ALL_CATEGORIES = (1 << MEMORY_CATEGORIES.length) - 1;
 /** Category code of an entry that can never match: another category, or content that is not a string. */
 export const NO_CATEGORY = 15;
+/** A probe's category when it is compared with every category's entries (memory-add's gate, issue 31). */
+export const ANY_CATEGORY = -1;
 
 export interface IndexEntry {
   offset: number;
@@ -265,7 +267,7 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
     // Most entries are of another category: nothing else of them is read. (The checksum vouches for every record;
     // a candidate's place is checked below and its line is read back and compared; the file's last line is checked
     // through the tail hash.)
-    if ((m & 15) === category) {
+    if (category === ANY_CATEGORY ? (m & 15) !== NO_CATEGORY : (m & 15) === category) {
       const offset = u32[w];
       const length = u32[w + 1];
       if (offset + length > size) return undefined;
@@ -300,7 +302,8 @@ export function scanIndex(src: IndexSource, st: BigIntStats, tail: (offset: numb
   if (t === undefined || hashBytes(t) !== wantTail) return undefined;
   // Records of a category added to the index later follow the others: put the candidates in file order.
   if (found.length > 1) found.sort((x, y) => x.offset - y.offset);
-  return { n, bodyBytes, sum: win.sum, categories, found: (categories >> category) & 1 ? found : [] };
+  const covered = category === ANY_CATEGORY ? categories === ALL_CATEGORIES : ((categories >> category) & 1) === 1;
+  return { n, bodyBytes, sum: win.sum, categories, found: covered ? found : [] };
 }
 
 /** The part of the index scanIndex holds: the file's bytes [base, base + have) in buf, and the checksum so far. */

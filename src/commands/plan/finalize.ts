@@ -22,6 +22,9 @@ import { serializePlan, updatePlan } from "../../lib/plan-update.js";
 import { seedRuleIssues } from "../../lib/plan-rules.js";
 import { draftShape, goalTier, judgeDraft, type Judged } from "../../lib/tier.js";
 import { goalFacts } from "../../lib/goal-facts.js";
+import { runCoverageIssues } from "../../lib/run-coverage.js";
+import { specNameIssues } from "../../lib/spec-names.js";
+import { refusedEdit } from "../../lib/grant.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
@@ -196,6 +199,8 @@ export function validatePlan(doc: Json, judged?: Judged | null): string[] {
   }
 
   issues.push(...seedRuleIssues(doc, judged)); // complexity, specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
+  issues.push(...runCoverageIssues(doc)); // runs the grant can record, commands the briefs quote (lib/run-coverage.ts)
+  issues.push(...specNameIssues(doc)); // spec file names their runner takes (lib/spec-names.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }
@@ -263,6 +268,23 @@ interface Enriched {
   specWarnings: string[];
   /** Every criterion's check as written, for the warnings computed after the lock is released. */
   checks: Array<{ roleName: string; j: number; check: unknown }>;
+  /** Scope entries execute's grant never covers, one sentence each. */
+  scopeWarnings: string[];
+}
+
+/**
+ * What execute's grant will never cover (issue 31: improve of an installed plugin's skill planned edits there), said
+ * plainly: a background worker cannot ask, so such a role cannot be carried out by /do:execute as planned.
+ */
+function scopeWarningsOf(roles: Json[]): string[] {
+  return roles.flatMap((role, i) =>
+    [...arrayOf(scopeOf(role).directories), ...arrayOf(scopeOf(role).patterns)].flatMap((v) => {
+      const why = typeof v === "string" ? refusedEdit(v) : "";
+      return why
+        ? [`Role ${i} (${nameText(role)}): /do:execute cannot carry out edits of '${v as string}' (${why}): its grant never covers them and a background worker cannot ask; apply them by hand, or give the worker an Edit rule in the settings first`]
+        : [];
+    }),
+  );
 }
 
 /** Enrichment steps 1, 2, 5 and 6 on the validated document itself (unknown fields untouched). */
@@ -300,6 +322,7 @@ function enrich(doc: Json, root: string, digestOf: (path: string, i: number) => 
     overlapPairs: waits.reduce((n, w) => n + w.length, 0),
     specWarnings,
     checks,
+    scopeWarnings: scopeWarningsOf(roles),
   };
 }
 
@@ -455,9 +478,10 @@ export default defineCommand({
       if (error) slots[slot] = `${at}: ${error.message}`;
     });
     const checkWarnings = slots.filter((w): w is string => w !== null);
+    const scopeWarnings = e.scopeWarnings;
     // An installed draft is the output of the plan-writing skill's finalize phase (reflect's plan): its open run
     // records it, with every phase before it not yet recorded (lib/run-record.ts).
-    const warningCount = checkWarnings.length + e.specWarnings.length + antiPatternWarnings.length;
+    const warningCount = checkWarnings.length + scopeWarnings.length + e.specWarnings.length + antiPatternWarnings.length;
     const rec = draft
       ? await recordFor(ctx.cwd, ["design", "improve", "reflect"], (s) => (s === "reflect" ? "plan" : "finalize"), ctx.now(), `${e.roleCount} roles finalized, ${warningCount} warnings`)
       : null;
@@ -470,6 +494,7 @@ export default defineCommand({
       roleCount: e.roleCount,
       auxiliaryCount: e.auxiliaryCount,
       ...(checkWarnings.length ? { checkWarnings } : {}),
+      ...(scopeWarnings.length ? { scopeWarnings } : {}),
       ...(e.specWarnings.length ? { specWarnings: e.specWarnings } : {}),
       ...(antiPatternWarnings.length ? { antiPatternWarnings } : {}),
       overlapPairs: e.overlapPairs,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import {
-  GRANT_FILE, GRANT_TTL_MS, GRANT_VERSION, grantKeyPath, PLAN_ITEM, planFingerprint, refusedEdit, signGrant,
+  AUXILIARY_ITEM, GRANT_FILE, GRANT_TTL_MS, GRANT_VERSION, grantKeyPath, PLAN_ITEM, planFingerprint, refusedEdit, signGrant,
   type GrantBody, type GrantItem,
 } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
@@ -22,6 +22,7 @@ import { confine, ensureDir, MAX_STATE_BYTES, projectRoots, readJson, updateText
 import { budgetFor, planForecast } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
+import { prefixProblem, runsOf } from "../../lib/role-runs.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -34,7 +35,40 @@ function add(list: GrantItem[], value: string, role: string, kind: GrantItem["ki
 
 /** The plain sentence the grant question carries: what approving really allows. */
 export const GRANT_WARNING =
-  "Workers edit the code these commands run (a test command runs the tests a worker just wrote), so approving lets them run code of their choosing with your rights until the run ends.";
+  "Workers edit the code these commands run (a test command runs the tests a worker just wrote, a run starts the program it just built), so approving lets them run code of their choosing with your rights until the run ends.";
+
+/** Who an item is for, in the summary's words. */
+function whose(item: GrantItem): string {
+  const names = item.roles.map((r) => (r === PLAN_ITEM ? "every worker" : r === AUXILIARY_ITEM ? "the verifier and auxiliaries" : r));
+  return names.join(", ");
+}
+
+/**
+ * The summary's lines of the granted commands: each command once (a command that is both a check and the test
+ * command is one line), in backticks, with whom it is for; never joined by a `|`, which reads as a pipe.
+ */
+function commandLines(commands: GrantItem[]): string[] {
+  const exact = new Map<string, GrantItem[]>();
+  const prefixes: GrantItem[] = [];
+  for (const c of commands) {
+    if (c.kind === "run-prefix") prefixes.push(c);
+    else exact.set(c.value, [...(exact.get(c.value) ?? []), c]);
+  }
+  const lines: string[] = [];
+  if (exact.size === 0 && prefixes.length === 0) return ["Commands: none."];
+  if (exact.size) {
+    lines.push(`Commands, each exactly as written (${exact.size}):`);
+    for (const [value, items] of exact) {
+      const roles = [...new Set(items.flatMap((i) => i.roles))];
+      lines.push(`  - \`${value}\` (${whose({ value, roles, kind: items[0].kind })})`);
+    }
+  }
+  if (prefixes.length) {
+    lines.push(`Commands followed by plain words of the worker's choosing (letters, digits, _ . / : @ % + , = -; no quotes, $, ;, &, |, redirection or globs) (${prefixes.length}):`);
+    for (const p of prefixes) lines.push(`  - \`${p.value} …\` (${whose(p)})`);
+  }
+  return lines;
+}
 
 /**
  * The spec files that are not the bytes finalize hashed: finalize records each spec's SHA-256 in the plan, the
@@ -101,6 +135,15 @@ export default defineCommand({
     const edits: GrantItem[] = [];
     const commands: GrantItem[] = [];
     const refused: Array<{ value: string; role: string; reason: string }> = [];
+    /** A role's `runs`: exact lines, and prefixes the rules of lib/role-runs.ts allow (any other is refused). */
+    const addRuns = (role: unknown, name: string) => {
+      for (const r of runsOf(role)) {
+        if (r.command.trim() === "" || /[\n\r\0]/.test(r.command)) continue;
+        const why = r.args === "plain" ? prefixProblem(r.command) : "";
+        if (why) refused.push({ value: `${r.command} …`, role: name, reason: why });
+        else add(commands, r.command, name, r.args === "plain" ? "run-prefix" : "run");
+      }
+    };
     const toRun = roles.filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "");
     for (const role of toRun) {
       const name = str(role.name);
@@ -114,6 +157,7 @@ export default defineCommand({
       }
       const criteria = Array.isArray(role.acceptanceCriteria) ? role.acceptanceCriteria : [];
       for (const c of criteria) if (isObject(c) && typeof c.check === "string") add(commands, c.check, name, "check");
+      addRuns(role, name);
     }
     const names = new Set(toRun.map((r) => str(r.name)));
     for (const spec of Array.isArray(doc.verificationSpecs) ? doc.verificationSpecs : []) {
@@ -123,6 +167,7 @@ export default defineCommand({
     if (toRun.length > 0) {
       if (typeof context.buildCommand === "string") add(commands, context.buildCommand, PLAN_ITEM, "build");
       if (typeof context.testCommand === "string") add(commands, context.testCommand, PLAN_ITEM, "test");
+      for (const aux of Array.isArray(doc.auxiliaryRoles) ? doc.auxiliaryRoles : []) addRuns(aux, AUXILIARY_ITEM);
     }
     const requiresSandbox = context.grantRequiresSandbox === true;
 
@@ -145,7 +190,7 @@ export default defineCommand({
     ];
     const summary = [
       `Workers may edit files under: ${edits.map((e) => e.value).join(", ") || "nothing"}`,
-      `Workers may run exactly: ${commands.map((c) => c.value).join(" | ") || "nothing"}`,
+      ...commandLines(commands),
       ...(refused.length ? [`Not granted: ${refused.map((r) => `${r.value} (${r.reason})`).join(", ")}`] : []),
       GRANT_WARNING,
       requiresSandbox

@@ -79,6 +79,8 @@ function roleView(role: Json, index: number): RoleView {
     goal: text(role.goal),
     status: statusOf(role),
     model: text(role.model) || "sonnet",
+    tier: attempts.length ? attempts[attempts.length - 1].model : text(role.model) || "sonnet",
+    waitsOnRetry: [],
     agent: text(role.agent) || (attempts.length ? attempts[attempts.length - 1].agent : ""),
     scope: [...stringsOf(scope.directories), ...stringsOf(scope.patterns)],
     dependencies: stringsOf(scope.dependencies),
@@ -120,6 +122,28 @@ export function gatherReport(cwd: string, planPath: string, now: number): Report
   const waits = overlapWaits(territoriesOf(roles, projectRoots(cwd).project), deps);
   const overlaps: Array<[number, number]> = [];
   waits.forEach((js, i) => js.forEach((j) => overlaps.push([i, j])));
+  // A dependent update-status skipped when its dependency failed is not skipped for good while that dependency has a
+  // retry left (the retry restores it): shown as pending, waiting for that retry (issue 31).
+  const core = schedulerCore();
+  const retryable = (i: number) => core.statusOf(roles[i]) === "failed" && core.permanentReason(roles[i]) === "";
+  const recorded = views.map((v) => v.status);
+  views.forEach((v, i) => {
+    if (v.status !== "skipped") return;
+    const seen = new Set<number>();
+    const stack = [...deps[i]];
+    const waits: string[] = [];
+    while (stack.length) {
+      const j = stack.pop() as number;
+      if (seen.has(j)) continue;
+      seen.add(j);
+      if (retryable(j)) waits.push(views[j].name);
+      else if (recorded[j] === "skipped") stack.push(...deps[j]);
+    }
+    if (waits.length) {
+      v.status = "pending";
+      v.waitsOnRetry = waits.sort();
+    }
+  });
   const counts: Record<string, number> = {};
   for (const v of views) counts[v.status] = (counts[v.status] ?? 0) + 1;
 

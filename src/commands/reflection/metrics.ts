@@ -29,6 +29,23 @@ export function pickSkill(entries: readonly Record<string, unknown>[]): { skill:
   return { skill: best ?? null, bySkill };
 }
 
+/**
+ * Why `hypothesize` is empty, in a sentence for the user (issue 31: reflect asked a question with no options, and
+ * `--min-runs 1` looked as if one run could give a hypothesis). One run that did not fail or abort is anecdotal
+ * whatever the minimum: only a failed or aborted run, a pattern seen in two runs or advice repeated in
+ * REPEATED_ADVICE_RUNS runs gives one.
+ */
+function whyNoHypothesis(runs: number, m: ReturnType<typeof computeMetrics>): string {
+  if (runs === 0) return "no runs of this skill are recorded";
+  const active = m.patterns.filter((p) => p.status === "active");
+  if (m.patterns.length === 0) return `none of the ${runs} run${runs === 1 ? "" : "s"} recorded a failure to learn from`;
+  if (active.length === 0) return "every failure pattern is resolved or likely resolved, and no advice was repeated";
+  return (
+    `the ${active.length} active pattern${active.length === 1 ? " was" : "s were each"} seen in one run that neither failed nor aborted ` +
+    `(anecdotal), and no advice was repeated in ${REPEATED_ADVICE_RUNS} runs: one such run never gives a hypothesis, whatever --min-runs says`
+  );
+}
+
 export default defineCommand({
   positionals: [{ name: "reflection_path", help: "reflection file (JSONL)", default: ".design/reflection.jsonl" }],
   flags: {
@@ -58,6 +75,7 @@ export default defineCommand({
     const rec = mine.length >= minRuns
       ? await recordPhases(ctx.cwd, "reflect", "gather", ctx.now(), `skill ${skill}, ${mine.length} runs, at least ${minRuns}`)
       : null;
+    const noHypothesisBecause = metrics.hypothesize.length ? null : whyNoHypothesis(mine.length, metrics);
     return {
       ...(rec ? { checkpoint: rec.announce } : {}),
       skill,
@@ -69,6 +87,7 @@ export default defineCommand({
       skippedLines: read.kind === "ok" ? read.skipped : 0,
       ownAbortedIgnored: entries.length - all.length,
       ...metrics,
+      ...(noHypothesisBecause ? { noHypothesisBecause } : {}),
       handoff: handoffItems(handoffRead.kind === "ok" ? handoffRead.text : null),
       rules: {
         sameCause: `at least ${MIN_SHARED_WORDS} shared content words, covering ${SIMILARITY * 100}% of the shorter text`,

@@ -115,7 +115,8 @@ async function startExtras(ctx: Context, skill: Skill, goal: string, action: Act
       if ("archived" in r) archived.push(...(r.archived as string[]));
     }
     if (EXPERT_SKILLS.includes(skill)) {
-      const r = await archiveDesign(ctx, { only: "experts", endGrant });
+      // Recon's own researchers write the names recon.json cites: its run sets them aside too (--include-recon).
+      const r = await archiveDesign(ctx, { only: "experts", includeRecon: skill === "recon", endGrant });
       if ("archived" in r) archived.push(...(r.archived as string[]));
     }
     if (archived.length) out.setAside = archived;

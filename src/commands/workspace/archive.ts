@@ -8,7 +8,8 @@
 // unless the call says so (--include-plan): without it the command answers E_INVALID with `planState` and moves
 // nothing. --keep-plan moves a stopped run's artifacts but leaves the plan and the files of its execution;
 // --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new, but keeps
-// (`kept`) those a ready or in-progress plan names: its workers read them.
+// (`kept`) those a ready or in-progress plan names: its workers read them. Every mode keeps the researcher artifacts
+// recon.json names as its sources, unless --include-recon (recon's own call).
 import { join } from "node:path";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand, type Context } from "../../lib/command.js";
@@ -71,6 +72,23 @@ function namedByPlan(doc: unknown): Set<string> {
   return names;
 }
 
+/**
+ * The researcher artifacts `.design/recon.json` (which outlives every run) names as its sources: a later design or
+ * improve that archived them left recon.json pointing at moved files (issue 31), so archive keeps them unless
+ * `--include-recon` (recon's own call, whose new researchers write the same names).
+ */
+function namedByRecon(doc: unknown): Set<string> {
+  const names = new Set<string>();
+  if (doc === null || typeof doc !== "object") return names;
+  const sources = (doc as Record<string, unknown>).sources;
+  for (const src of Array.isArray(sources) ? sources : []) {
+    const p = (src as Record<string, unknown> | null)?.artifact;
+    const m = typeof p === "string" ? /^(?:\.\/)?(?:\.design\/)?(expert-[^/]+\.json)$/.exec(p.trim()) : null;
+    if (m && EXPERT_FILE.test(m[1])) names.add(m[1]);
+  }
+  return names;
+}
+
 /** Create history/<stamp>, or the first free history/<stamp>-<k>; returns the folder name. */
 function makeDestination(historyDir: string, stamp: string): string {
   try {
@@ -101,6 +119,7 @@ export default defineCommand({
     "include-plan": { type: "boolean", help: "also move a plan.json that is ready, in progress or broken (only once the user chose to archive it)" },
     "keep-plan": { type: "boolean", help: "move the stopped run's artifacts but keep plan.json, specs/ and the files of the plan's execution" },
     only: { type: "string", choices: ["experts"], help: "move only one kind of artifact: experts = .design/expert-*.json" },
+    "include-recon": { type: "boolean", help: "also move the researcher artifacts recon.json names as its sources (recon's own call)" },
     "end-grant": END_GRANT_FLAG,
   },
   async run(ctx, args) {
@@ -110,6 +129,7 @@ export default defineCommand({
       keepPlan: args["keep-plan"] === true,
       only: args.only as string | undefined,
       endGrant: args["end-grant"],
+      includeRecon: args["include-recon"] === true,
     });
   },
 });
@@ -120,6 +140,8 @@ export interface ArchiveOptions {
   includePlan?: boolean;
   keepPlan?: boolean;
   only?: string;
+  /** Also move the researcher artifacts recon.json names (recon's own call, whose researchers write those names). */
+  includeRecon?: boolean;
   endGrant?: unknown;
 }
 
@@ -155,6 +177,12 @@ export async function archiveDesign(ctx: Context, o: ArchiveOptions): Promise<Re
         kept = names.filter((n) => named.has(n));
         names = names.filter((n) => !named.has(n));
       }
+    }
+    if (o.includeRecon !== true) {
+      const recon = readConfined(ctx.cwd, join(dir, "recon.json"), readJson);
+      const named = recon.kind === "ok" ? namedByRecon(recon.value) : new Set<string>();
+      kept = [...kept, ...names.filter((n) => named.has(n))];
+      names = names.filter((n) => !named.has(n));
     }
     if (names.length === 0) return kept.length ? { ...NOTHING, kept } : NOTHING;
     const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);

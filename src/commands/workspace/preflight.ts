@@ -4,7 +4,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { detail } from "../../lib/errors.js";
-import { lifecycle, newestFirst, type Lifecycle } from "../../lib/lifecycle.js";
+import { goalWord, lifecycle, newestFirst, type Lifecycle } from "../../lib/lifecycle.js";
 import { attemptsOf, statusOf } from "../../lib/plan.js";
 import { teamNameFor } from "../../lib/team-name.js";
 import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
@@ -211,13 +211,29 @@ function evidenceCount(read: JsonlFile): number {
   return read.entries.filter((e) => !(e.value.skill === "reflect" && e.value.outcome === "aborted")).length;
 }
 
+/**
+ * The same runs per skill: /do:reflect compares the skill it analyses (or, none named, the one with the most) with
+ * its minimum here, before it archives anything (issue 31: counted together, it archived the finished plan and only
+ * then found one run per skill).
+ */
+function evidenceBySkill(read: JsonlFile): Record<string, number> {
+  const by: Record<string, number> = {};
+  if (read.kind !== "ok") return by;
+  for (const { value: e } of read.entries) {
+    if (typeof e.skill !== "string" || (e.skill === "reflect" && e.outcome === "aborted")) continue;
+    by[e.skill] = (by[e.skill] ?? 0) + 1;
+  }
+  return by;
+}
+
 function lastForSkill(read: JsonlFile, skill: string | null): string | null {
   if (read.kind !== "ok" || skill === null) return null;
   const mine = newestFirst(read.entries.map((e) => e.value).filter((e) => e.skill === skill));
   if (mine.length === 0) return null;
   const e = mine[0];
   const outcome = "outcome" in e ? pyStr(e.outcome) : "unknown";
-  return `${outcome} ${isEmpty(e.goalAchieved) ? "failed" : "succeeded"} ${"timestamp" in e ? pyStr(e.timestamp) : "unknown"}`;
+  const word = goalWord(e);
+  return `${outcome}${word ? ` ${word}` : ""} ${"timestamp" in e ? pyStr(e.timestamp) : "unknown"}`;
 }
 
 function reconFacts(read: JsonRead, problems: string[]): Facts["recon"] {
@@ -265,6 +281,7 @@ function digest(cwd: string, skillArg: string | undefined, designDir: string, no
   const reflections = {
     ...jsonlFacts("reflection.jsonl", reflectionRead, problems),
     evidence: evidenceCount(reflectionRead),
+    ...(skill === "reflect" ? { evidenceBySkill: evidenceBySkill(reflectionRead) } : {}),
     lastForSkill: lastForSkill(reflectionRead, skill),
   };
   const recon = reconFacts(reconRead, problems);

@@ -66,7 +66,7 @@ function graphSvg(model: ReportModel, layout: Layout): string {
         `<title>${esc(`${r.name} (${r.status})`)}</title>` +
         `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="6" style="fill:var(--${s});stroke:var(--${s}-b)"${dash}/>` +
         `<text x="${b.x + 10}" y="${b.y + 21}">${esc(glyphOf(r.status))} ${esc(cut(r.name, 22))}</text>` +
-        `<text x="${b.x + 10}" y="${b.y + BOX_H - 12}" class="muted" style="fill:var(--muted)">${esc(r.status.replace("_", " "))} · ${esc(r.attempts.length ? r.attempts[r.attempts.length - 1].model : r.model)}${r.attempts.length > 1 ? ` · ${r.attempts.length} tries` : ""}</text>` +
+        `<text x="${b.x + 10}" y="${b.y + BOX_H - 12}" class="muted" style="fill:var(--muted)">${esc(r.status.replace("_", " "))} · ${esc(r.tier)}${r.attempts.length > 1 ? ` · ${r.attempts.length} tries` : ""}</text>` +
         `</a>`,
     );
   }
@@ -161,13 +161,14 @@ function criteria(r: RoleView): string {
 function roleSection(r: RoleView): string {
   const facts = [
     ["Status", `${glyphOf(r.status)} ${r.status}`],
-    ["Tier", r.model],
+    ["Tier", r.tier === r.model ? r.tier : `${r.tier} (its last attempt; the plan names ${r.model})`],
     ["Agent", r.agent || "—"],
     ["Goal", r.goal],
     ["Scope", r.scope.join(", ") || "—"],
     ["Depends on", r.dependencies.join(", ") || "—"],
     ["Tokens", r.tokens === null ? "not recorded" : r.tokens.toLocaleString("en-US")],
   ];
+  if (r.waitsOnRetry.length) facts.push(["Waits for", `the retry of ${r.waitsOnRetry.join(", ")} (skipped until then)`]);
   if (r.result) facts.push(["Result", r.result]);
   const dl = facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("");
   return `<section class="role" id="role-${r.index}" aria-labelledby="role-${r.index}-h" tabindex="-1"><h3 id="role-${r.index}-h">${esc(glyphOf(r.status))} ${esc(r.name)}</h3><dl>${dl}</dl>${criteria(r)}${attemptRows(r.attempts)}</section>`;

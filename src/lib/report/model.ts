@@ -37,7 +37,15 @@ export interface RoleView {
   name: string;
   goal: string;
   status: string;
+  /** The plan's model for the role. */
   model: string;
+  /**
+   * The tier the role runs or last ran on (its last attempt's model; the plan's before any attempt): what the
+   * summary, the graph and the role's section all show (issue 31: they disagreed).
+   */
+  tier: string;
+  /** A role update-status skipped after a dependency failed, while that dependency still has a retry: it waits. */
+  waitsOnRetry: string[];
   agent: string;
   scope: string[];
   dependencies: string[];

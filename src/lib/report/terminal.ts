@@ -25,8 +25,9 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
   for (const i of order) {
     const r = model.roles[i];
     const tries = r.attempts.length === 1 ? "1 attempt" : `${r.attempts.length} attempts`;
-    const tier = r.attempts.length ? r.attempts[r.attempts.length - 1].model : r.model;
-    const waits = r.dependencies.length ? `  ← ${r.dependencies.map(oneLine).join(", ")}` : "";
+    const tier = r.tier;
+    const retry = r.waitsOnRetry.length ? `  (waits for ${r.waitsOnRetry.map(oneLine).join(", ")}'s retry)` : "";
+    const waits = (r.dependencies.length ? `  ← ${r.dependencies.map(oneLine).join(", ")}` : "") + retry;
     const spent = r.tokens === null ? "" : `  ${r.tokens.toLocaleString("en-US")} tok`;
     lines.push(`  ${glyphOf(r.status)} ${pad(oneLine(r.name), width)}  ${pad(tier, 6)}  ${pad(tries, 10)}${spent}${waits}`.trimEnd());
   }
@@ -48,7 +49,9 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
     const tiers = Object.entries(c.byTier).map(([t, v]) => `${oneLine(t)} ${n(v)}`);
     const aux = c.auxiliaries.reduce((s, a) => s + a.tokens, 0);
     const parts = [...tiers, ...(aux ? [`auxiliaries ${n(aux)}`] : [])];
-    lines.push(`Cost: ${n(c.tokens)} tokens (${parts.join(", ")}) over ${c.byRun.length} run${c.byRun.length === 1 ? "" : "s"}`);
+    // An attempt killed, interrupted or never finished has no usage record: said, not silently left out (issue 31).
+    const unmeasured = c.unrecorded ? `; ${c.unrecorded} attempt${c.unrecorded === 1 ? "" : "s"} without a usage record, not in this sum` : "";
+    lines.push(`Cost: ${n(c.tokens)} tokens (${parts.join(", ")}) over ${c.byRun.length} run${c.byRun.length === 1 ? "" : "s"}${unmeasured}`);
   }
   if (model.next) {
     const n = model.next;
@@ -62,7 +65,8 @@ export function terminalSummary(model: ReportModel, url: string | null): string 
       lines.push(`Next: ${parts.join("; ") || oneLine(n.reason)}${n.waiting.length > 5 ? `; ${n.waiting.length - 5} more waiting` : ""}`);
     }
   }
-  lines.push(`Memories: ${model.memoryCount} stored`);
+  // What this run stored, then what the project holds: the file's count is no run's doing (issue 31).
+  lines.push(`Memories: ${model.memories.length} stored by this run; ${model.memoryCount} in the project`);
   for (const r of model.interrupted) {
     lines.push(`Interrupted: /do:${r.skill} stopped ${r.lastPhase ? `after ${r.lastPhase}` : "before its first phase"}${r.nextPhase ? `; it resumes at ${r.nextPhase}` : ""}`);
   }
