@@ -1,5 +1,5 @@
 // The worker's brief as one small file (issue 30): `next` writes `.design/briefs/<agent>.md` for each start it hands
-// out: the role (goal, scope, constraints, checks, spec), what its completed dependencies' reports hand on, the
+// out: the role (goal, scope, constraints, runs, checks, spec), what its completed dependencies' reports hand on, the
 // memories chosen for it, and for a retry what the earlier attempt left. A worker reads that file instead of finding
 // its role in the growing plan.json (a small model read the wrong role there). Everything in it is the plan's and
 // the reports' data, quoted as data; the file is rewritten on each start of that agent name and owned by `next`.
@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { OWN } from "./owned.js";
 import type { Json } from "./plan.js";
 import { isObject } from "./values.js";
+import { runsOf } from "./role-runs.js";
 import { confine, ensureDir, readJson, writeAtomic } from "../store.js";
 
 const AGENT = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -70,6 +71,12 @@ export function briefText(cwd: string, plan: Json, s: BriefStart): string {
     "",
     "## Constraints",
     bullets(list(role.constraints)),
+    "",
+    "## Commands you may run besides your checks (runs)",
+    bullets(runsOf(role), (r) => {
+      const e = r as ReturnType<typeof runsOf>[number];
+      return e.args === "plain" ? `\`${text(e.command)}\` followed by plain words of your choosing` : `\`${text(e.command)}\` exactly`;
+    }),
     "",
     "## Acceptance criteria",
     bullets(criteria, (x) => x as string),

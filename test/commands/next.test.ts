@@ -64,6 +64,18 @@ describe("next", () => {
     assert.deepEqual(p.list(".design/briefs"), ["cli.md", "ui.md"]);
   });
 
+  it("the brief lists the role's runs, as the grant allows them (issue 31 in issue 30's brief)", async (t) => {
+    const plan: any = planWith([{ name: "cli", dirs: ["src/cli/"] }]);
+    plan.roles[0].runs = [{ command: "python3 -m textkit", args: "plain" }, { command: "make demo" }];
+    const p = project(t, { [P]: plan });
+    await p.run("next");
+    const brief = p.read(".design/briefs/cli.md");
+    assert.ok(brief.includes("- `python3 -m textkit` followed by plain words of your choosing\n- `make demo` exactly"), brief);
+    const none = project(t, { [P]: planWith([{ name: "cli", dirs: ["src/cli/"] }]) });
+    await none.run("next");
+    assert.match(none.read(".design/briefs/cli.md"), /## Commands you may run besides your checks \(runs\)\n- none/);
+  });
+
   it("says done with the reason when nothing can move [feature:execute/helper-schedules]", async (t) => {
     const p = project(t, { [P]: planWith([{ name: "a", dirs: ["src/"], status: "failed", attempts: 3 }, { name: "b", dirs: ["src/"], status: "completed" }]) });
     const out = await p.run("next");
