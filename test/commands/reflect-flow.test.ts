@@ -1,6 +1,6 @@
 // /do:reflect's early endings as the helper sees them (issue 31), each call as skills/reflect/SKILL.md spells it:
-// - nothing selected (or nothing to select): the run closes `completed` once hypotheses and plan are checkpointed
-//   (skipped), as the skill now says; closing it without them is refused ("phases never checkpointed");
+// - nothing selected (or nothing to select): the run closes `aborted`, goal not achieved (issue 30's skills make no
+//   checkpoint call; closing it `completed` without those phases is refused: "phases never checkpointed");
 // - too few runs of the skill analysed: the pre-flight digest counts per skill, so the skill stops before step 5
 //   archives the finished plan (the plan and its report stay where the user just saw them).
 import { describe, it } from "node:test";
@@ -18,20 +18,20 @@ const refl = (skill: string, ts: string, outcome = "completed") => ({
 });
 
 describe("reflect's early endings [feature:reflect/not-enough-runs]", () => {
-  it("nothing selected: completed once hypotheses and plan are checkpointed, refused without them", async (t) => {
+  it("nothing selected: the run closes aborted with the goal not achieved; completed would be refused", async (t) => {
+    // Issue 30's skills record a phase by the call that produces it; no call produces hypotheses or plan when nothing
+    // is selected, so the skill closes the run aborted (the digest never calls an aborted run failed, issue 31).
     const p = project(t, { ".design/reflection.jsonl": [refl("design", "2026-11-01T00:00:00Z"), refl("design", "2026-11-02T00:00:00Z")] });
-    assert.equal((await p.run("run-start", ["reflect", "--phases", PHASES, "--goal", "design"])).ok, true);
-    for (const phase of ["pre-flight", "gather", "analyse"]) await p.run("run-checkpoint", ["reflect", "--phase", phase, "--decisions", "done"]);
-    const early: any = await p.run("run-complete", ["reflect", "--outcome", "completed"]);
-    assert.equal(early.ok, false, "what the old text led to");
-    assert.match(early.error, /phases never checkpointed: hypotheses, plan/);
-    // What the skill says now: checkpoint this phase (selected: none) and plan (skipped), then close completed.
-    assert.match(SKILL, /None selected → checkpoint it\s+\(`selected: none`\) and `plan` \(`skipped: nothing selected`\), then phase 6 \(completed\)/);
-    await p.run("run-checkpoint", ["reflect", "--phase", "hypotheses", "--decisions", "selected: none"]);
-    await p.run("run-checkpoint", ["reflect", "--phase", "plan", "--decisions", "skipped: nothing selected"]);
-    const done: any = await p.run("run-complete", ["reflect", "--outcome", "completed"]);
+    assert.equal(((await p.run("run-begin", ["reflect", "--goal", "design"])) as any).ok, true);
+    const metrics: any = await p.run("reflect-metrics", [".design/reflection.jsonl", "--skill", "design"]);
+    assert.equal(metrics.enoughRuns, true);
+    const early: any = await p.run("run-end", ["reflect", "--outcome", "completed"]);
+    assert.equal(early.ok, false, "completed without the later phases");
+    assert.match(early.error, /phases never checkpointed/);
+    assert.match(SKILL, /None selected → phase 6 \(aborted: nothing to\s+plan, `--goal-achieved false`\)/);
+    const done: any = await p.run("run-end", ["reflect", "--outcome", "aborted", "--goal-achieved", "false"]);
     assert.equal(done.ok, true, JSON.stringify(done));
-    assert.deepEqual(done.skippedPhases, []);
+    assert.equal(done.run.outcome, "aborted");
   });
 
   it("too few runs of the skill: the digest counts per skill before the plan would be archived", async (t) => {

@@ -52,11 +52,11 @@ describe("issue 31: the text a real model followed", () => {
 
   it("recon explains the synthesis file in the ref read at synthesis, and says the helper's tie-break", () => {
     const framework = flat("skills/recon/refs/leverage-framework.md");
-    assert.match(framework, /## The synthesis file Phase 3 ends with `\.design\/tmp\/synthesis\.json`/);
+    assert.match(framework, /## The synthesis file Phase 3 ends with the draft `\.design\/tmp\/recon-draft\.json`/);
     assert.match(framework, /Equal scores are ordered by the interventions themselves \(the lower level first, then the title\), never by the order you wrote them in/);
     const skill = read("skills/recon/SKILL.md");
     const synthesis = skill.slice(skill.indexOf("## 3. Synthesis"), skill.indexOf("## 4."));
-    assert.match(synthesis, /Read `refs\/leverage-framework\.md` now/);
+    assert.match(synthesis, /Read `refs\/leverage-framework\.md`(?: and `refs\/recon-template\.md`)? now/);
   });
 
   it("improve's template shows the shape of assumptions and design decisions; the rubric has 'not applicable', which the helper accepts", async (t) => {
@@ -68,7 +68,7 @@ describe("issue 31: the text a real model followed", () => {
     const dims = ["protocolClarity", "constraintEnforcement", "errorHandling", "agentCoordination", "informationFlow", "promptEconomy", "verifiability"];
     const artifact = {
       summary: "s",
-      verificationProperties: [],
+      verificationProperties: [{ property: "Every phase names the helper call that records it", category: "integration", testableVia: "read the SKILL.md" }],
       qualityScores: Object.fromEntries(dims.map((d) => [d, d === "agentCoordination" ? { score: 5, evidence: "not applicable: the skill starts no agent" } : { score: 3, evidence: "line 12" }])),
     };
     const p = project(t, { ".design/expert-protocol-analyst.json": artifact });
@@ -77,7 +77,23 @@ describe("issue 31: the text a real model followed", () => {
 
   it("improve of a skill outside the project says plainly that execute cannot carry the plan out", () => {
     assert.match(flat("skills/improve/SKILL.md"), /`inProject` false → tell the user plainly that \/do:execute cannot carry out edits outside this project \(its grant never covers them and its background workers cannot ask\)/);
-    assert.match(flat("skills/recon/SKILL.md"), /archive \.design --only experts --include-recon/);
+  });
+
+  it("recon's run-begin sets aside the researcher artifacts recon.json names (--include-recon); design's keeps them", async (t) => {
+    assert.match(flat("skills/recon/SKILL.md"), /Open the run \(it sets earlier researcher artifacts aside and records this phase\)/);
+    const files = {
+      ".design/recon.json": { schemaVersion: 1, goal: "g", sources: [{ name: "codebase-analyst", artifact: ".design/expert-codebase-analyst.json", summary: "s" }], interventions: [] },
+      ".design/expert-codebase-analyst.json": { summary: "earlier research" },
+    };
+    const recon = project(t, files);
+    const r: any = await recon.run("run-begin", ["recon", "--goal", "where to act"]);
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.ok((r.setAside ?? []).includes("expert-codebase-analyst.json"), JSON.stringify(r));
+    const design = project(t, files);
+    const d: any = await design.run("run-begin", ["design", "--goal", "add an orders endpoint"]);
+    assert.equal(d.ok, true, JSON.stringify(d));
+    assert.ok(!(d.setAside ?? []).includes("expert-codebase-analyst.json"), JSON.stringify(d));
+    assert.ok(design.read(".design/expert-codebase-analyst.json").includes("earlier research"));
   });
 
   it("the specs ref names each spec as its runner takes it; the scout checks it", () => {
