@@ -16,7 +16,7 @@ import { assertClean, session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
 import type { Script, ToolResult } from "./lib/stub.ts";
 import { cliSync } from "../helpers/cli.ts";
-import { REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
+import { QUICK_SKIPS, REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 
 const TIMEOUT = 240_000;
 const PROGRAM = "node src/cli/main.js";
@@ -52,11 +52,12 @@ function planned(projects: Sample[]): Sample {
         fallback: "",
       },
     ],
-    auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier").map((a) => ({
-      ...a,
-      goal: `Exercise the goal end to end once, the way a user would: \`${END_TO_END}\`.`,
-      runs: [{ command: END_TO_END, why: "the end-to-end run" }],
-    })),
+    auxiliaryRoles: REQUIRED_AUXILIARIES.filter((a) => a.name === "integration-verifier" || a.name === "memory-curator").map((a) =>
+      a.name === "integration-verifier"
+        ? { ...a, goal: `Exercise the goal end to end once, the way a user would: \`${END_TO_END}\`.`, runs: [{ command: END_TO_END, why: "the end-to-end run" }] }
+        : { ...a },
+    ),
+    skippedAuxiliaries: QUICK_SKIPS,
   });
   const r = cliSync(["finalize", ".design/draft/plan.json"], { cwd: p.dir });
   assert.equal(r.json?.ok, true, r.stdout);
