@@ -41,10 +41,10 @@ export type Skill = (typeof SKILLS)[number];
 
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
-  design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "health-check", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
-  recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
+  design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks", "watch"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "health-check", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "watch", "workflow"],
+  recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "watch"],
+  improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks", "watch"],
   reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
 };
 
@@ -121,6 +121,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   result: "text",
   waiting: "agents",
   "stall-minutes": "text",
+  "max-seconds": "text",
 };
 
 /**
