@@ -29,7 +29,10 @@ import { commaList, projectRoots, readJson } from "../../store.js";
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** The default time bound: under the 10-minute print-mode ceiling and the Bash tool's 10-minute timeout. */
 export const WATCH_SECONDS = 540;
-/** How long every agent out may sit finished with nobody acting on it, or nothing be out, before the lead is woken. */
+/**
+ * How long every agent out may sit finished with nobody acting on it, or nothing be out, before the lead is woken:
+ * a minute, or a third of a shorter bound.
+ */
 export const GRACE_MS = 60_000;
 const ceilingMs = (env: NodeJS.ProcessEnv): number | null => {
   const v = env.CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS?.trim();
@@ -108,8 +111,12 @@ export default defineCommand({
 
     const { project, design } = projectRoots(ctx.cwd);
     const execute = skill === "execute";
+    // The context's time when the watch starts, advanced by the real clock while it waits.
+    const t0 = Date.now();
     const started = ctx.now();
+    const clock = () => started + (Date.now() - t0);
     const bound = watchBoundMs(maxSeconds);
+    const grace = Math.min(GRACE_MS, Math.floor(bound / 3));
     const pollMs = Math.min(3000, Math.max(250, Math.floor(bound / 10)));
     const run = openRun(ctx.cwd, skill);
     const runId = run?.runId ?? null;
@@ -170,30 +177,30 @@ export default defineCommand({
       const unfinished = out.filter((a) => !a.finished);
       if (out.length > 0 && unfinished.length === 0) {
         finishedSince ??= now;
-        if (now - finishedSince >= GRACE_MS) return { ...result, wake: "finished" };
+        if (now - finishedSince >= grace) return { ...result, wake: "finished" };
       } else finishedSince = null;
       if (out.length === 0) {
         quietSince ??= now;
-        if (now - quietSince >= GRACE_MS) return { ...result, wake: "done" };
+        if (now - quietSince >= grace) return { ...result, wake: "done" };
       } else quietSince = null;
       return result;
     };
 
-    let last = look(ctx.now());
+    let last = look(clock());
     while (last.wake === null) {
-      const now = ctx.now();
+      const now = clock();
       if (now - started >= bound) {
         last = { ...last, wake: "rearm" };
         break;
       }
       await sleep(Math.min(pollMs, Math.max(0, bound - (now - started))));
-      last = look(ctx.now());
+      last = look(clock());
     }
     const wake = last.wake as Wake;
     return {
       skill,
       wake,
-      waitedSeconds: Math.round((ctx.now() - started) / 1000),
+      waitedSeconds: Math.round((clock() - started) / 1000),
       progress: last.progress,
       stalled: last.stalled,
       finished: last.finished,
