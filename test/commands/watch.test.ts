@@ -104,6 +104,24 @@ describe("watch: wakes the lead only when it is needed [feature:execute/helper-s
     assert.match(out.action, /call next/);
   });
 
+  it("the stalled attempt the lead records failed gets its cost from its transcript, counted in the report [feature:execute/helper-schedules]", async (t) => {
+    const config = claudeSession(t, SESSION);
+    const p = project(t, { [P]: planWith(["api"], { stallMinutes: 5 }) });
+    await p.run("next", [P], { now: Date.now() - 20 * MIN });
+    plant(config, p, "api", false, 12 * MIN);
+    const woke = await run(p, ["execute", "--max-seconds", "30"]);
+    assert.deepEqual(woke.stalled, ["api"]);
+    const rec: any = await p.run("update-status", [P], { stdin: JSON.stringify([{ roleIndex: 0, status: "failed", stalled: true, result: "stalled" }]), now: Date.now() });
+    assert.equal(rec.ok, true, JSON.stringify(rec));
+    const entry = p.json(P).roles[0].attemptLog[0];
+    assert.equal(entry.outcome, "stalled", JSON.stringify(entry));
+    assert.equal(entry.usage?.source, "transcript", JSON.stringify(entry));
+    assert.ok(entry.usage.tokens > 0 && entry.usage.requests >= 1, JSON.stringify(entry.usage));
+    const report: any = await p.run("report", [P], { now: Date.now() });
+    assert.match(p.read(".design/report.html"), new RegExp(entry.usage.tokens.toLocaleString("en-US")));
+    assert.equal(report.ok, true);
+  });
+
   it("execute: a closed run ends the watch at once (done); a plan with nothing running waits out the grace", async (t) => {
     claudeSession(t, SESSION);
     const p = project(t, {

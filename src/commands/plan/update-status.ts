@@ -14,6 +14,7 @@ import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
 import { projectRoots } from "../../store.js";
+import { measureUsage } from "./record-usage.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -152,6 +153,12 @@ export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: str
     },
     onClose: (entry) => {
       entry.endedAt = at;
+      // An attempt closed without its cost (a stalled or stopped worker, recorded failed here) gets it from its
+      // transcript like any other, so the run's spend and the budget count it; none found: nothing recorded.
+      if (!isObject(entry.usage) && typeof entry.agent === "string" && entry.agent !== "") {
+        const measured = measureUsage(env.cwd, entry.agent, {}, env.now);
+        if ("record" in measured) entry.usage = measured.record;
+      }
     },
     onComplete: (role) => completeRole(doc, role),
   });
