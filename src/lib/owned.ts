@@ -105,6 +105,12 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan
   "validate-auxiliary-report": [OWN.plan],
+  // the live report: rewritten while the execute run is open and the report exists (commands/plan/live-report.ts)
+  next: [OWN.report],
+  finish: [OWN.report],
+  "update-status": [OWN.report],
+  "run-checks": [OWN.report],
+  "run-checkpoint": [OWN.report],
 };
 
 /** The owner rule of a command's write argument, or undefined when the table has none. */

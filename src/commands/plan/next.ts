@@ -25,6 +25,7 @@ import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 import { projectRoots } from "../../store.js";
 import { memoriesFor } from "../memory/for-roles.js";
+import { refreshLiveReport } from "./live-report.js";
 
 /**
  * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
@@ -57,10 +58,10 @@ function failureOf(role: Json, cwd: string) {
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
-  run(ctx, args) {
+  async run(ctx, args) {
     const now = ctx.now();
     const design = projectRoots(ctx.cwd).design;
-    return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
+    const out = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
       refuseWhileChallenged(ctx.cwd, plan, "starting workers");
       const stallMinutes = stallMinutesOf(plan);
       const roles = rolesOf(plan);
@@ -115,5 +116,7 @@ export default defineCommand({
       };
       return { write: applied.updated.length > 0, result };
     });
+    await refreshLiveReport(ctx.cwd, now);
+    return out;
   },
 });

@@ -15,6 +15,7 @@ import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.j
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
 import { projectRoots } from "../../store.js";
 import { measureUsage } from "./record-usage.js";
+import { refreshLiveReport } from "./live-report.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -172,7 +173,7 @@ export default defineCommand({
   async run(ctx, args) {
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
-    return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
+    const out = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const updates = parseUpdates(input, rolesOf(doc).length);
       const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
       // A batch that only repeats recorded starts leaves the file as it is.
@@ -180,5 +181,7 @@ export default defineCommand({
       const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
       return { write: updates.length > 0 && !onlyRepeats, result: { ...result, ...already } };
     });
+    await refreshLiveReport(ctx.cwd, ctx.now());
+    return out;
   },
 });

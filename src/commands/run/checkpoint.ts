@@ -6,6 +6,7 @@ import { HelperError } from "../../lib/errors.js";
 import { checkSkill, designDirFlag, list, nextPhase, parseRun, runFile, runFileName } from "../../lib/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
+import { refreshLiveReport } from "../plan/live-report.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -25,7 +26,7 @@ export default defineCommand({
     const path = runFile(ctx.cwd, designDir, skill);
     const now = ctx.now();
     if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
-    return updateText(path, (text) => {
+    const out = await updateText(path, (text) => {
       if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
       const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
       if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run is already complete: call run-start for a new one`);
@@ -62,5 +63,8 @@ export default defineCommand({
         result: { skill, phase, index, total: run.phases.length, next, repeated: repeat, announce },
       };
     }, undefined, undefined, MAX_STATE_BYTES);
+    // execute's checkpoints move the live report on (the phase reached).
+    if (skill === "execute") await refreshLiveReport(ctx.cwd, now);
+    return out;
   },
 });
