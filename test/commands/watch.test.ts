@@ -35,6 +35,7 @@ function plant(config: string, p: Project, name: string, finished: boolean, idle
   utimesSync(file, at, at);
 }
 
+const OPEN_RUN = { ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null } };
 const run = (p: Project, argv: string[]) => p.run("watch", argv, { now: Date.now() }) as Promise<any>;
 
 describe("watch: wakes the lead only when it is needed [feature:execute/helper-schedules]", () => {
@@ -91,7 +92,7 @@ describe("watch: wakes the lead only when it is needed [feature:execute/helper-s
 
   it("execute: a worker past the plan's stallMinutes with a quiet transcript → stalled, named by role; the progress counts roles and tokens", async (t) => {
     const config = claudeSession(t, SESSION);
-    const p = project(t, { [P]: planWith(["api", "web"], { stallMinutes: 5 }) });
+    const p = project(t, { [P]: planWith(["api", "web"], { stallMinutes: 5 }), ...OPEN_RUN });
     const started: any = await p.run("next", [P], { now: Date.now() - 20 * MIN });
     assert.deepEqual(started.start.map((s: any) => s.agent), ["api", "web"]);
     plant(config, p, "api", false, 12 * MIN);
@@ -106,7 +107,7 @@ describe("watch: wakes the lead only when it is needed [feature:execute/helper-s
 
   it("the stalled attempt the lead records failed gets its cost from its transcript, counted in the report [feature:execute/helper-schedules]", async (t) => {
     const config = claudeSession(t, SESSION);
-    const p = project(t, { [P]: planWith(["api"], { stallMinutes: 5 }) });
+    const p = project(t, { [P]: planWith(["api"], { stallMinutes: 5 }), ...OPEN_RUN });
     await p.run("next", [P], { now: Date.now() - 20 * MIN });
     plant(config, p, "api", false, 12 * MIN);
     const woke = await run(p, ["execute", "--max-seconds", "30"]);
@@ -129,11 +130,32 @@ describe("watch: wakes the lead only when it is needed [feature:execute/helper-s
       ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "r1", goal: "g", goalSha256: "", inputs: [], phases: ["workers"], completed: [], startedAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", completedAt: "2026-01-01T01:00:00Z", outcome: "completed" },
     });
     const closed = await run(p, ["execute", "--max-seconds", "30"]);
-    assert.equal(closed.wake, "done", JSON.stringify(closed));
-    const q = project(t, { [P]: planWith(["api"]) });
+    assert.deepEqual([closed.wake, closed.waitedSeconds], ["done", 0], JSON.stringify(closed));
+    // An open run with nothing running: done once the grace passed (a third of a short bound).
+    const q = project(t, { [P]: planWith(["api"]), ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "r2", completedAt: null } });
     const quiet = await run(q, ["execute", "--max-seconds", "3"]);
     assert.equal(quiet.wake, "done");
     assert.ok(quiet.waitedSeconds >= 1, JSON.stringify(quiet));
+  });
+
+  it("execute: the grant ending while it waits wakes the lead (grant), and so does the budget being reached (budget)", async (t) => {
+    claudeSession(t, SESSION);
+    const runState = { schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null };
+    const p = project(t, { [P]: planWith(["api", "web"]), ".design/run-execute.json": runState });
+    const g: any = await p.run("grant", [P, "--approve"], { consent: true });
+    assert.equal(g.recorded, true, JSON.stringify(g));
+    await p.run("next", [P]);
+    setTimeout(() => void p.run("grant", [P, "--revoke"]), 300);
+    const out = await run(p, ["execute", "--max-seconds", "9"]);
+    assert.equal(out.wake, "grant", JSON.stringify(out));
+    assert.match(out.grantEnded, /revoked|no grant/);
+
+    const b: any = await p.run("budget", [P, "--tokens", "1000"]);
+    assert.equal(b.ok, true, JSON.stringify(b));
+    setTimeout(() => void p.run("record-usage", [P, "--agent", "api", "--tokens", "1500"]), 300);
+    const spent = await run(p, ["execute", "--max-seconds", "9"]);
+    assert.equal(spent.wake, "budget", JSON.stringify(spent));
+    assert.match(spent.progress, /1,500 tokens so far/);
   });
 
   it("refuses what it cannot watch, and writes nothing", async (t) => {

@@ -17,6 +17,8 @@ import { userText, type TurnContext } from "./lib/stub.ts";
 import { brief, close, grantPhase, learn, noChallenge, preflight, readWake, userApproves, verify, watchCall, workerLoop, workersCheckpoint, type Loop } from "./lib/execute-lead.ts";
 import { expertArtifact, REQUIRED_AUXILIARIES } from "./lib/fixtures.ts";
 import { cliSync } from "../helpers/cli.ts";
+import { Browser, chromiumWorks, type Page } from "../helpers/browser.ts";
+import { pathToFileURL } from "node:url";
 
 const TIMEOUT = 300_000;
 const CEILING = { CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS: "40000" };
@@ -75,7 +77,7 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
   before(() => ensureClaude());
   after(() => cleanup(...projects.map((p) => p.dir)));
 
-  it("/do:execute: a worker that never finishes is found stalled by the wake-up, recorded with its cost, retried, and the run completes [feature:execute/stall-replaced-once]", { timeout: TIMEOUT }, async (t: TestContext) => {
+  it("/do:execute: a worker that never finishes is found stalled by the wake-up, recorded with its cost, retried, and the run completes [feature:execute/wake-up-on-hang]", { timeout: TIMEOUT }, async (t: TestContext) => {
     const project = planned(projects, "hang and recover", [{ name: "slow", dirs: ["src/db"] }], { stallMinutes: 1 });
     const errors: string[] = [];
     const parts: Record<string, AgentPart> = {
@@ -92,6 +94,12 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
     let loop!: Loop;
     let end: any;
     const stops: any[] = [];
+    // The user opens the live report once the run has started, and leaves the page open (Debian's headless Chromium).
+    const browser = chromiumWorks() ? Browser.launch() : null;
+    t.after(() => browser?.close());
+    const url = pathToFileURL(project.path(".design/report.html")).href;
+    const statusOf = (page: Page) => page.evaluate<string>(`document.querySelector('#graph a.node[data-role="0"]')?.dataset.status ?? ""`);
+    let opened: Promise<{ page: Page; first: string }> | null = null;
     const s = await session({
       prompt: "/do:execute",
       cwd: project.dir,
@@ -101,7 +109,15 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
       timeoutMs: 280_000,
       agents,
       script: flowScript(function* (_first, latest): Flow {
-        yield* preflight(lead);
+        const begun = yield* preflight(lead);
+        check(begun.begin.report?.live === true, `run-begin wrote no live report: ${JSON.stringify(begun.begin.report)}`);
+        if (browser) {
+          opened = (async () => {
+            const page = await browser.page(1280, 1000);
+            await page.open(url);
+            return { page, first: await statusOf(page) };
+          })();
+        }
         yield* noChallenge(lead);
         yield* grantPhase(lead);
         for (const r of (yield* calls("Phase 4/7 Workers.", lead.ref("worker-brief.md"), lead.ref("waiting.md"))).results) done(r);
@@ -147,9 +163,25 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
     assert.equal(end.run.outcome, "completed");
     assert.match(project.read(".design/report.html"), new RegExp(usage.tokens.toLocaleString("en-US")));
     assert.doesNotMatch(project.read(".design/report.html"), /http-equiv="refresh"/, "the closed run's report no longer reloads");
+    // The page the user opened at the start shows the later state by itself: the role completed after its retry.
+    if (!browser) {
+      assert.ok(!process.env.CI, "CI must have Chromium: .ci/run installs Debian's chromium");
+      t.diagnostic("Chromium is not installed: the live page was not watched");
+      return;
+    }
+    const { page, first } = await opened!;
+    assert.equal(first, "pending", "the report as the run started");
+    let later = await statusOf(page).catch(() => "");
+    for (const deadline = Date.now() + 25_000; later !== "completed" && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      later = await statusOf(page).catch(() => "");
+    }
+    assert.equal(later, "completed", "the open page reloaded into the later state");
+    assert.deepEqual(page.errors(), [], "no console error");
+    assert.deepEqual([...new Set(page.requests())], [url], "no request but the report's own file");
   });
 
-  it("/do:design: an expert that never writes its artifact is found stalled by the wake-up and replaced; the experts phase completes [feature:design/stall-by-the-clock]", { timeout: TIMEOUT }, async (t: TestContext) => {
+  it("/do:design: an expert that never writes its artifact is found stalled by the wake-up and replaced; the experts phase completes [feature:design/wake-up-on-hang]", { timeout: TIMEOUT }, async (t: TestContext) => {
     const project = sampleProject();
     projects.push(project);
     const GOAL = "add due dates to todos across the api and the store";

@@ -17,12 +17,12 @@ import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { liveness, refineByActivity, stallMinutesOf, type RunningAttempt } from "../../lib/attempts.js";
-import { budgetFor } from "../../lib/budget.js";
+import { budgetFor, openRunId } from "../../lib/budget.js";
 import { runSpend } from "../../lib/cost.js";
 import { agentLiveness, stallLimitMs, type AgentLiveness } from "../../lib/liveness.js";
 import { grantState } from "../../lib/grant.js";
 import { rolesOf, type Json } from "../../lib/plan.js";
-import { checkSkill, readRun, runFile, type RunState } from "../../lib/run-state.js";
+import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { commaList, projectRoots, readJson } from "../../store.js";
 
@@ -34,6 +34,8 @@ export const WATCH_SECONDS = 540;
  * a minute, or a third of a shorter bound.
  */
 export const GRACE_MS = 60_000;
+/** How often a grant that held at the start is verified again. */
+const GRANT_EVERY_MS = 30_000;
 const ceilingMs = (env: NodeJS.ProcessEnv): number | null => {
   const v = env.CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS?.trim();
   return v && /^\d{1,12}$/.test(v) && Number(v) > 0 ? Number(v) : null;
@@ -75,16 +77,11 @@ interface Look {
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-/** A run state that is closed, or no longer the one the watch started on. */
-function runClosed(cwd: string, skill: string, runId: string | null): boolean {
+/** The id of the skill's open run (execute: as the budget and the attempts read it), or null. */
+function openRunIdOf(cwd: string, design: string, skill: string): string | null {
+  if (skill === "execute") return openRunId(design);
   const r = readRun(runFile(cwd, ".design", skill, "read"));
-  if (r.kind !== "ok") return runId !== null;
-  return r.run.completedAt !== null || (runId !== null && r.run.runId !== runId);
-}
-
-function openRun(cwd: string, skill: string): RunState | null {
-  const r = readRun(runFile(cwd, ".design", skill, "read"));
-  return r.kind === "ok" && r.run.completedAt === null ? r.run : null;
+  return r.kind === "ok" && r.run.completedAt === null ? r.run.runId : null;
 }
 
 export default defineCommand({
@@ -118,11 +115,11 @@ export default defineCommand({
     const bound = watchBoundMs(maxSeconds);
     const grace = Math.min(GRACE_MS, Math.floor(bound / 3));
     const pollMs = Math.min(3000, Math.max(250, Math.floor(bound / 10)));
-    const run = openRun(ctx.cwd, skill);
-    const runId = run?.runId ?? null;
+    const runId = openRunIdOf(ctx.cwd, design, skill);
     const session = process.env.CLAUDE_CODE_SESSION_ID ?? "";
     // The grant and the budget wake the lead only when they change while it waits.
     const grantAtStart = execute ? grantWhy(project, started) : null;
+    let grantCheckedAt = started;
     let budgetAtStart: boolean | null = null;
     let quietSince: number | null = null;
     let finishedSince: number | null = null;
@@ -160,14 +157,17 @@ export default defineCommand({
         finished: [...new Set(finished)],
       };
       if (stalledRoles.length) result.roles = stalledRoles.map((r) => ({ roleIndex: r.roleIndex, name: r.name, agent: r.agent, attempt: r.attempt, elapsedMs: r.elapsedMs, idleMs: r.idleMs ?? null }));
-      if (runClosed(ctx.cwd, skill, runId)) return { ...result, wake: "done" };
+      // The run the watch started on closed (or another took its place); execute without an open run has nothing out.
+      if (runId !== null ? openRunIdOf(ctx.cwd, design, skill) !== runId : execute) return { ...result, wake: "done" };
       if (stalled.length) return { ...result, wake: "stalled" };
       if (execute && plan) {
         const budget = budgetFor(plan, runId);
         const reached = budget !== null && runSpend(plan, runId) >= budget.tokens;
         budgetAtStart ??= reached;
         if (reached && !budgetAtStart) return { ...result, wake: "budget" };
-        if (grantAtStart === null) {
+        // A full verification (key, signature, the plan's fingerprint) every 30 s (or the grace of a shorter bound).
+        if (grantAtStart === null && now - grantCheckedAt >= Math.min(GRANT_EVERY_MS, grace)) {
+          grantCheckedAt = now;
           const why = grantWhy(project, now);
           if (why !== null) return { ...result, wake: "grant", grantEnded: why };
         }
