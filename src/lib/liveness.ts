@@ -114,6 +114,11 @@ function transcriptFacts(path: string): TranscriptFacts | string {
     const lines = readAt(o.fd, from, size - from).toString("utf8").split("\n");
     if (from > 0) lines.shift(); // the window starts inside a line
     let finished = false;
+    // 2.1.332 writes an `api-request` line for each model request, a retry of a request that never answered too
+    // (measured through the relay: the same request again 5.5 minutes later), so lines of that kind at the end are
+    // no sign of life: the agent's last activity is the line before them.
+    let trailingRequests = true;
+    let activityMs: number | null = null;
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i].trim();
       if (line === "") continue;
@@ -123,11 +128,18 @@ function transcriptFacts(path: string): TranscriptFacts | string {
       } catch {
         break; // a line being written: not finished
       }
-      if (!isObj(e) || (e.type !== "user" && e.type !== "assistant")) continue;
+      if (!isObj(e)) continue;
+      const request = typeof e.type === "string" && e.type.startsWith("api-request");
+      if (trailingRequests && !request) {
+        if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim() !== "")) activityMs = timeOf(e);
+        trailingRequests = false;
+      }
+      if (e.type !== "user" && e.type !== "assistant") continue;
       finished = isFinalAnswer(e);
       break;
     }
-    return { startedMs, lastWriteMs: st.mtimeMs, finished };
+    const lastWriteMs = activityMs !== null && activityMs < st.mtimeMs ? activityMs : st.mtimeMs;
+    return { startedMs, lastWriteMs, finished };
   } catch (err) {
     return (err as Error).message;
   } finally {

@@ -55,6 +55,22 @@ describe("watch: wakes the lead only when it is needed [feature:execute/helper-s
     }
   });
 
+  it("a model request retried again and again is no sign of life: trailing api-request lines leave the agent quiet", async (t) => {
+    const config = claudeSession(t, SESSION);
+    const p = project(t);
+    // Both written just now; the retrying one's last line is a request (2.1.332 writes one per attempt) after a
+    // tool result recorded days ago (the fixture's own timestamps).
+    plant(config, p, "alive", false, 0);
+    plant(config, p, "retrying", false, 0);
+    const dir = join(config, "projects", projectFolderName(realpathSync(p.dir)), SESSION, "subagents");
+    const file = join(dir, "agent-retrying-id.jsonl");
+    writeFileSync(file, transcript(false) + JSON.stringify({ type: "api-request", timestamp: new Date().toISOString(), params: {} }) + "\n");
+    const out = await run(p, ["recon", "--waiting", "alive,retrying", "--max-seconds", "30"]);
+    assert.deepEqual([out.wake, out.stalled], ["stalled", ["retrying"]], JSON.stringify(out));
+    const alive = out.agents.find((a: any) => a.name === "alive");
+    assert.deepEqual([alive.stalled, alive.idleMs < 60_000], [false, true]);
+  });
+
   it("nothing to do: it sleeps to its bound and answers rearm with the progress line", async (t) => {
     const config = claudeSession(t, SESSION);
     const p = project(t);
