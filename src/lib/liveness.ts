@@ -1,13 +1,14 @@
 // Whether an agent of this session is still at work, told by the clock rather than by counting the lead's turns.
 // Claude Code appends to an agent's transcript (`subagents/agent-<id>.jsonl`, found by the name the lead gave it:
 // lib/usage.ts) whenever the agent's model answers and whenever one of its tool calls returns, so the file's last
-// write is its last sign of life. A tool call is the longest silence a working agent has: the Bash tool stops a
-// command at its timeout, at most 10 minutes (2.1.332: default 120,000 ms, ceiling 600,000 ms, raised by
-// BASH_MAX_TIMEOUT_MS or a larger BASH_DEFAULT_TIMEOUT_MS), and a backgrounded command returns at once. So an agent
-// whose transcript has not been written for longer than the stall limit (15 minutes, or that ceiling plus 5 minutes
-// when the environment raises it) is stalled. It has finished when its last message is the model's final answer
-// (an assistant message with no tool call); 2.1.332 also marks the sidecar `finished`, 2.1.197 does not, and an
-// agent resumed by SendMessage writes on, so the transcript decides.
+// write is its last sign of life, save the `api-request` lines 2.1.332 adds for each model request (a retried
+// request too), which say only that the agent waits on its model. A tool call is the longest silence a working
+// agent has: the Bash tool stops a command at its timeout, at most 10 minutes (2.1.332: default 120,000 ms, ceiling
+// 600,000 ms, raised by BASH_MAX_TIMEOUT_MS or a larger BASH_DEFAULT_TIMEOUT_MS), and a backgrounded command
+// returns at once. So an agent whose transcript has not been written for longer than the stall limit (15 minutes,
+// or that ceiling plus 5 minutes when the environment raises it) is stalled. It has finished when its last message
+// is the model's final answer (an assistant message with no tool call); 2.1.332 also marks the sidecar `finished`,
+// 2.1.197 does not, and an agent resumed by SendMessage writes on, so the transcript decides.
 //
 // The reads are record-usage's (this session's sidecars) plus, per transcript, one fstat and at most WINDOW bytes
 // from its start and WINDOW from its end through a non-blocking, no-follow open of a regular file: a huge file
