@@ -193,13 +193,22 @@ const hookRarePaths = {
       args.importer.endsWith(join("src", "hooks", "permit.ts")) ? { path: "./permit-sandbox.js", external: true } : undefined);
   },
 };
+// The live report (src/commands/plan/live-report.ts) loads the report command's own bundle at run time: its import of
+// `../plan/report.js` stays external, a path that names dist/commands/plan/report.js from every command folder.
+const liveReport = {
+  name: "live-report",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/plan\/report\.js$/ }, (args) =>
+      args.importer.endsWith(join("src", "commands", "plan", "live-report.ts")) ? { path: "../plan/report.js", external: true } : undefined);
+  },
+};
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [hookRarePaths], banner: true },
   { entry: "src/lib/grant-verify.ts", file: "permit-verify.js", plugins: [], banner: false },
   { entry: "src/hooks/sandbox.ts", file: "permit-sandbox.js", plugins: [], banner: false },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly], zod: true, banner: false })),
+  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly, liveReport], zod: true, banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);

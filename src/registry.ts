@@ -57,6 +57,7 @@ export const registry: Record<string, CommandEntry> = {
   "run-end": { kind: "mutation", summary: "Close a skill run in one call: its reflection, the run state, and the report of its plan", load: () => import("./commands/run/end.js") },
   "run-start": { kind: "mutation", summary: "Begin a skill run with its phase list and input hashes", load: () => import("./commands/run/start.js") },
   "run-checkpoint": { kind: "mutation", summary: "Record a finished phase (outputs verified) before the next one starts", load: () => import("./commands/run/checkpoint.js") },
+  "watch": { kind: "query", summary: "The lead's wake-up while agents are out: sleeps, exits with why and what to do when an agent stalls, all finished, the budget or the grant ends, or its time bound passes", load: () => import("./commands/run/watch.js") },
   "run-complete": { kind: "mutation", summary: "Mark a skill run finished", load: () => import("./commands/run/complete.js") },
   "run-status": { kind: "query", summary: "Where an interrupted run stopped and whether its inputs changed", load: () => import("./commands/run/status.js") },
   // validation

@@ -41,10 +41,10 @@ export type Skill = (typeof SKILLS)[number];
 
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
-  design: ["archive", "design-tier", "expert-validate", "finalize", "preflight", "run-begin", "run-end", "schema"],
-  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
-  recon: ["expert-validate", "preflight", "recon-findings", "recon-rank", "run-begin", "run-end", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "improve-guards", "plan-diff", "preflight", "reflection-search", "run-begin", "run-end", "schema", "skill-find"],
+  design: ["archive", "design-tier", "expert-validate", "finalize", "preflight", "run-begin", "run-end", "schema", "watch"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "watch", "workflow"],
+  recon: ["expert-validate", "preflight", "recon-findings", "recon-rank", "run-begin", "run-end", "schema", "watch"],
+  improve: ["archive", "expert-validate", "finalize", "improve-guards", "plan-diff", "preflight", "reflection-search", "run-begin", "run-end", "schema", "skill-find", "watch"],
   reflect: ["archive", "finalize", "memory-search", "preflight", "reflect-metrics", "run-begin", "run-end", "skill-find"],
 };
 
@@ -126,6 +126,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
   result: "text",
   waiting: "agents",
   "stall-minutes": "text",
+  "max-seconds": "text",
 };
 
 /**

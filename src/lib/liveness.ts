@@ -1,13 +1,14 @@
 // Whether an agent of this session is still at work, told by the clock rather than by counting the lead's turns.
 // Claude Code appends to an agent's transcript (`subagents/agent-<id>.jsonl`, found by the name the lead gave it:
 // lib/usage.ts) whenever the agent's model answers and whenever one of its tool calls returns, so the file's last
-// write is its last sign of life. A tool call is the longest silence a working agent has: the Bash tool stops a
-// command at its timeout, at most 10 minutes (2.1.332: default 120,000 ms, ceiling 600,000 ms, raised by
-// BASH_MAX_TIMEOUT_MS or a larger BASH_DEFAULT_TIMEOUT_MS), and a backgrounded command returns at once. So an agent
-// whose transcript has not been written for longer than the stall limit (15 minutes, or that ceiling plus 5 minutes
-// when the environment raises it) is stalled. It has finished when its last message is the model's final answer
-// (an assistant message with no tool call); 2.1.332 also marks the sidecar `finished`, 2.1.197 does not, and an
-// agent resumed by SendMessage writes on, so the transcript decides.
+// write is its last sign of life, save the `api-request` lines 2.1.332 adds for each model request (a retried
+// request too), which say only that the agent waits on its model. A tool call is the longest silence a working
+// agent has: the Bash tool stops a command at its timeout, at most 10 minutes (2.1.332: default 120,000 ms, ceiling
+// 600,000 ms, raised by BASH_MAX_TIMEOUT_MS or a larger BASH_DEFAULT_TIMEOUT_MS), and a backgrounded command
+// returns at once. So an agent whose transcript has not been written for longer than the stall limit (15 minutes,
+// or that ceiling plus 5 minutes when the environment raises it) is stalled. It has finished when its last message
+// is the model's final answer (an assistant message with no tool call); 2.1.332 also marks the sidecar `finished`,
+// 2.1.197 does not, and an agent resumed by SendMessage writes on, so the transcript decides.
 //
 // The reads are record-usage's (this session's sidecars) plus, per transcript, one fstat and at most WINDOW bytes
 // from its start and WINDOW from its end through a non-blocking, no-follow open of a regular file: a huge file
@@ -114,6 +115,11 @@ function transcriptFacts(path: string): TranscriptFacts | string {
     const lines = readAt(o.fd, from, size - from).toString("utf8").split("\n");
     if (from > 0) lines.shift(); // the window starts inside a line
     let finished = false;
+    // 2.1.332 writes an `api-request` line for each model request, a retry of a request that never answered too
+    // (measured through the relay: the same request again 5.5 minutes later), so lines of that kind at the end are
+    // no sign of life: the agent's last activity is the line before them.
+    let trailingRequests = true;
+    let activityMs: number | null = null;
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i].trim();
       if (line === "") continue;
@@ -123,11 +129,18 @@ function transcriptFacts(path: string): TranscriptFacts | string {
       } catch {
         break; // a line being written: not finished
       }
-      if (!isObj(e) || (e.type !== "user" && e.type !== "assistant")) continue;
+      if (!isObj(e)) continue;
+      const request = typeof e.type === "string" && e.type.startsWith("api-request");
+      if (trailingRequests && !request) {
+        if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim() !== "")) activityMs = timeOf(e);
+        trailingRequests = false;
+      }
+      if (e.type !== "user" && e.type !== "assistant") continue;
       finished = isFinalAnswer(e);
       break;
     }
-    return { startedMs, lastWriteMs: st.mtimeMs, finished };
+    const lastWriteMs = activityMs !== null && activityMs < st.mtimeMs ? activityMs : st.mtimeMs;
+    return { startedMs, lastWriteMs, finished };
   } catch (err) {
     return (err as Error).message;
   } finally {

@@ -113,8 +113,13 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan
   "validate-auxiliary-report": [OWN.plan],
-  // each start's brief (lib/briefs.ts)
-  next: [OWN.brief],
+  // each start's brief (lib/briefs.ts), and the live report: rewritten while the execute run is open and the
+  // report exists (commands/plan/live-report.ts)
+  next: [OWN.brief, OWN.report],
+  finish: [OWN.report],
+  "update-status": [OWN.report],
+  "run-checks": [OWN.report],
+  "run-checkpoint": [OWN.report],
   // the checkpoints of the open run whose phase output they produce (lib/run-record.ts)
   "design-tier": ["runState"],
   "expert-validate": ["runState"],

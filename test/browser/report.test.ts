@@ -155,4 +155,32 @@ describe("the report in headless Chromium", { skip: !available && !process.env.C
     assert.deepEqual(page.errors(), []);
     assert.deepEqual([...new Set(page.requests())], [url]);
   });
+
+  it("a live run's report reloads itself and shows the later state, with no request and no error [feature:execute/helper-schedules]", { timeout: 60_000 }, async () => {
+    const dir = join(base, "live");
+    mkdirSync(join(dir, ".design"), { recursive: true });
+    const plan = reportPlan(2);
+    for (const r of plan.roles) Object.assign(r, { status: "pending", attempts: 0, attemptLog: [], result: null });
+    writeFileSync(join(dir, ".design/plan.json"), JSON.stringify(plan));
+    const begin = await invoke("run-begin", ["execute"], makeContext(dir));
+    assert.equal(begin.exitCode, 0, JSON.stringify(begin.output));
+    const url = pathToFileURL(join(dir, ".design/report.html")).href;
+    const page = await browser.page(1280, 1000);
+    await page.open(url);
+    const statusNow = () => page.evaluate<string>(`document.querySelector('#graph a.node[data-role="0"]').dataset.status`);
+    assert.equal(await statusNow(), "pending");
+    assert.equal(await page.evaluate<string>(`document.querySelector('meta[http-equiv="refresh"]')?.content ?? ""`), "10");
+    // The run advances: next records the first starts and rewrites the report; the open page reloads on its own.
+    const next = await invoke("next", [".design/plan.json"], makeContext(dir));
+    assert.equal(next.exitCode, 0);
+    const deadline = Date.now() + 30_000;
+    let seen = await statusNow().catch(() => "");
+    while (seen !== "in_progress" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      seen = await statusNow().catch(() => "");
+    }
+    assert.equal(seen, "in_progress", "the page shows the later state without anyone reloading it");
+    assert.deepEqual(page.errors(), [], "no console error (the CSP lets the refresh through)");
+    assert.deepEqual([...new Set(page.requests())], [url], "no request but its own file");
+  });
 });

@@ -67,13 +67,14 @@ describe("run-begin execute", () => {
     assert.equal((out.lifecycle as { handoff: string }).handoff, "Next: build the API");
     assert.deepEqual(out.git, { repo: false, dirty: [], dirtyCount: 0 });
     assert.equal(out.budget, undefined);
-    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge · not a git repository: nothing will be committed$/);
+    assert.match(out.announce as string, /^execute: run started \(7 phases\) · next: challenge · live report: file:\/\/\S+\/\.design\/report\.html · not a git repository: nothing will be committed$/);
+    assert.deepEqual(out.report, { path: ".design/report.html", link: (out.report as { link: string }).link, live: true });
     const state = p.json(".design/run-execute.json");
     assert.equal(state.runId, run.runId);
     assert.equal(state.goal, "Test goal");
     assert.deepEqual(state.completed.map((c: { phase: string; decisions: string }) => [c.phase, c.decisions]), [["pre-flight", "0 roles reset, 3 to run"]]);
     const paths = changed(before, snapshot(p.dir));
-    assert.deepEqual(paths, [".design/run-execute.json"], "plan.json is left alone when no role was running and no budget given");
+    assert.deepEqual(paths, [".design/report.html", ".design/run-execute.json"], "plan.json is left alone when no role was running and no budget given; the live report is written");
     assert.deepEqual(outsideOwned("run-begin", "execute", paths), []);
   });
 

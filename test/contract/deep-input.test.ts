@@ -97,6 +97,7 @@ const CALLS: Array<{ args: string[]; stdin?: boolean }> = [
   { args: ["record-usage", "--agent", "api", "--tokens", "5"] }, { args: ["budget", "--tokens", "100"] },
   { args: ["plan-diff", ".design/plan.json", ".design/draft/plan.json"] }, { args: ["health-check"] }, { args: ["plan-health-summary"] },
   { args: ["preflight", "execute"] }, { args: ["preflight", "design"] }, { args: ["skill-find", "--source", "user"] },
+  { args: ["watch", "execute", "--max-seconds", "1"] },
   { args: ["memory-search", "--goal", "api"] }, { args: ["memory-review"] }, { args: ["reflect-metrics", "--skill", "execute"] },
   { args: ["reflection-search"] }, { args: ["reflection-search", "--skill", "execute"] },
   { args: ["grant"] }, { args: ["grant", "--approve"] }, { args: ["workflow"] }, { args: ["workflow", "--memories", ".design/tmp/memories.json"] },

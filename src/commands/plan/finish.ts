@@ -24,6 +24,7 @@ import { schemaFailure } from "../reports/checks.js";
 import { workerCompletionErrors } from "../reports/worker-completion.js";
 import { commitMessage, commitRoleFiles, granteePlan, type CommitAnswer } from "./commit.js";
 import { measureUsage } from "./record-usage.js";
+import { refreshLiveReport } from "./live-report.js";
 import { CHECK_TIMEOUT_S, evidenceView, MAX_TIMEOUT_S, runCommands } from "./run-checks.js";
 import { applyUpdates } from "./update-status.js";
 
@@ -171,6 +172,7 @@ export default defineCommand({
       return { write: true, result: r };
     });
 
+    await refreshLiveReport(ctx.cwd, ctx.now());
     let commit: CommitAnswer | { skipped: string } | { error: string };
     if (status !== "completed" || report === null || checks === null || "why" in checks) commit = { skipped: `the role ${status === "failed" ? "failed" : "did not complete"}: nothing is committed` };
     else {

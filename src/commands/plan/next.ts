@@ -28,6 +28,7 @@ import { refuseWhileChallenged } from "../../lib/challenge.js";
 import { projectRoots } from "../../store.js";
 import { memoriesFor } from "../memory/for-roles.js";
 import { writeBriefs } from "../../lib/briefs.js";
+import { refreshLiveReport } from "./live-report.js";
 
 /**
  * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
@@ -128,6 +129,7 @@ export default defineCommand({
         if (path) s.brief = path;
       }
     }
+    await refreshLiveReport(ctx.cwd, now);
     return answer;
   },
 });

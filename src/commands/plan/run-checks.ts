@@ -15,6 +15,7 @@ import { PLAN_PATH_WRITE, rolesOf } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
 import { isObject, isoSeconds, sha256 } from "../../lib/values.js";
 import { projectRoots } from "../../store.js";
+import { refreshLiveReport } from "./live-report.js";
 
 /** Seconds each command may run (default) and at most. */
 export const CHECK_TIMEOUT_S = 300;
@@ -88,6 +89,7 @@ export default defineCommand({
         recorded = true;
         return { write: true, result: "" };
       });
+      if (recorded) await refreshLiveReport(ctx.cwd, ctx.now());
     }
     return {
       role: role.name,

@@ -7,7 +7,7 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
-import { loadPlan, PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
+import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
 import { stampOpen } from "../../lib/attempts.js";
 import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
@@ -15,6 +15,7 @@ import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.j
 import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
 import { projectRoots } from "../../store.js";
 import { measureUsage } from "./record-usage.js";
+import { refreshLiveReport } from "./live-report.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -153,34 +154,16 @@ export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: str
     },
     onClose: (entry) => {
       entry.endedAt = at;
+      // An attempt closed without its cost (a stalled or stopped worker, recorded failed here) gets it from its
+      // transcript like any other, so the run's spend and the budget count it; none found: nothing recorded.
+      if (!isObject(entry.usage) && typeof entry.agent === "string" && entry.agent !== "") {
+        const measured = measureUsage(env.cwd, entry.agent, {}, env.now);
+        if ("record" in measured) entry.usage = measured.record;
+      }
     },
     onComplete: (role) => completeRole(doc, role),
   });
   return { ...result, repeated };
-}
-
-/**
- * What each attempt a `stalled: true` update closes cost, from its agent's transcript in this session (the lead
- * stopped it, so no `finish` records it; issue 31: the report left a killed attempt's cost out). Measured before
- * the plan's lock is taken, from the plan as it reads now; recorded only on the entry of that agent, and only when
- * it has no usage yet. A plan or an input that does not read gives nothing here: the update reports its own error.
- */
-function stoppedUsage(cwd: string, planPath: string, input: string, now: number): Map<string, Record<string, unknown>> {
-  const found = new Map<string, Record<string, unknown>>();
-  try {
-    const roles = rolesOf(loadPlan(cwd, planPath, ["progress"]));
-    for (const u of parseUpdates(input, roles.length)) {
-      if (u.stalled !== true) continue;
-      const log = roles[u.roleIndex].attemptLog;
-      const last = Array.isArray(log) ? log[log.length - 1] : undefined;
-      if (!isObject(last) || last.outcome !== "running" || typeof last.agent !== "string" || last.usage !== undefined) continue;
-      const measured = measureUsage(cwd, last.agent, {}, now);
-      if ("record" in measured) found.set(last.agent, measured.record);
-    }
-  } catch {
-    /* nothing measured: the update itself says what is wrong */
-  }
-  return found;
 }
 
 export default defineCommand({
@@ -190,23 +173,15 @@ export default defineCommand({
   async run(ctx, args) {
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
-    const stopped = stoppedUsage(ctx.cwd, args.plan_path as string, input, ctx.now());
-    return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
+    const out = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const updates = parseUpdates(input, rolesOf(doc).length);
       const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
-      for (const u of updates) {
-        if (u.stalled !== true) continue;
-        const log = rolesOf(doc)[u.roleIndex].attemptLog;
-        for (const entry of Array.isArray(log) ? log : []) {
-          if (isObject(entry) && entry.outcome === "stalled" && typeof entry.agent === "string" && entry.usage === undefined && stopped.has(entry.agent)) {
-            entry.usage = stopped.get(entry.agent);
-          }
-        }
-      }
       // A batch that only repeats recorded starts leaves the file as it is.
       const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
       const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
       return { write: updates.length > 0 && !onlyRepeats, result: { ...result, ...already } };
     });
+    await refreshLiveReport(ctx.cwd, ctx.now());
+    return out;
   },
 });

@@ -330,6 +330,16 @@ export default defineCommand({
       ...(noWorkRemaining ? [`no work remaining (${reason}): ${skippedPhases.length ? `skipped ${skippedPhases.join(", ")}` : "nothing skipped"}`] : []),
     ].join(" · ");
     out.run = { runId, phases: runPhases, nextPhase: next };
+    // The live report (issue 29): written now, kept current by the commands that change the run's state while it
+    // is open (commands/plan/live-report.ts), reloading itself in the user's browser.
+    if (execute && planAfter && !noWorkRemaining) {
+      const { writeReport } = await import("../plan/report.js");
+      const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
+      if (r.url) {
+        out.report = { path: r.path, link: r.url, live: true };
+        out.announce = `${out.announce as string} · live report: ${r.url}`;
+      }
+    }
     if (action === "resumed" && prior) {
       const d = describeRun(prior, cwd, now, goal);
       const refs = resumeRefs(prior, next);

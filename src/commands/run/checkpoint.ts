@@ -8,6 +8,7 @@ import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 import { requireGuards } from "../reports/improve-guards.js";
 import { phaseRecordProblems } from "../../lib/phase-checks.js";
+import { refreshLiveReport } from "../plan/live-report.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -32,7 +33,7 @@ export default defineCommand({
     const accepted = skill === "improve" && phase === "guards" ? requireGuards(ctx.cwd, designDir) : [];
     const record = phaseRecordProblems(ctx.cwd, designDir, skill, phase, outputs, decisions);
     if (record.length) throw new HelperError("E_INVALID", `Cannot checkpoint ${phase}: ${record.join("; ")}`, { problems: record });
-    return updateText(path, (text) => {
+    const out = await updateText(path, (text) => {
       if (text === null) throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
       const run = parseRun(text, `${designDir}/${runFileName(skill)}`);
       if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run is already complete: call run-start for a new one`);
@@ -69,5 +70,8 @@ export default defineCommand({
         result: { skill, phase, index, total: run.phases.length, next, repeated: repeat, announce, ...(accepted.length ? { acceptedGuards: accepted } : {}) },
       };
     }, undefined, undefined, MAX_STATE_BYTES);
+    // execute's checkpoints move the live report on (the phase reached).
+    if (skill === "execute") await refreshLiveReport(ctx.cwd, now);
+    return out;
   },
 });

@@ -207,6 +207,15 @@ const CASES: Case[] = [
     },
   },
   {
+    // A worker started two hours ago with nothing written since: the wake-up answers at once, stalled by the clock.
+    name: "watch", command: "watch", args: ["execute", "--max-seconds", "20"],
+    files: (now) => ({
+      ".design/plan.json": plan((roles) => { roles[0].status = "in_progress"; roles[0].attempts = 1; roles[0].attemptLog = [{ attempt: 1, model: "sonnet", agent: "backend-developer", outcome: "running", startedAt: isoSeconds(now - 2 * 3600_000) }]; }),
+      ".design/run-execute.json": { schemaVersion: 1, skill: "execute", runId: "run-1", startedAt: isoSeconds(now), completedAt: null },
+    }),
+    expect: (r) => has(isOk(r) && r.out.wake === "stalled" && r.out.stalled[0] === "backend-developer" && /running 1/.test(r.out.progress), "a worker two hours into its attempt with no transcript should wake the lead as stalled"),
+  },
+  {
     name: "workflow", command: "workflow", args: [], files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => {
       const text = r.out?.path ? r.read(r.out.path) : "";

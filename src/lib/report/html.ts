@@ -37,6 +37,9 @@ svg .dep{fill:none;stroke:var(--line);stroke-width:1.5}svg .ovl{fill:none;stroke
 @media print{body{background:#fff;color:#000;padding:0}.scroll{max-height:none;overflow:visible;background:none}.role{background:none}a{color:#000}}
 `;
 
+/** How often a live report reloads itself. */
+export const LIVE_RELOAD_SECONDS = 10;
+
 const STATUSES = ["completed", "in_progress", "pending", "failed", "skipped", "blocked"];
 const statusClass = (s: string) => (STATUSES.includes(s) ? s : "pending");
 
@@ -227,12 +230,15 @@ export function reportHtml(model: ReportModel): string {
     ? `<ul>${model.memories.map((m) => `<li><strong>${esc(m.category)}</strong>: ${esc(m.content)}${m.keywords.length ? ` <span class="muted">(${esc(m.keywords.join(", "))})</span>` : ""}</li>`).join("")}</ul>`
     : `<p class="muted">No memory stored in this run.</p>`;
   const problems = model.problems.length ? `<section aria-labelledby="problems-h"><h2 id="problems-h">Problems</h2><ul>${model.problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul></section>` : "";
+  // An open execute run: the page reloads itself (a meta refresh is navigation, no request the CSP must allow).
+  const live = model.run !== null && model.run.completedAt === null;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${live ? `<meta http-equiv="refresh" content="${LIVE_RELOAD_SECONDS}">` : ""}
 <title>${esc(cut(model.goal || "Plan", 80))} — do report</title>
 <style>${STYLE}</style>
 </head>
@@ -241,6 +247,7 @@ export function reportHtml(model: ReportModel): string {
 <header>
 <h1>${esc(model.goal || "(no goal)")}</h1>
 <p class="muted">Report of the plan in <code>.design/plan.json</code>, made ${esc(model.generatedAt)}. State: ${esc(model.state)}.</p>
+${live ? `<p data-live="true"><strong>Live:</strong> the run is going; this page is rewritten at each start, finish, stall and check, and reloads every ${LIVE_RELOAD_SECONDS} s.</p>` : ""}
 <ul class="counts" aria-label="Roles by status">${counts}</ul>
 ${run}
 ${anyTokens ? `<p>Tokens recorded for the plan's agents: <strong>${model.cost.tokens.toLocaleString("en-US")}</strong>.</p>` : ""}

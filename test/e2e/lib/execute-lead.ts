@@ -3,9 +3,9 @@
 // worker; `clean-attempt` for a replaced attempt; only a retry's start goes through update-status with its
 // reflexion), verify, learn (curator-apply) and close (run-end, whose report link the lead shows). Every e2e file
 // that drives execute takes its phases from here, so a change of the skill's calls is made once.
-import { agent, bash, check, done, helperJson, loadTools, notifications, ok, sendMessage, turn, waitFor } from "./lead.ts";
+import { agent, bash, check, done, helperJson, loadTools, notifications, ok, read, sendMessage, turn, waitFor } from "./lead.ts";
 import { calls, helper, type SkillLead } from "./skill-lead.ts";
-import type { ToolCall, TurnContext } from "./stub.ts";
+import { offeredTools, userText, type ToolCall, type TurnContext } from "./stub.ts";
 
 type Gen<T> = Generator<any, T, TurnContext>;
 
@@ -136,6 +136,10 @@ export interface Loop {
   retried: any[];
   /** The last `next` answer (done). */
   last: any;
+  /** The wake-up's answers (`watch`), in order, when the loop ran it. */
+  wakes: any[];
+  /** The task id of the wake-up still running when the loop ended (the caller stops it with its next call). */
+  watchTask: string | null;
 }
 
 export interface LoopHooks {
@@ -151,6 +155,33 @@ export interface LoopHooks {
   afterNext?: (d: any) => Gen<void>;
   /** Rounds of waiting allowed before the flow gives up. */
   maxRounds?: number;
+  /**
+   * Run the wake-up as SKILL.md says (issue 29): `watch execute` in the background with the first spawns, started
+   * again whenever it exits while workers are out; its output (the file its notification names) is read and acted on.
+   */
+  watch?: boolean;
+}
+
+/** The wake-up as written, in the background, with the Bash timeout SKILL.md gives it. */
+export function watchCall(lead: SkillLead, contains: string[] = [], fill: Parameters<SkillLead["call"]>[2] = {}): ToolCall {
+  const c = lead.run("watch", contains, fill);
+  return { ...c, input: { ...c.input, run_in_background: true, timeout: 600000 } };
+}
+
+/** The JSON line a background helper call printed: its notification names the output file, which the lead Reads. */
+export function* readWake(lead: SkillLead, ctx: TurnContext, toolUseId: string): Gen<any> {
+  const text = userText(ctx.body);
+  const m = new RegExp(`<tool-use-id>${toolUseId}</tool-use-id>\\s*<output-file>([^<]+)</output-file>`).exec(text);
+  check(m !== null, `no output file for ${toolUseId}`);
+  const r = (yield* calls("The wake-up exited: reading its answer.", read(m![1]))).results[0];
+  const line = done(r)
+    .split("\n")
+    .map((l) => l.replace(/^\s*\d+\t/, ""))
+    .find((l) => l.startsWith("{"));
+  check(line !== undefined, `the wake-up printed no JSON: ${r.text}`);
+  const w = JSON.parse(line!);
+  check(w.ok === true, `watch: ${line}`);
+  return w;
 }
 
 /**
@@ -188,9 +219,26 @@ export function finishCall(lead: SkillLead, agentName: string, giveUp = false): 
  * workers finish; `finish` each one (cost, report, checks, status, commit); ask again until done.
  */
 export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHooks = {}): Gen<Loop> {
-  const out: Loop = { answers: [], starts: [], spawned: {}, finished: {}, cleaned: [], retried: [], last: null };
+  const out: Loop = { answers: [], starts: [], spawned: {}, finished: {}, cleaned: [], retried: [], last: null, wakes: [], watchTask: null };
   const running: Record<string, any> = {};
   const taskIds: Record<string, string> = {};
+  // The wake-up running now: the tool_use id of its call (its notification names it) and its task id.
+  let watch: { id: string; task: string } | null = null;
+  const handled = new Set<string>();
+  /** The calls to send with a spawn: the wake-up when none runs (and TaskStop's ToolSearch, to stop it later). */
+  const withWatch = (ctx: TurnContext): ToolCall[] => {
+    if (!hooks.watch || watch) return [];
+    const extra = [watchCall(lead)];
+    const o = offeredTools(ctx.body);
+    if (!o.callable.has("TaskStop") && o.deferred.has("TaskStop")) extra.push({ name: "ToolSearch", input: { query: "select:TaskStop" } });
+    return extra;
+  };
+  const armed = (ctx: TurnContext, extra: ToolCall[], from: number) => {
+    if (extra.length === 0) return;
+    const r = ctx.results[from];
+    done(r);
+    watch = { id: r.id, task: /ID:\s*(\w+)/.exec(r.text)?.[1] ?? "" };
+  };
   const startAll = function* (d: any): Gen<void> {
     for (const s of d.start) {
       out.starts.push(s);
@@ -206,8 +254,10 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
         `You are ${s.agent}, the worker for role ${s.roleIndex} ("${s.name}"), attempt ${s.attempt}.\nRead your brief first: ${file}.\n${hooks.extra?.(s) ?? ""}Write your completion report to ${s.reportPath}.`,
       );
       const input = agent(`work on ${s.name}`, s.agent, s.model, prompt);
-      const spawn = yield* calls(`Spawning ${s.agent}.`, input);
+      const extra = withWatch(latest());
+      const spawn = yield* calls(`Spawning ${s.agent}.`, input, ...extra);
       done(spawn.results[0]);
+      armed(spawn, extra, 1);
       out.spawned[s.agent] = input.input;
       running[spawn.results[0].id] = s;
       taskIds[s.agent] = /agentId:\s*([\w-]+)/.exec(spawn.results[0].text)?.[1] ?? s.agent;
@@ -236,11 +286,37 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
       continue;
     }
     if (Object.keys(running).length === 0) break;
-    // End the turn until any running worker has finished (the CLI delivers notifications as they come).
-    for (let k = 0; !notifications(latest().body).some((n) => n.toolUseId in running); k++) {
+    // End the turn until any running worker has finished (the CLI delivers notifications as they come), or the
+    // wake-up exits: then read its answer and act on its `wake`.
+    const woke = () => (watch !== null && notifications(latest().body).some((n) => n.toolUseId === watch!.id) ? watch : null);
+    for (let k = 0; !notifications(latest().body).some((n) => n.toolUseId in running) && !woke(); k++) {
       check(k < 6, `no worker finished: ${Object.values(running).map((s: any) => s.agent).join(", ")}`);
       yield turn("Waiting for the workers.");
     }
+    const w = woke();
+    if (w && !handled.has(w.id)) {
+      handled.add(w.id);
+      watch = null;
+      const answer = yield* readWake(lead, latest(), w.id);
+      out.wakes.push(answer);
+      if (answer.wake === "stalled" || answer.wake === "budget" || answer.wake === "finished") {
+        if (answer.wake !== "finished") {
+          d = yield* ask();
+          yield* startAll(d);
+          if (!watch && Object.keys(running).length) {
+            const extra = withWatch(latest());
+            armed(yield* calls("Starting the wake-up again.", ...extra), extra, 0);
+          }
+          continue;
+        }
+      } else if (Object.keys(running).length) {
+        // rearm (or anything that needs no decision): start it again and end the turn.
+        const extra = withWatch(latest());
+        armed(yield* calls(`${answer.progress}: starting the wake-up again.`, ...extra), extra, 0);
+        continue;
+      }
+    }
+    if (!notifications(latest().body).some((n) => n.toolUseId in running)) continue;
     const seen = new Set(notifications(latest().body).map((n) => n.toolUseId));
     const finished = Object.entries(running).filter(([id]) => seen.has(id));
     for (const [id, s] of finished) {
@@ -254,16 +330,21 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
   }
   check(d.done === true, `next: ${JSON.stringify(d)}`);
   out.last = d;
+  out.watchTask = watch ? (watch as { task: string }).task : null;
   return out;
 }
 
 /** The workers checkpoint with every worker report written. */
-export function workersCheckpoint(lead: SkillLead, agents: string[], c: number, f: number, s: number, reason: string): Gen<any> {
+export function* workersCheckpoint(lead: SkillLead, agents: string[], c: number, f: number, s: number, reason: string, watchTask: string | null = null): Gen<any> {
   const outputs = agents.map((a) => `.design/worker-${a}.json`).join(",");
-  return helper(lead, "Workers done.", "run-checkpoint", ["--phase workers"], {
+  const cp = lead.run("run-checkpoint", ["--phase workers"], {
     replace: [[".design/worker-{agent}.json,.design/worker-{agent}.json", outputs]],
     fill: { c: String(c), f: String(f), s: String(s), reason },
   });
+  // A wake-up still running is stopped in the same message (a stopped one starts no turn: wake.test.ts).
+  const ctx = yield* calls("Workers done.", cp, ...(watchTask ? [{ name: "TaskStop", input: { task_id: watchTask } }] : []));
+  if (watchTask) check(/stopped/i.test(done(ctx.results[1])), `TaskStop of the wake-up: ${ctx.results[1].text}`);
+  return ok(ctx.results[0]);
 }
 
 export interface VerifyOptions {

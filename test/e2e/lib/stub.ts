@@ -72,6 +72,10 @@ export interface Recorded {
   turn?: number;
   /** What the stub answered. */
   answer?: Turn;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
+  /** A held answer (`delayMs`) whose connection the CLI closed first: the conversation was stopped while it waited. */
+  abortedAt?: number;
 }
 
 export interface Stub {
@@ -291,7 +295,7 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
         /* keep the raw text */
       }
       const url = req.url ?? "";
-      const rec: Recorded = { n: ++n, method: req.method ?? "", url, headers: req.headers, body, kind: "other" };
+      const rec: Recorded = { n: ++n, method: req.method ?? "", url, headers: req.headers, body, kind: "other", at: Date.now() };
       requests.push(rec);
       if (/^[a-z]+:\/\//i.test(url)) {
         // A plain-HTTP request sent through the proxy: it was meant for another host.
@@ -323,8 +327,16 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
         const send = () => {
           if (!res.destroyed) sendMessage(res, body, contentOf(turn, `${c.label}_${index}`), `msg_${c.label}_${index}_${rec.n}`, turn.usage);
         };
-        if (turn.delayMs) setTimeout(send, turn.delayMs).unref();
-        else send();
+        if (turn.delayMs) {
+          let sent = false;
+          setTimeout(() => {
+            sent = true;
+            send();
+          }, turn.delayMs).unref();
+          res.on("close", () => {
+            if (!sent) rec.abortedAt = Date.now();
+          });
+        } else send();
         return;
       }
       res.writeHead(404, { "content-type": "application/json" });
@@ -333,7 +345,7 @@ export async function startStub(initial: Script = [], options: StubOptions = {})
   });
   server.on("connect", (req, socket) => {
     escapes.push(`CONNECT ${req.url}`);
-    requests.push({ n: ++n, method: "CONNECT", url: req.url ?? "", headers: req.headers, body: null, kind: "other" });
+    requests.push({ n: ++n, method: "CONNECT", url: req.url ?? "", headers: req.headers, body: null, kind: "other", at: Date.now() });
     socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
   });
   server.keepAliveTimeout = 1000;
