@@ -193,7 +193,8 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
   let runState: string;
   let foreignGrant: string;
   const savedEnv: Record<string, string | undefined> = {};
-  const env = () => ({ PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: config, LANG: "C.UTF-8" });
+  // An approved `watch` (issue 29) waits for agents until its bound: a print-mode ceiling of 2 s keeps it to 1.5 s here.
+  const env = () => ({ PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: config, LANG: "C.UTF-8", CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS: "2000" });
   const helperOf = (skill: string) => `node "${ROOT}/skills/${skill}/scripts/plan.js"`;
   const SPEC = "#!/bin/sh\necho spec-ok\n";
   const ROLE_CHECKS = ["sh .design/specs/spec-api-dev.sh", "node --version"];
