@@ -207,8 +207,10 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
       maxTurns: 60,
       timeoutMs: 280_000,
       script: flowScript(function* (_first, latest): Flow {
-        yield* helper(lead, "Phase 1/6 Pre-flight.", "run-start", [], { fill: { goal: GOAL } });
-        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { "clarified goal": GOAL, type: "implementation", complexity: "medium", n: "0" } });
+        yield* helper(lead, "Phase 1/6 Pre-flight: opening the run.", "run-begin", [], { fill: { goal: GOAL } });
+        // design-tier records the pre-flight phase (issue 30); --min medium keeps the full path with its experts.
+        const tier = ok((yield* calls("Asking the helper for the tier.", { name: "Bash", input: { command: `${lead.call("design-tier", ["--goal"], { fill: { "clarified goal": GOAL } })} --min medium`, description: "do helper: design-tier" } })).results[0]);
+        check(tier.path === "full" && /pre-flight: done/.test(tier.checkpoint), `design-tier: ${JSON.stringify(tier)}`);
         done((yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"), lead.ref("waiting.md"))).results[0]);
         const spawn = (name: string, as = name) => agent(`${name} expert`, as, "haiku", brief(`expert-${as}`, `You are the ${name}. Goal: ${GOAL}. Write .design/expert-${name}.json.`));
         // The design skill's default stall limit is 15 minutes; the test sets 1 as the lead may (`--stall-minutes`).
@@ -236,14 +238,9 @@ describe("a hung agent wakes the lead through the real CLI", { concurrency: 1 },
         const lastWatch = ctx.results[1].text;
         yield* waitFor(latest(), [replacement], "Waiting for the replacement.");
         checks.push(ok((yield* calls("Checking the architect's artifact.", lead.run("expert-validate", [], { fill: { name: "architect", "names still out": "" } }))).results[0]));
-        // Nothing is out: the wake-up is stopped with the checkpoint.
+        // Nothing is out: the check with no one left out recorded the experts phase (issue 30); the wake-up is stopped.
         const task = /ID:\s*(\w+)/.exec(lastWatch)?.[1] ?? "";
-        const cp = yield* calls(
-          "Experts done.",
-          lead.run("run-checkpoint", ["--phase experts"], { replace: [[".design/expert-{name}.json,.design/expert-{name}.json", ".design/expert-architect.json,.design/expert-researcher.json"]], fill: { names: "architect, researcher" } }),
-          { name: "TaskStop", input: { task_id: task } },
-        );
-        ok(cp.results[0]);
+        yield* calls("Experts done: stopping the wake-up.", { name: "TaskStop", input: { task_id: task } });
         yield turn("Two experts reported; the test stops here.");
       }),
     });

@@ -20,7 +20,7 @@ import { agent, bash, check, done, flowScript, helperJson, loadTools, ok, sendMe
 import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
 import { assertClean, session, type Session } from "./lib/session.ts";
 import { calls, helper, SkillLead } from "./lib/skill-lead.ts";
-import { preflight } from "./lib/execute-lead.ts";
+import { preflight, watchCall } from "./lib/execute-lead.ts";
 import type { TurnContext } from "./lib/stub.ts";
 
 const TIMEOUT = 240_000;
@@ -256,13 +256,15 @@ function* designRun(lead: SkillLead, c: Canon, first: TurnContext, latest: () =>
 
 /** Phases 2 and 3 of the full path: the experts, then their cross-review. */
 function* fullPathExperts(lead: SkillLead, c: Canon, latest: () => TurnContext): Flow {
-  let ctx = yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"));
-  done(ctx.results[0]);
+  let ctx = yield* calls("Phase 2/6 Experts.", lead.ref("expert-briefs.md"), lead.ref("waiting.md"));
+  ctx.results.forEach((r) => done(r));
+  // The spawns, with the wake-up (issue 29) in the background: it exits once every expert's artifact is there.
   ctx = yield* calls(
-    `Spawning ${c.experts.length} experts for a ${c.tier} goal.`,
+    `Spawning ${c.experts.length} experts for a ${c.tier} goal, with the wake-up.`,
     ...c.experts.map((name) => agent(`${name} expert`, name, "sonnet", brief(`expert-${name}`, `You are ${name}. Goal: ${c.goal}. Write .design/expert-${name}.json.`))),
+    watchCall(lead, ["names still out"], { fill: { "names still out": c.experts.join(",") } }),
   );
-  ctx = yield* waitFor(latest(), ctx.results.map((r) => (done(r), r.id)), "Waiting for the experts.");
+  ctx = yield* waitFor(latest(), ctx.results.slice(0, c.experts.length).map((r) => (done(r), r.id)), "Waiting for the experts.");
   ctx = yield* calls("Validating the artifacts.", ...c.experts.map((name) => lead.run("expert-validate", [], { fill: { name, "names still out": c.experts.join(",") } })));
   ctx.results.forEach((r) => ok(r));
 
@@ -327,7 +329,7 @@ describe("seed rules through claude -p", { concurrency: 1 }, () => {
       // it (verification-specs.md only where specs were written; quick-path.md on the quick path, in place of
       // expert-briefs.md and cross-review.md), each delivered whole (its title arrived).
       const reads = refReads(s, refsDir, PHASES);
-      const fullOnly = ["expert-briefs.md", "cross-review.md"];
+      const fullOnly = ["expert-briefs.md", "waiting.md", "cross-review.md"];
       const applies = (ref: string) =>
         (ref !== "verification-specs.md" || c.specs.length > 0) && (quick(c) ? !fullOnly.includes(ref) : ref !== "quick-path.md");
       const expected = PHASES.flatMap((phase) => (named[phase] ?? []).filter(applies).map((ref) => `${phase}: ${ref}`));
