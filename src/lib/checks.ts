@@ -494,14 +494,30 @@ export function analyzeCheck(check: string): CheckAnalysis {
   if (ci) {
     findings.push({ code: "ci-expression", severity: "error", message: `'${clip(ci)}' is a CI expression: only a CI runner fills it in` });
   }
-  const { maskers, alwaysZero } = maskersOf(list, check);
-  if (maskers.length && alwaysZero) {
-    const what = maskers.map(maskerText).join(", ");
-    findings.push({ code: "exit-masked", severity: "error", message: `${what} ${maskers.length > 1 ? "mask" : "masks"} failures: the check exits 0 whatever happens` });
+  const scanned = maskersOf(list, check);
+  const { maskers } = scanned;
+  const masked = maskedMessage(scanned);
+  if (masked !== null) {
+    findings.push({ code: "exit-masked", severity: "error", message: masked });
   } else {
     for (const m of maskers) findings.push({ code: "masked-step", severity: "warning", message: `${maskerText(m)} masks failures` });
   }
   return { parsed: true, python: pythonSourcesOf(list), findings, maskers };
+}
+
+/**
+ * Why a check can never fail, naming the part that masks its exit status (`'|| true' masks failures: the check
+ * exits 0 whatever happens`), or null when it can fail or cannot be parsed. finalize refuses such a check.
+ */
+export function maskedExit(check: string): string | null {
+  const list = tryParse(check);
+  if (!list) return null;
+  return maskedMessage(maskersOf(list, check));
+}
+
+function maskedMessage({ maskers, alwaysZero }: { maskers: string[]; alwaysZero: boolean }): string | null {
+  if (!alwaysZero || maskers.length === 0) return null;
+  return `${maskers.map(maskerText).join(", ")} ${maskers.length > 1 ? "mask" : "masks"} failures: the check exits 0 whatever happens`;
 }
 
 /** Whether a check, run as `bash -c` with no options set, can exit non-zero; null when it cannot be parsed. */
