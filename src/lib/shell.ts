@@ -26,6 +26,8 @@ export type Part =
       quoted: boolean;
       /** The parsed body of `$(…)`, a backtick substitution or `<(…)`/`>(…)`. */
       body?: List;
+      /** The expansions inside `${…}` or `$((…))` (`${x:-$(pwd)}` runs pwd). */
+      inner?: Part[];
       /** `${{ … }}`: a CI expression the shell cannot expand. */
       ci?: boolean;
     };
@@ -41,6 +43,8 @@ export interface Redir {
   target: Word;
   /** A here-document's body (the text between the operator's line and the delimiter). */
   heredoc?: string;
+  /** The body as the shell expands it, when the delimiter is unquoted: literal text and expansions. */
+  heredocParts?: Part[];
 }
 
 export interface Simple {
@@ -56,10 +60,10 @@ export type Compound =
   | { type: "group" | "subshell"; body: List }
   | { type: "if"; branches: Array<{ cond: List; body: List }>; elseBody: List | null }
   | { type: "loop"; cond: List; body: List }
-  | { type: "for"; words: Word[]; body: List }
+  | { type: "for"; words: Word[]; body: List; /** `for ((…))`: the expansions of its three expressions. */ arith?: Part[] }
   | { type: "case"; word: Word; arms: Array<{ patterns: Word[]; body: List }> }
   | { type: "func"; name: string; body: Command }
-  | { type: "arith"; raw: string }
+  | { type: "arith"; raw: string; inner: Part[] }
   | { type: "cond"; words: Word[] };
 
 export type Command = Simple | (Compound & { redirs: Redir[]; start: number; end: number });
@@ -95,12 +99,14 @@ interface PendingHeredoc {
   redir: Redir;
   delim: string;
   stripTabs: boolean;
+  /** Any quoting in the delimiter: the body stays literal text. */
+  quoted: boolean;
 }
 
 class Parser {
   i = 0;
   private heredocs: PendingHeredoc[] = [];
-  private depth = 0;
+  depth = 0;
 
   constructor(readonly s: string) {}
 
@@ -108,7 +114,7 @@ class Parser {
     throw new ShellParseError(message, at);
   }
 
-  private enter(): void {
+  enter(): void {
     if (++this.depth > MAX_DEPTH) this.fail("nesting too deep");
   }
 
@@ -154,11 +160,61 @@ class Parser {
         }
       }
       h.redir.heredoc = this.s.slice(bodyStart, Math.min(bodyEnd, this.s.length));
+      if (!h.quoted) h.redir.heredocParts = this.scanOrNone(bodyStart, Math.min(bodyEnd, this.s.length), "heredoc");
+    }
+  }
+
+  /**
+   * The text between `from` and `to` read for expansions only, as bash reads a `${…}` word, an arithmetic
+   * expression or an unquoted here-document: `$…` and backticks expand, the rest is literal text. Offsets stay
+   * those of the whole script.
+   */
+  private scanParts(from: number, to: number, mode: "param" | "arith" | "heredoc"): Part[] {
+    const p = new Parser(this.s.slice(0, to));
+    p.i = from;
+    p.depth = this.depth;
+    p.enter();
+    const s = p.s;
+    const parts: Part[] = [];
+    const lit = (text: string, quoted: boolean) => {
+      const last = parts[parts.length - 1];
+      if (last && last.kind === "lit") last.text += text;
+      else parts.push({ kind: "lit", text, quoted });
+    };
+    while (p.i < s.length) {
+      const c = s[p.i];
+      if (c === "\\" && p.i + 1 < s.length) {
+        const e = s[p.i + 1];
+        if (mode !== "heredoc" || !"$`\\\n".includes(e)) lit(c + e, true);
+        else if (e !== "\n") lit(e, true);
+        p.i += 2;
+      } else if (c === "'" && mode === "param") {
+        const close = s.indexOf("'", p.i + 1);
+        const end = close < 0 ? s.length : close + 1;
+        lit(s.slice(p.i, end), true);
+        p.i = end;
+      } else if (c === "$") p.readDollar(parts, lit, true);
+      else if (c === "`") parts.push(p.readBacktick(true));
+      else {
+        lit(c, true);
+        p.i++;
+      }
+    }
+    return parts;
+  }
+
+  /** scanParts, or undefined where bash would fail only when it expands the text (an unterminated `$(`). */
+  private scanOrNone(from: number, to: number, mode: "param" | "arith" | "heredoc"): Part[] | undefined {
+    try {
+      return this.scanParts(from, to, mode);
+    } catch (e) {
+      if (e instanceof ShellParseError) return undefined;
+      throw e;
     }
   }
 
   /** Blanks, comments and newlines between commands. */
-  private skipSpace(): void {
+  skipSpace(): void {
     for (;;) {
       this.skipBlanks();
       this.skipComment();
@@ -275,7 +331,7 @@ class Parser {
       if (s[this.i + 1] === "(") {
         const end = this.arithEnd(this.i + 2);
         if (end >= 0) {
-          compound = { type: "arith", raw: s.slice(this.i, end) };
+          compound = { type: "arith", raw: s.slice(this.i, end), inner: this.scanOrNone(this.i + 2, end - 2, "arith") ?? [] };
           this.i = end;
         }
       }
@@ -326,9 +382,11 @@ class Parser {
       this.i += w.length;
       this.skipBlanks();
       const words: Word[] = [];
+      let arith: Part[] | undefined;
       if (s.startsWith("((", this.i)) {
         const end = this.arithEnd(this.i + 2);
         if (end < 0) this.fail("unterminated '(('");
+        arith = this.scanOrNone(this.i + 2, end - 2, "arith") ?? [];
         this.i = end;
       } else {
         words.push(this.readWord());
@@ -357,7 +415,7 @@ class Parser {
         body = this.parseList(new Set(["done"]));
         this.expectWord("done");
       }
-      compound = { type: "for", words, body };
+      compound = { type: "for", words, body, ...(arith ? { arith } : {}) };
     } else if (w === "case") {
       this.i += 4;
       this.skipBlanks();
@@ -492,7 +550,8 @@ class Parser {
     const redir: Redir = { op, target };
     if (op === "<<" || op === "<<-") {
       const delim = target.parts.map((p) => (p.kind === "lit" ? p.text : p.raw)).join("");
-      this.heredocs.push({ redir, delim, stripTabs: op === "<<-" });
+      const quoted = target.parts.some((p) => p.kind === "lit" && p.quoted);
+      this.heredocs.push({ redir, delim, stripTabs: op === "<<-", quoted });
     }
     return redir;
   }
@@ -533,42 +592,68 @@ class Parser {
     }
   }
 
-  /** The right side of `=~`: up to a blank outside parentheses and quotes. */
+  /** The right side of `=~`: up to a blank outside parentheses and quotes; its expansions stay expansions. */
   private readRegex(): Word {
     const s = this.s;
     const start = this.i;
     let depth = 0;
-    let text = "";
+    const parts: Part[] = [];
+    const lit = (text: string) => {
+      const last = parts[parts.length - 1];
+      if (last && last.kind === "lit") last.text += text;
+      else parts.push({ kind: "lit", text, quoted: true });
+    };
     while (this.i < s.length) {
       const c = s[this.i];
       if (depth === 0 && (BLANK.has(c) || c === "\n")) break;
       if (c === "\\") {
-        text += s.slice(this.i, this.i + 2);
+        lit(s.slice(this.i, this.i + 2));
         this.i += 2;
         continue;
       }
-      if (c === "'" || c === '"') {
+      if (c === "'") {
         const close = s.indexOf(c, this.i + 1);
         if (close < 0) this.fail("unterminated quote");
-        text += s.slice(this.i + 1, close);
+        lit(s.slice(this.i + 1, close));
         this.i = close + 1;
+        continue;
+      }
+      if (c === '"') {
+        this.i++;
+        this.readDoubleQuoted(parts, (text) => lit(text));
+        continue;
+      }
+      if (c === "$" && s[this.i + 1] !== undefined && !BLANK.has(s[this.i + 1]) && s[this.i + 1] !== ")") {
+        this.readDollar(parts, (text) => lit(text), false);
         continue;
       }
       if (c === "(") depth++;
       else if (c === ")") depth--;
-      text += c;
+      lit(c);
       this.i++;
     }
-    return { parts: [{ kind: "lit", text, quoted: true }], start, end: this.i };
+    if (parts.length === 0) lit("");
+    return { parts, start, end: this.i };
   }
 
-  /** Where `((` … `))` ends (after the closing parentheses), searching from `from`; -1 when it does not. */
+  /**
+   * Where `((` … `))` ends (after the closing parentheses), searching from `from`; -1 when it does not. Quoted
+   * text and escapes are skipped: `$(( $(echo ')') ))` ends at its own `))`.
+   */
   private arithEnd(from: number): number {
     const s = this.s;
     let depth = 0;
     for (let j = from; j < s.length; j++) {
       const c = s[j];
-      if (c === "(") depth++;
+      if (c === "\\") j++;
+      else if (c === "'" || c === '"') {
+        j = this.quoteEnd(j);
+        if (j < 0) return -1;
+      } else if (c === "$" && s[j + 1] === "(" && s[j + 2] !== "(") {
+        // A command substitution ends where its list does (a `case` pattern's `)` is no closing parenthesis).
+        j = this.substitutionEnd(j + 2);
+        if (j < 0) return -1;
+      } else if (c === "(") depth++;
       else if (c === ")") {
         if (depth === 0) return s[j + 1] === ")" ? j + 2 : -1;
         depth--;
@@ -651,6 +736,36 @@ class Parser {
     return { parts, start, end: this.i };
   }
 
+  /** The index of the `)` closing a `$(` whose list starts at `from`, or -1 when it does not parse. */
+  private substitutionEnd(from: number): number {
+    const p = new Parser(this.s);
+    p.i = from;
+    p.depth = this.depth;
+    try {
+      p.parseList(new Set());
+      p.skipSpace();
+    } catch (e) {
+      if (e instanceof ShellParseError) return -1;
+      throw e;
+    }
+    return this.s[p.i] === ")" ? p.i : -1;
+  }
+
+  /**
+   * The index of the quote closing the one at `j` (`'…'`, `$'…'` with its escapes, `"…"` with its escapes), or -1.
+   * For the scans that only look for where a construct ends.
+   */
+  private quoteEnd(j: number): number {
+    const s = this.s;
+    const q = s[j];
+    const escapes = q === '"' || s[j - 1] === "$";
+    for (let k = j + 1; k < s.length; k++) {
+      if (s[k] === "\\" && escapes) k++;
+      else if (s[k] === q) return k;
+    }
+    return -1;
+  }
+
   private balancedParen(from: number): number {
     const s = this.s;
     let depth = 0;
@@ -658,7 +773,7 @@ class Parser {
       const c = s[j];
       if (c === "\\") j++;
       else if (c === "'" || c === '"') {
-        const close = s.indexOf(c, j + 1);
+        const close = this.quoteEnd(j);
         if (close < 0) this.fail("unterminated quote", j);
         j = close;
       } else if (c === "(") depth++;
@@ -695,7 +810,7 @@ class Parser {
     }
   }
 
-  private readDollar(parts: Part[], lit: (text: string, quoted: boolean) => void, quoted: boolean): void {
+  readDollar(parts: Part[], lit: (text: string, quoted: boolean) => void, quoted: boolean): void {
     const s = this.s;
     const start = this.i;
     const next = s[this.i + 1];
@@ -703,8 +818,9 @@ class Parser {
       if (s[this.i + 2] === "(") {
         const end = this.arithEnd(this.i + 3);
         if (end >= 0) {
+          const inner = this.scanOrNone(start + 3, end - 2, "arith");
           this.i = end;
-          parts.push({ kind: "exp", raw: s.slice(start, end), quoted });
+          parts.push({ kind: "exp", raw: s.slice(start, end), quoted, ...(inner?.some((p) => p.kind === "exp") ? { inner } : {}) });
           return;
         }
       }
@@ -723,9 +839,16 @@ class Parser {
       // `${{ … }}` (GitHub Actions) ends at `}}`; the shell would end it at the first `}`.
       const ci = s[this.i + 2] === "{" ? s.indexOf("}}", this.i + 3) : -1;
       const end = ci >= 0 ? ci + 2 : this.braceEnd(this.i + 2);
-      this.i = end;
       const raw = s.slice(start, end);
-      parts.push({ kind: "exp", raw, quoted, ...(raw.startsWith("${{") ? { ci: true } : {}) });
+      const inner = raw.startsWith("${{") ? undefined : this.scanOrNone(start + 2, end - 1, "param");
+      this.i = end;
+      parts.push({
+        kind: "exp",
+        raw,
+        quoted,
+        ...(raw.startsWith("${{") ? { ci: true } : {}),
+        ...(inner?.some((p) => p.kind === "exp") ? { inner } : {}),
+      });
       return;
     }
     if (next === "'" && !quoted) {
@@ -749,7 +872,10 @@ class Parser {
     this.i++;
   }
 
-  /** Where `${…}` ends, scanning from just after `${`: nested `${`, quotes and escapes are skipped over. */
+  /**
+   * Where `${…}` ends, scanning from just after `${`: nested `${`, `$(…)`, backticks, quotes and escapes are
+   * skipped over (`${v:-$(f() { :; })}` ends at its own brace).
+   */
   private braceEnd(from: number): number {
     const s = this.s;
     let depth = 1;
@@ -757,7 +883,14 @@ class Parser {
       const c = s[j];
       if (c === "\\") j++;
       else if (c === "'" || c === '"') {
-        const close = s.indexOf(c, j + 1);
+        const close = this.quoteEnd(j);
+        if (close >= 0) j = close;
+      } else if (c === "$" && s[j + 1] === "(" && s[j + 2] !== "(") {
+        const end = this.substitutionEnd(j + 2);
+        if (end >= 0) j = end;
+      }
+      else if (c === "`") {
+        const close = s.indexOf("`", j + 1);
         if (close >= 0) j = close;
       } else if (c === "$" && s[j + 1] === "{") {
         depth++;
@@ -810,7 +943,7 @@ class Parser {
   }
 
   /** A backtick substitution: its text with the backslashes it removes, parsed on its own. */
-  private readBacktick(quoted: boolean): Part {
+  readBacktick(quoted: boolean): Part {
     const s = this.s;
     const start = this.i;
     let inner = "";
@@ -878,12 +1011,22 @@ export function parseShell(text: string): List {
 /** Every simple command of a list, those inside compound commands and substitutions included, in order. */
 export function simpleCommands(list: List): Simple[] {
   const out: Simple[] = [];
-  const words = (ws: readonly Word[]) => {
-    for (const w of ws) {
-      for (const p of w.parts) if (p.kind === "exp" && p.body) walkList(p.body);
+  const parts = (ps: readonly Part[]): void => {
+    for (const p of ps) {
+      if (p.kind !== "exp") continue;
+      if (p.body) walkList(p.body);
+      if (p.inner) parts(p.inner);
     }
   };
-  const redirs = (rs: readonly Redir[]) => words(rs.map((r) => r.target));
+  const words = (ws: readonly Word[]) => {
+    for (const w of ws) parts(w.parts);
+  };
+  const redirs = (rs: readonly Redir[]) => {
+    for (const r of rs) {
+      parts(r.target.parts);
+      if (r.heredocParts) parts(r.heredocParts);
+    }
+  };
   const walkCommand = (c: Command): void => {
     switch (c.type) {
       case "simple":
@@ -909,6 +1052,7 @@ export function simpleCommands(list: List): Simple[] {
         break;
       case "for":
         words(c.words);
+        if (c.arith) parts(c.arith);
         walkList(c.body);
         break;
       case "case":
@@ -922,6 +1066,7 @@ export function simpleCommands(list: List): Simple[] {
         words(c.words);
         break;
       case "arith":
+        parts(c.inner);
         break;
     }
     redirs(c.redirs);
@@ -939,15 +1084,19 @@ export function simpleCommands(list: List): Simple[] {
 export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
   const out: Array<Extract<Part, { kind: "exp" }>> = [];
   const seen = new Set<Word>();
-  const visitWord = (w: Word) => {
-    if (seen.has(w)) return;
-    seen.add(w);
-    for (const p of w.parts) {
+  const visitParts = (ps: readonly Part[]): void => {
+    for (const p of ps) {
       if (p.kind === "exp") {
         out.push(p);
         if (p.body) visit(p.body);
+        if (p.inner) visitParts(p.inner);
       }
     }
+  };
+  const visitWord = (w: Word) => {
+    if (seen.has(w)) return;
+    seen.add(w);
+    visitParts(w.parts);
   };
   const visitCommand = (c: Command): void => {
     if (c.type === "simple") {
@@ -965,8 +1114,10 @@ export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
       visit(c.body);
     } else if (c.type === "for") {
       c.words.forEach(visitWord);
+      if (c.arith) visitParts(c.arith);
       visit(c.body);
-    } else if (c.type === "case") {
+    } else if (c.type === "arith") visitParts(c.inner);
+    else if (c.type === "case") {
       visitWord(c.word);
       for (const a of c.arms) {
         a.patterns.forEach(visitWord);
@@ -974,7 +1125,10 @@ export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
       }
     } else if (c.type === "func") visitCommand(c.body);
     else if (c.type === "cond") c.words.forEach(visitWord);
-    for (const r of c.redirs) visitWord(r.target);
+    for (const r of c.redirs) {
+      visitWord(r.target);
+      if (r.heredocParts) visitParts(r.heredocParts);
+    }
   };
   const visit = (l: List): void => {
     for (const { node } of l.items) {
