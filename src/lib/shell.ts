@@ -325,147 +325,7 @@ class Parser {
     const start = this.i;
     const s = this.s;
     if (this.i >= s.length) this.fail("unexpected end of input");
-    const w = this.peekPlain();
-    let compound: Compound | null = null;
-    if (s[this.i] === "(") {
-      if (s[this.i + 1] === "(") {
-        const end = this.arithEnd(this.i + 2);
-        if (end >= 0) {
-          compound = { type: "arith", raw: s.slice(this.i, end), inner: this.scanOrNone(this.i + 2, end - 2, "arith") ?? [] };
-          this.i = end;
-        }
-      }
-      if (!compound) {
-        this.i++;
-        const body = this.parseList(new Set());
-        this.skipSpace();
-        if (s[this.i] !== ")") this.fail("expected ')'");
-        this.i++;
-        compound = { type: "subshell", body };
-      }
-    } else if (w === "{") {
-      this.i++;
-      const body = this.parseList(new Set(["}"]));
-      this.expectWord("}");
-      compound = { type: "group", body };
-    } else if (w === "if") {
-      this.i += 2;
-      const branches: Array<{ cond: List; body: List }> = [];
-      let elseBody: List | null = null;
-      for (;;) {
-        const cond = this.parseList(new Set(["then"]));
-        this.expectWord("then");
-        const body = this.parseList(new Set(["elif", "else", "fi"]));
-        branches.push({ cond, body });
-        this.skipSpace();
-        const next = this.peekPlain();
-        if (next === "elif") {
-          this.i += 4;
-          continue;
-        }
-        if (next === "else") {
-          this.i += 4;
-          elseBody = this.parseList(new Set(["fi"]));
-        }
-        this.expectWord("fi");
-        break;
-      }
-      compound = { type: "if", branches, elseBody };
-    } else if (w === "while" || w === "until") {
-      this.i += w.length;
-      const cond = this.parseList(new Set(["do"]));
-      this.expectWord("do");
-      const body = this.parseList(new Set(["done"]));
-      this.expectWord("done");
-      compound = { type: "loop", cond, body };
-    } else if (w === "for" || w === "select") {
-      this.i += w.length;
-      this.skipBlanks();
-      const words: Word[] = [];
-      let arith: Part[] | undefined;
-      if (s.startsWith("((", this.i)) {
-        const end = this.arithEnd(this.i + 2);
-        if (end < 0) this.fail("unterminated '(('");
-        arith = this.scanOrNone(this.i + 2, end - 2, "arith") ?? [];
-        this.i = end;
-      } else {
-        words.push(this.readWord());
-        this.skipSpace();
-        if (this.peekPlain() === "in") {
-          this.i += 2;
-          for (;;) {
-            this.skipBlanks();
-            const c = s[this.i];
-            if (c === ";" || c === "\n" || c === undefined || c === "#") break;
-            if (META.has(c)) this.fail(`unexpected '${c}'`);
-            words.push(this.readWord());
-          }
-        }
-      }
-      this.skipBlanks();
-      if (s[this.i] === ";") this.i++;
-      this.skipSpace();
-      let body: List;
-      if (this.peekPlain() === "{") {
-        this.i++;
-        body = this.parseList(new Set(["}"]));
-        this.expectWord("}");
-      } else {
-        this.expectWord("do");
-        body = this.parseList(new Set(["done"]));
-        this.expectWord("done");
-      }
-      compound = { type: "for", words, body, ...(arith ? { arith } : {}) };
-    } else if (w === "case") {
-      this.i += 4;
-      this.skipBlanks();
-      const word = this.readWord();
-      this.expectWord("in");
-      const arms: Array<{ patterns: Word[]; body: List }> = [];
-      for (;;) {
-        this.skipSpace();
-        if (this.peekPlain() === "esac") break;
-        if (s[this.i] === "(") this.i++;
-        const patterns: Word[] = [];
-        for (;;) {
-          this.skipBlanks();
-          patterns.push(this.readWord());
-          this.skipBlanks();
-          if (s[this.i] === "|") this.i++;
-          else break;
-        }
-        if (s[this.i] !== ")") this.fail("expected ')' after a case pattern");
-        this.i++;
-        const body = this.parseList(new Set(["esac"]));
-        arms.push({ patterns, body });
-        this.skipSpace();
-        if (s.startsWith(";;&", this.i)) this.i += 3;
-        else if (s.startsWith(";;", this.i) || s.startsWith(";&", this.i)) this.i += 2;
-        else if (this.peekPlain() !== "esac") this.fail("expected ';;' or 'esac'");
-      }
-      this.expectWord("esac");
-      compound = { type: "case", word, arms };
-    } else if (w === "function") {
-      this.i += 8;
-      this.skipBlanks();
-      const name = this.peekPlain();
-      if (name === null) this.fail("expected a function name");
-      this.i += name.length;
-      this.skipBlanks();
-      if (s[this.i] === "(") {
-        this.i++;
-        this.skipBlanks();
-        if (s[this.i] !== ")") this.fail("expected ')'");
-        this.i++;
-      }
-      this.skipSpace();
-      compound = { type: "func", name, body: this.parseCommand() };
-    } else if (w === "[[") {
-      this.i += 2;
-      compound = { type: "cond", words: this.parseCond() };
-    } else if (w !== null && LIST_END.has(w)) {
-      this.fail(`unexpected '${w}'`);
-    }
+    const compound = this.parseCompound();
     if (compound) {
       const redirs: Redir[] = [];
       for (;;) {
@@ -494,6 +354,181 @@ class Parser {
       this.i = save;
     }
     return simple;
+  }
+
+  /** The compound command at the cursor (its redirections aside), or null when a simple command starts here. */
+  private parseCompound(): Compound | null {
+    const s = this.s;
+    const w = this.peekPlain();
+    if (s[this.i] === "(") return this.parseParenthesized();
+    switch (w) {
+      case "{": {
+        this.i++;
+        const body = this.parseList(new Set(["}"]));
+        this.expectWord("}");
+        return { type: "group", body };
+      }
+      case "if":
+        return this.parseIf();
+      case "while":
+      case "until": {
+        this.i += w.length;
+        const cond = this.parseList(new Set(["do"]));
+        this.expectWord("do");
+        const body = this.parseList(new Set(["done"]));
+        this.expectWord("done");
+        return { type: "loop", cond, body };
+      }
+      case "for":
+      case "select":
+        this.i += w.length;
+        return this.parseFor();
+      case "case":
+        return this.parseCase();
+      case "function":
+        return this.parseFunctionKeyword();
+      case "[[":
+        this.i += 2;
+        return { type: "cond", words: this.parseCond() };
+    }
+    if (w !== null && LIST_END.has(w)) this.fail(`unexpected '${w}'`);
+    return null;
+  }
+
+  /** `((…))` (arithmetic) or `( list )` (a subshell). */
+  private parseParenthesized(): Compound {
+    const s = this.s;
+    if (s[this.i + 1] === "(") {
+      const end = this.arithEnd(this.i + 2);
+      if (end >= 0) {
+        const compound: Compound = { type: "arith", raw: s.slice(this.i, end), inner: this.scanOrNone(this.i + 2, end - 2, "arith") ?? [] };
+        this.i = end;
+        return compound;
+      }
+    }
+    this.i++;
+    const body = this.parseList(new Set());
+    this.skipSpace();
+    if (s[this.i] !== ")") this.fail("expected ')'");
+    this.i++;
+    return { type: "subshell", body };
+  }
+
+  private parseIf(): Compound {
+    this.i += 2;
+    const branches: Array<{ cond: List; body: List }> = [];
+    let elseBody: List | null = null;
+    for (;;) {
+      const cond = this.parseList(new Set(["then"]));
+      this.expectWord("then");
+      const body = this.parseList(new Set(["elif", "else", "fi"]));
+      branches.push({ cond, body });
+      this.skipSpace();
+      const next = this.peekPlain();
+      if (next === "elif") {
+        this.i += 4;
+        continue;
+      }
+      if (next === "else") {
+        this.i += 4;
+        elseBody = this.parseList(new Set(["fi"]));
+      }
+      this.expectWord("fi");
+      break;
+    }
+    return { type: "if", branches, elseBody };
+  }
+
+  /** After `for` or `select`: `((…))` or a name with its optional `in` words, then the body. */
+  private parseFor(): Compound {
+    const s = this.s;
+    this.skipBlanks();
+    const words: Word[] = [];
+    let arith: Part[] | undefined;
+    if (s.startsWith("((", this.i)) {
+      const end = this.arithEnd(this.i + 2);
+      if (end < 0) this.fail("unterminated '(('");
+      arith = this.scanOrNone(this.i + 2, end - 2, "arith") ?? [];
+      this.i = end;
+    } else {
+      words.push(this.readWord());
+      this.skipSpace();
+      if (this.peekPlain() === "in") {
+        this.i += 2;
+        for (;;) {
+          this.skipBlanks();
+          const c = s[this.i];
+          if (c === ";" || c === "\n" || c === undefined || c === "#") break;
+          if (META.has(c)) this.fail(`unexpected '${c}'`);
+          words.push(this.readWord());
+        }
+      }
+    }
+    this.skipBlanks();
+    if (s[this.i] === ";") this.i++;
+    this.skipSpace();
+    let body: List;
+    if (this.peekPlain() === "{") {
+      this.i++;
+      body = this.parseList(new Set(["}"]));
+      this.expectWord("}");
+    } else {
+      this.expectWord("do");
+      body = this.parseList(new Set(["done"]));
+      this.expectWord("done");
+    }
+    return { type: "for", words, body, ...(arith ? { arith } : {}) };
+  }
+
+  private parseCase(): Compound {
+    const s = this.s;
+    this.i += 4;
+    this.skipBlanks();
+    const word = this.readWord();
+    this.expectWord("in");
+    const arms: Array<{ patterns: Word[]; body: List }> = [];
+    for (;;) {
+      this.skipSpace();
+      if (this.peekPlain() === "esac") break;
+      if (s[this.i] === "(") this.i++;
+      const patterns: Word[] = [];
+      for (;;) {
+        this.skipBlanks();
+        patterns.push(this.readWord());
+        this.skipBlanks();
+        if (s[this.i] === "|") this.i++;
+        else break;
+      }
+      if (s[this.i] !== ")") this.fail("expected ')' after a case pattern");
+      this.i++;
+      const body = this.parseList(new Set(["esac"]));
+      arms.push({ patterns, body });
+      this.skipSpace();
+      if (s.startsWith(";;&", this.i)) this.i += 3;
+      else if (s.startsWith(";;", this.i) || s.startsWith(";&", this.i)) this.i += 2;
+      else if (this.peekPlain() !== "esac") this.fail("expected ';;' or 'esac'");
+    }
+    this.expectWord("esac");
+    return { type: "case", word, arms };
+  }
+
+  /** `function name [()] compound`. */
+  private parseFunctionKeyword(): Compound {
+    const s = this.s;
+    this.i += 8;
+    this.skipBlanks();
+    const name = this.peekPlain();
+    if (name === null) this.fail("expected a function name");
+    this.i += name.length;
+    this.skipBlanks();
+    if (s[this.i] === "(") {
+      this.i++;
+      this.skipBlanks();
+      if (s[this.i] !== ")") this.fail("expected ')'");
+      this.i++;
+    }
+    this.skipSpace();
+    return { type: "func", name, body: this.parseCommand() };
   }
 
   private parseSimple(): Simple {
