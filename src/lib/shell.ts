@@ -107,6 +107,12 @@ class Parser {
   i = 0;
   private heredocs: PendingHeredoc[] = [];
   depth = 0;
+  /**
+   * Where each `$(` list starting at an offset ends, shared by the parsers of one script: the scans for where a
+   * `${…}` or `$((…))` ends parse the substitutions inside, and without it nested ones would be parsed again at
+   * every level (exponential in the nesting).
+   */
+  ends = new Map<number, number>();
 
   constructor(readonly s: string) {}
 
@@ -173,6 +179,7 @@ class Parser {
     const p = new Parser(this.s.slice(0, to));
     p.i = from;
     p.depth = this.depth;
+    p.ends = this.ends;
     p.enter();
     const s = p.s;
     const parts: Part[] = [];
@@ -773,17 +780,22 @@ class Parser {
 
   /** The index of the `)` closing a `$(` whose list starts at `from`, or -1 when it does not parse. */
   private substitutionEnd(from: number): number {
+    const known = this.ends.get(from);
+    if (known !== undefined) return known;
     const p = new Parser(this.s);
     p.i = from;
     p.depth = this.depth;
+    p.ends = this.ends;
+    let end = -1;
     try {
       p.parseList(new Set());
       p.skipSpace();
+      if (this.s[p.i] === ")") end = p.i;
     } catch (e) {
-      if (e instanceof ShellParseError) return -1;
-      throw e;
+      if (!(e instanceof ShellParseError)) throw e;
     }
-    return this.s[p.i] === ")" ? p.i : -1;
+    this.ends.set(from, end);
+    return end;
   }
 
   /**
