@@ -1,8 +1,10 @@
 // A small parser of the bash command language, enough to see a check as the shell will: quoting, expansions
 // (`$VAR`, `${…}`, `$(…)`, backticks, `$((…))`), redirections and here-documents, pipelines, `&&`/`||` lists
 // and the compound commands. It never executes or expands anything: an expansion stays an opaque part of its
-// word (a command substitution keeps its parsed body). What it cannot parse it refuses with ShellParseError;
-// callers then skip the analyses that need a tree (bash -n is the judge of syntax, not this parser).
+// word (a command substitution keeps its parsed body; `${…}`, `$((…))` and an unquoted here-document keep the
+// expansions inside them, so every command the script would run is visible). What it cannot parse it refuses with
+// ShellParseError; callers then skip the analyses that need a tree (bash -n is the judge of syntax, not this
+// parser). test/unit/shell-differential.test.ts holds it to mvdan/sh and lists where it reads differently on purpose.
 //
 // Why one file: one recursive-descent grammar of bash; its productions call each other, and split apart they would
 // only import each other back.
