@@ -210,6 +210,8 @@ interface MaskScan {
    * the definition is an item of the check's own list, so that it has run before any later call.
    */
   funcs: Map<string, { body: Command; sure: boolean }>;
+  /** How many times the check defines each name, anywhere in it. */
+  definitions: Map<string, number>;
   root: List | null;
   /** Functions being followed now (a recursive call is an unknown command). */
   calling: Set<string>;
@@ -312,7 +314,9 @@ function outcomesOfSimple(c: Simple, scan: MaskScan, cond: boolean, prev: Outcom
   if (name === "exit") return exitOutcomes(c, prev);
   if (name === "false") return FALL_FAIL;
   const fn = name === null ? undefined : scan.funcs.get(name);
-  if (fn && name !== null && !scan.calling.has(name)) {
+  // A function defined twice, or called from its own body: which body runs is not known here, and it may exit.
+  if (fn && name !== null && (scan.calling.has(name) || (scan.definitions.get(name) ?? 0) > 1)) return VARIES | EXITS;
+  if (fn && name !== null) {
     scan.calling.add(name);
     const o = outcomesOfCommand(fn.body, scan, cond, prev);
     scan.calling.delete(name);
@@ -368,10 +372,61 @@ function outcomesOfCommand(c: Command, scan: MaskScan, cond: boolean, prev: Outc
   }
 }
 
+/** How many function definitions of each name a list holds, nested ones and those in substitutions included. */
+function definitionCounts(list: List): Map<string, number> {
+  const counts = new Map<string, number>();
+  const visitList = (l: List): void => {
+    for (const { node } of l.items) for (const pl of [node.first, ...node.rest.map((r) => r.node)]) pl.cmds.forEach(visit);
+  };
+  const visitParts = (parts: readonly Part[]): void => {
+    for (const p of parts) {
+      if (p.kind !== "exp") continue;
+      if (p.body) visitList(p.body);
+      if (p.inner) visitParts(p.inner);
+    }
+  };
+  const visit = (c: Command): void => {
+    switch (c.type) {
+      case "simple":
+        for (const w of [...c.assigns, ...c.words]) visitParts(w.parts);
+        return;
+      case "func":
+        counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+        visit(c.body);
+        return;
+      case "group":
+      case "subshell":
+        visitList(c.body);
+        return;
+      case "if":
+        for (const b of c.branches) {
+          visitList(b.cond);
+          visitList(b.body);
+        }
+        if (c.elseBody) visitList(c.elseBody);
+        return;
+      case "loop":
+        visitList(c.cond);
+        visitList(c.body);
+        return;
+      case "for":
+        visitList(c.body);
+        return;
+      case "case":
+        for (const a of c.arms) visitList(a.body);
+        return;
+      default:
+        return;
+    }
+  };
+  visitList(list);
+  return counts;
+}
+
 /** The maskers of a parsed check and whether they leave it exiting 0 whatever happens. */
 function maskersOf(list: List, check: string): { maskers: string[]; alwaysZero: boolean } {
   const opts = shellOptions(list);
-  const scan: MaskScan = { pipefailFrom: opts.pipefail, errexitFrom: opts.errexit, pipestatus: check.includes("PIPESTATUS"), maskers: [], ifs: 0, funcs: new Map(), calling: new Set(), root: list };
+  const scan: MaskScan = { pipefailFrom: opts.pipefail, errexitFrom: opts.errexit, pipestatus: check.includes("PIPESTATUS"), maskers: [], ifs: 0, funcs: new Map(), definitions: definitionCounts(list), calling: new Set(), root: list };
   const alwaysZero = !(outcomesOfList(list, scan, true) & (FALL_FAIL | EXIT_FAIL));
   // An `if` that cannot fail is named only when nothing else explains why the check cannot.
   if (alwaysZero && scan.ifs > 0 && scan.maskers.length === 0) scan.maskers.push("if");

@@ -67,6 +67,12 @@ describe("exit ends the script", () => {
     assert.equal(canFail("npm test; exit 3"), true);
   });
 
+  it("follows a function's exit only while its body is certain: a redefined or recursive one may do anything", () => {
+    assert.equal(canFail("f() { echo; }; npm test; f"), false);
+    assert.equal(canFail("g() { f() { exit 1; }; }; f() { :; }; g; f"), true);
+    assert.equal(canFail("f() { f() { exit 1; }; f; echo; }; f"), true);
+  });
+
   it("reads `cmd && exit 1 || echo` as an inverted command, not a masked one", () => {
     assert.deepEqual(codes("./uv pip install anyio && exit 1 || echo 'Failed as expected'"), []);
     assert.deepEqual(codes("npm test || echo failed"), ["error:exit-masked"]);

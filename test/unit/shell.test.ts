@@ -168,6 +168,13 @@ describe("parseShell: commands", () => {
     assert.deepEqual(argv("echo $(( $(echo ')') ))")[0], ["echo", "<$(( $(echo ')') ))>"]);
   });
 
+  it("reads `$((a; b))` and `((a; b))` as bash does when they are no arithmetic: commands in a subshell", () => {
+    const names = (text: string) => simpleCommands(parseShell(text)).map((c) => (c.words.length ? wordText(c.words[0]) : null));
+    assert.deepEqual(names("x=$((cd sub; make)); echo $(( (1 + 2) * 3 ))"), [null, "cd", "make", "echo"]);
+    assert.deepEqual(names("((cd sub; make))"), ["cd", "make"]);
+    assert.equal(bashAccepts("((cd sub; make))"), true);
+  });
+
   it("parses substitutions nested 90 deep in ${…} and $((…)) without parsing each level again per level", () => {
     let param = "x";
     let arith = "1";
