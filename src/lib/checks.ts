@@ -267,7 +267,8 @@ function outcomesOfAndOr(node: AndOr, scan: MaskScan, cond: boolean, prev: Outco
   const errexit = !cond && node.start > scan.errexitFrom;
   const last = node.rest.length;
   const pipeline = (pl: Pipeline, k: number, before: Outcomes): Outcomes => {
-    const o = outcomesOfPipeline(pl, scan, cond || k < last, before);
+    // `set -e` is off inside a condition, a non-last part of `&&`/`||` and a pipeline negated with `!`.
+    const o = outcomesOfPipeline(pl, scan, cond || k < last || pl.negated, before);
     return errexit && k === last && !pl.negated && o & FALL_FAIL ? (o & ~FALL_FAIL) | EXIT_FAIL : o;
   };
   let acc = pipeline(node.first, 0, prev);
@@ -292,7 +293,8 @@ function outcomesOfPipeline(pl: Pipeline, scan: MaskScan, cond: boolean, prev: O
   const outs = pl.cmds.map((c) => (n > 1 ? contained(outcomesOfCommand(c, scan, cond, prev)) : outcomesOfCommand(c, scan, cond, prev)));
   let o = outs[n - 1];
   if (n > 1 && pl.start > scan.pipefailFrom) {
-    o = (outs.every((x) => x & FALL_ZERO) ? FALL_ZERO : 0) | (outs.some((x) => x & FALL_FAIL) ? FALL_FAIL : 0);
+    // Under pipefail a writer whose reader has gone dies of SIGPIPE (`yes | head -1`, `echo x | true`).
+    o = (outs.every((x) => x & FALL_ZERO) ? FALL_ZERO : 0) | FALL_FAIL;
   } else if (n > 1 && !scan.pipestatus) {
     const sink = pl.cmds[n - 1];
     const name = sink.type === "simple" ? commandName(sink) : null;
@@ -305,10 +307,24 @@ function outcomesOfPipeline(pl: Pipeline, scan: MaskScan, cond: boolean, prev: O
   return (o & EXITS) | (o & FALL_ZERO ? FALL_FAIL : 0) | (o & FALL_FAIL ? FALL_ZERO : 0);
 }
 
+/**
+ * A `$((…))` bash cannot evaluate (`$((a; b))`, a variable holding `a b`) is an expansion error: the shell running
+ * the command exits with status 1.
+ */
+function arithmeticMayExit(c: Simple): boolean {
+  return [...c.assigns, ...c.words, ...c.redirs.map((r) => r.target)].some((w) => w.parts.some((p) => p.kind === "exp" && p.raw.startsWith("$((")));
+}
+
 function outcomesOfSimple(c: Simple, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  const o = outcomesOfCall(c, scan, cond, prev);
+  return arithmeticMayExit(c) ? o | EXIT_FAIL : o;
+}
+
+function outcomesOfCall(c: Simple, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
   if (c.words.length === 0) {
     const subs = c.assigns.flatMap((w) => w.parts).filter((p): p is Extract<Part, { kind: "exp" }> => p.kind === "exp" && !!p.body);
-    return subs.length ? contained(outcomesOfList(subs[subs.length - 1].body as List, scan, false, cond, prev)) : FALL_ZERO;
+    // A command substitution does not inherit `set -e` (bash without inherit_errexit): read it as a condition.
+    return subs.length ? contained(outcomesOfList(subs[subs.length - 1].body as List, scan, false, true, prev)) : FALL_ZERO;
   }
   const name = commandName(c);
   if (name === "exit") return exitOutcomes(c, prev);

@@ -409,7 +409,7 @@ class Parser {
     const s = this.s;
     if (s[this.i + 1] === "(") {
       const end = this.arithEnd(this.i + 2);
-      if (end >= 0 && this.arithmetic(this.i + 2, end - 2)) {
+      if (end >= 0) {
         const compound: Compound = { type: "arith", raw: s.slice(this.i, end), inner: this.scanOrNone(this.i + 2, end - 2, "arith") ?? [] };
         this.i = end;
         return compound;
@@ -780,32 +780,6 @@ class Parser {
     return { parts, start, end: this.i };
   }
 
-  /**
-   * Whether s[from, to) can be the expression of `((…))`: bash reads `$((a; b))` and `((a; b))` as a substitution
-   * or subshell of a subshell when arithmetic fails, and a `;` or a newline outside quotes and substitutions never
-   * occurs in arithmetic.
-   */
-  private arithmetic(from: number, to: number): boolean {
-    const s = this.s;
-    for (let j = from; j < to; j++) {
-      const c = s[j];
-      if (c === ";" || c === "\n") return false;
-      if (c === "\\") j++;
-      else if (c === "'" || c === '"') j = Math.max(j, this.quoteEnd(j));
-      else if (c === "`") j = Math.max(j, s.indexOf("`", j + 1));
-      else if (c === "$" && s[j + 1] === "(" && s[j + 2] === "(") j = Math.max(j, this.arithEnd(j + 3) - 1);
-      else if (c === "$" && s[j + 1] === "(") j = Math.max(j, this.substitutionEnd(j + 2));
-      else if (c === "$" && s[j + 1] === "{") {
-        try {
-          j = this.braceEnd(j + 2) - 1;
-        } catch (e) {
-          if (!(e instanceof ShellParseError)) throw e;
-        }
-      }
-    }
-    return true;
-  }
-
   /** The index of the `)` closing a `$(` whose list starts at `from`, or -1 when it does not parse. */
   private substitutionEnd(from: number): number {
     const known = this.ends.get(from);
@@ -892,7 +866,7 @@ class Parser {
     if (next === "(") {
       if (s[this.i + 2] === "(") {
         const end = this.arithEnd(this.i + 3);
-        if (end >= 0 && this.arithmetic(this.i + 3, end - 2)) {
+        if (end >= 0) {
           const inner = this.scanOrNone(start + 3, end - 2, "arith");
           this.i = end;
           parts.push({ kind: "exp", raw: s.slice(start, end), quoted, ...(inner?.some((p) => p.kind === "exp") ? { inner } : {}) });
