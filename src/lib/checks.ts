@@ -149,6 +149,22 @@ export function extractPythonSources(check: string): string[] {
 
 // ---------------------------------------------------------------- exit status and its maskers
 
+// What running a piece of a check can lead to, as a set of bits: it finishes with status 0 or not (the script goes
+// on), or it ends the whole script (`exit`, or a failure under `set -e`) with status 0 or not. `exit N` ends the
+// script wherever it stands, in an `if` body, after `&&` or `||`, in a `{ … }` group; only a subshell (`( … )`,
+// `$( … )`, a pipeline's member) keeps it inside.
+const FALL_ZERO = 1;
+const FALL_FAIL = 2;
+const EXIT_ZERO = 4;
+const EXIT_FAIL = 8;
+const FALLS = FALL_ZERO | FALL_FAIL;
+const EXITS = EXIT_ZERO | EXIT_FAIL;
+const VARIES = FALL_ZERO | FALL_FAIL;
+type Outcomes = number;
+
+/** Inside a subshell an exit only ends the subshell: its status is what the parent sees. */
+const contained = (o: Outcomes): Outcomes => (o & FALLS) | (o & EXIT_ZERO ? FALL_ZERO : 0) | (o & EXIT_FAIL ? FALL_FAIL : 0);
+
 /** Always-success commands: as the right side of `||` or the last of a list they hide a failure. */
 function successWord(c: Command): string | null {
   if (c.type !== "simple") return null;
@@ -165,10 +181,22 @@ function successWord(c: Command): string | null {
   return null;
 }
 
+/** What `exit [N]` leads to: the script ends with N (mod 256), or with a status only the run knows. */
+function exitOutcomes(c: Simple, prev: Outcomes): Outcomes {
+  if (c.words.length > 2) return FALL_FAIL; // "too many arguments": bash does not exit
+  const arg = c.words.length === 2 ? c.words[1] : null;
+  // `exit` and `exit $?` end with the status of the command before.
+  if (arg === null || (arg.parts.length === 1 && arg.parts[0].kind === "exp" && arg.parts[0].raw === "$?")) {
+    return (prev & FALL_ZERO ? EXIT_ZERO : 0) | (prev & FALL_FAIL ? EXIT_FAIL : 0);
+  }
+  const text = wordText(arg);
+  if (text === null || !/^\d+$/.test(text)) return EXIT_ZERO | EXIT_FAIL;
+  const value = text;
+  return Number(BigInt(value) % 256n) === 0 ? EXIT_ZERO : EXIT_FAIL;
+}
+
 /** Pipe ends that trim or copy output and succeed whatever it was: the pipeline's status is theirs. */
 const SINKS = new Set(["tail", "head", "tee", "cat", "less", "more"]);
-
-type Status = "zero" | "varies";
 
 interface MaskScan {
   pipefailFrom: number;
@@ -177,6 +205,16 @@ interface MaskScan {
   maskers: string[];
   /** An `if` whose every branch succeeds: a masker only when it leaves the whole check exiting 0. */
   ifs: number;
+  /**
+   * The functions the check defines (a call runs the body in this shell: its `exit` ends the script); `sure` when
+   * the definition is an item of the check's own list, so that it has run before any later call.
+   */
+  funcs: Map<string, { body: Command; sure: boolean }>;
+  /** How many times the check defines each name, anywhere in it. */
+  definitions: Map<string, number>;
+  root: List | null;
+  /** Functions being followed now (a recursive call is an unknown command). */
+  calling: Set<string>;
 }
 
 /** Offsets of the first `set -o pipefail` and `set -e` (any spelling) among the top-level commands. */
@@ -200,99 +238,214 @@ function shellOptions(list: List): { pipefail: number; errexit: number } {
   return { pipefail, errexit };
 }
 
-/** `top`: the check's own list, where a trailing `; exit 0` is a masker (in an `if` body it is control flow). */
-function statusOfList(list: List, scan: MaskScan, top = false): Status {
-  const items = list.items;
-  if (items.length === 0) return "zero";
-  const statuses = items.map((it) => {
-    const s = statusOfAndOr(it.node, scan);
-    return it.sep === "&" ? "zero" : s;
-  });
-  const last = items.length - 1;
-  if (items[last].node.start > scan.errexitFrom) return statuses.every((s) => s === "zero") ? "zero" : "varies";
-  const lastNode = items[last].node;
-  if (top && last > 0 && lastNode.rest.length === 0 && lastNode.first.cmds.length === 1 && !lastNode.first.negated) {
-    const word = successWord(lastNode.first.cmds[0]);
-    if (word !== null && statuses.slice(0, last).some((s) => s === "varies")) scan.maskers.push(`; ${word}`);
-  }
-  return statuses[last];
-}
-
-function statusOfAndOr(node: AndOr, scan: MaskScan): Status {
-  let s = statusOfPipeline(node.first, scan);
-  for (const { op, node: p } of node.rest) {
-    const ps = statusOfPipeline(p, scan);
-    if (op === "&&") s = s === "zero" && ps === "zero" ? "zero" : "varies";
-    else {
-      if (s === "varies" && ps === "zero" && p.cmds.length === 1 && !p.negated) {
-        const word = successWord(p.cmds[0]);
-        if (word !== null) scan.maskers.push(`|| ${word}`);
-      }
-      s = s === "zero" || ps === "zero" ? "zero" : "varies";
+/**
+ * The outcomes of a list run in order. `top`: the check's own list or a group's, where a trailing `; exit 0` or
+ * `; echo` after a command that can fail is a masker (in an `if` body it is control flow). `cond`: an `if` or
+ * `while` condition, where `set -e` does not end the script.
+ */
+function outcomesOfList(list: List, scan: MaskScan, top = false, cond = false, prev: Outcomes = FALL_ZERO): Outcomes {
+  let acc: Outcomes = prev & FALLS;
+  list.items.forEach((it, k) => {
+    if (!(acc & FALLS)) return; // an earlier exit ended the script: the rest never runs
+    const o = outcomesOfAndOr(it.node, scan, cond, acc & FALLS);
+    const only = it.node.rest.length === 0 && it.node.first.cmds.length === 1 ? it.node.first.cmds[0] : null;
+    if (list === scan.root && only?.type === "func" && it.sep !== "&") scan.funcs.set(only.name, { body: only.body, sure: true });
+    const lastNode = it.node;
+    if (top && k === list.items.length - 1 && k > 0 && acc & FALL_FAIL && lastNode.rest.length === 0 && lastNode.first.cmds.length === 1 && !lastNode.first.negated) {
+      const cmd = lastNode.first.cmds[0];
+      const word = successWord(cmd) ?? (cmd.type === "group" && o === FALL_ZERO ? "{ … }" : null);
+      if (word !== null) scan.maskers.push(`; ${word}`);
     }
-  }
-  return s;
+    acc = (acc & EXITS) | (it.sep === "&" ? FALL_ZERO : o);
+  });
+  return acc;
 }
 
-function statusOfPipeline(pl: Pipeline, scan: MaskScan): Status {
-  const statuses = pl.cmds.map((c) => statusOfCommand(c, scan));
-  if (pl.negated) return "varies";
+/** `prev`: the status `$?` holds before it runs (what a bare `exit` ends with). */
+function outcomesOfAndOr(node: AndOr, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  // Under `set -e` only the failure of the last pipeline of an `&&`/`||` list ends the script.
+  const errexit = !cond && node.start > scan.errexitFrom;
+  const last = node.rest.length;
+  const pipeline = (pl: Pipeline, k: number, before: Outcomes): Outcomes => {
+    // `set -e` is off inside a condition, a non-last part of `&&`/`||` and a pipeline negated with `!`.
+    const o = outcomesOfPipeline(pl, scan, cond || k < last || pl.negated, before);
+    return errexit && k === last && !pl.negated && o & FALL_FAIL ? (o & ~FALL_FAIL) | EXIT_FAIL : o;
+  };
+  let acc = pipeline(node.first, 0, prev);
+  node.rest.forEach(({ op, node: p }, i) => {
+    const runs = op === "&&" ? FALL_ZERO : FALL_FAIL;
+    if (!(acc & runs)) return;
+    const o = pipeline(p, i + 1, runs);
+    // `a || echo`: a's failure turns into success, unless a can itself end the script failing (`x && exit 1 ||
+    // echo "failed as expected"` inverts a command; it does not hide one).
+    if (op === "||" && !(acc & EXIT_FAIL) && p.cmds.length === 1 && !p.negated && !(o & (FALL_FAIL | EXIT_FAIL))) {
+      const word = successWord(p.cmds[0]);
+      if (word !== null) scan.maskers.push(`|| ${word}`);
+    }
+    acc = (acc & ~runs) | o;
+  });
+  return acc;
+}
+
+function outcomesOfPipeline(pl: Pipeline, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
   const n = pl.cmds.length;
-  if (n > 1 && pl.start > scan.pipefailFrom) return statuses.every((s) => s === "zero") ? "zero" : "varies";
-  if (n > 1 && !scan.pipestatus) {
+  // Each member of a real pipeline runs in a subshell: an exit there ends only that member.
+  const outs = pl.cmds.map((c) => (n > 1 ? contained(outcomesOfCommand(c, scan, cond, prev)) : outcomesOfCommand(c, scan, cond, prev)));
+  let o = outs[n - 1];
+  if (n > 1 && pl.start > scan.pipefailFrom) {
+    // Under pipefail a writer whose reader has gone dies of SIGPIPE (`yes | head -1`, `echo x | true`).
+    o = (outs.every((x) => x & FALL_ZERO) ? FALL_ZERO : 0) | FALL_FAIL;
+  } else if (n > 1 && !scan.pipestatus) {
     const sink = pl.cmds[n - 1];
     const name = sink.type === "simple" ? commandName(sink) : null;
     if (name !== null && SINKS.has(basename(name))) {
-      if (statuses.slice(0, n - 1).some((s) => s === "varies")) scan.maskers.push(`| ${basename(name)}`);
-      return "zero";
+      if (outs.slice(0, n - 1).some((x) => x & FALL_FAIL)) scan.maskers.push(`| ${basename(name)}`);
+      o = FALL_ZERO;
     }
   }
-  return statuses[n - 1];
+  if (!pl.negated) return o;
+  return (o & EXITS) | (o & FALL_ZERO ? FALL_FAIL : 0) | (o & FALL_FAIL ? FALL_ZERO : 0);
 }
 
-function statusOfCommand(c: Command, scan: MaskScan): Status {
-  switch (c.type) {
-    case "simple": {
-      if (c.words.length === 0) {
-        const subs = c.assigns.flatMap((w) => w.parts).filter((p): p is Extract<Part, { kind: "exp" }> => p.kind === "exp" && !!p.body);
-        return subs.length ? statusOfList(subs[subs.length - 1].body as List, scan) : "zero";
-      }
-      return successWord(c) !== null ? "zero" : "varies";
-    }
-    case "group":
-    case "subshell":
-      return statusOfList(c.body, scan, true);
-    case "if": {
-      let allZero = true;
-      let condVaries = false;
-      for (const b of c.branches) {
-        if (statusOfList(b.cond, scan) === "varies") condVaries = true;
-        if (statusOfList(b.body, scan) === "varies") allZero = false;
-      }
-      if (c.elseBody && statusOfList(c.elseBody, scan) === "varies") allZero = false;
-      if (allZero && condVaries) scan.ifs++;
-      return allZero ? "zero" : "varies";
-    }
-    case "loop":
-      statusOfList(c.cond, scan);
-      return statusOfList(c.body, scan);
-    case "for":
-      return statusOfList(c.body, scan);
-    case "case":
-      return c.arms.map((a) => statusOfList(a.body, scan)).every((s) => s === "zero") ? "zero" : "varies";
-    case "func":
-      return "zero"; // defining runs nothing; a call of it is an unknown command
-    default:
-      return "varies";
+/**
+ * A `$((…))` bash cannot evaluate (`$((a; b))`, a variable holding `a b`) is an expansion error: the shell running
+ * the command exits with status 1.
+ */
+function arithmeticMayExit(c: Simple): boolean {
+  return [...c.assigns, ...c.words, ...c.redirs.map((r) => r.target)].some((w) => w.parts.some((p) => p.kind === "exp" && p.raw.startsWith("$((")));
+}
+
+function outcomesOfSimple(c: Simple, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  const o = outcomesOfCall(c, scan, cond, prev);
+  return arithmeticMayExit(c) ? o | EXIT_FAIL : o;
+}
+
+function outcomesOfCall(c: Simple, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  if (c.words.length === 0) {
+    const subs = c.assigns.flatMap((w) => w.parts).filter((p): p is Extract<Part, { kind: "exp" }> => p.kind === "exp" && !!p.body);
+    // A command substitution does not inherit `set -e` (bash without inherit_errexit): read it as a condition.
+    return subs.length ? contained(outcomesOfList(subs[subs.length - 1].body as List, scan, false, true, prev)) : FALL_ZERO;
   }
+  const name = commandName(c);
+  if (name === "exit") return exitOutcomes(c, prev);
+  if (name === "false") return FALL_FAIL;
+  const fn = name === null ? undefined : scan.funcs.get(name);
+  // A function defined twice, or called from its own body: which body runs is not known here, and it may exit.
+  if (fn && name !== null && (scan.calling.has(name) || (scan.definitions.get(name) ?? 0) > 1)) return VARIES | EXITS;
+  if (fn && name !== null) {
+    scan.calling.add(name);
+    const o = outcomesOfCommand(fn.body, scan, cond, prev);
+    scan.calling.delete(name);
+    return fn.sure ? o : o | FALL_FAIL; // the definition may not have run (`x && f() { …; }`): then the call fails
+  }
+  // `set` with literal options only changes options (a bad one is a usage error bash -n does not see).
+  if (name === "set" && c.words.slice(1).every((w) => /^[-+]([A-Za-z]+|o)$|^[a-z]+$/.test(wordText(w) ?? ""))) return FALL_ZERO;
+  return successWord(c) !== null ? FALL_ZERO : VARIES;
+}
+
+function outcomesOfIf(c: Extract<Command, { type: "if" }>, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  let out: Outcomes = 0;
+  let condVaries = false;
+  let reached = true; // whether control can reach the next branch (every earlier condition can fail)
+  let before = prev;
+  for (const b of c.branches) {
+    if (!reached) break;
+    const o = outcomesOfList(b.cond, scan, false, true, before);
+    before = FALL_FAIL;
+    if (o & FALL_FAIL && o & FALL_ZERO) condVaries = true;
+    out |= o & EXITS;
+    if (o & FALL_ZERO) out |= outcomesOfList(b.body, scan, false, cond);
+    reached = (o & FALL_FAIL) !== 0;
+  }
+  if (reached) out |= c.elseBody ? outcomesOfList(c.elseBody, scan, false, cond, FALL_FAIL) : FALL_ZERO;
+  if (condVaries && !(out & (FALL_FAIL | EXIT_FAIL))) scan.ifs++;
+  return out;
+}
+
+function outcomesOfCommand(c: Command, scan: MaskScan, cond: boolean, prev: Outcomes): Outcomes {
+  switch (c.type) {
+    case "simple":
+      return outcomesOfSimple(c, scan, cond, prev);
+    case "group":
+      return outcomesOfList(c.body, scan, true, cond, prev);
+    case "subshell":
+      return contained(outcomesOfList(c.body, scan, true, cond, prev));
+    case "if":
+      return outcomesOfIf(c, scan, cond, prev);
+    case "loop": {
+      const o = outcomesOfList(c.cond, scan, false, true, prev);
+      return FALL_ZERO | (o & EXITS) | (o & FALL_ZERO ? outcomesOfList(c.body, scan, false, cond) : 0);
+    }
+    case "for":
+      return FALL_ZERO | outcomesOfList(c.body, scan, false, cond, prev);
+    case "case":
+      return c.arms.reduce((o, a) => o | outcomesOfList(a.body, scan, false, cond, prev), FALL_ZERO);
+    case "func":
+      if (!scan.funcs.get(c.name)?.sure) scan.funcs.set(c.name, { body: c.body, sure: false });
+      return FALL_ZERO; // defining runs nothing; a later call runs the body
+    default:
+      return VARIES;
+  }
+}
+
+/** How many function definitions of each name a list holds, nested ones and those in substitutions included. */
+function definitionCounts(list: List): Map<string, number> {
+  const counts = new Map<string, number>();
+  const visitList = (l: List): void => {
+    for (const { node } of l.items) for (const pl of [node.first, ...node.rest.map((r) => r.node)]) pl.cmds.forEach(visit);
+  };
+  const visitParts = (parts: readonly Part[]): void => {
+    for (const p of parts) {
+      if (p.kind !== "exp") continue;
+      if (p.body) visitList(p.body);
+      if (p.inner) visitParts(p.inner);
+    }
+  };
+  const visit = (c: Command): void => {
+    switch (c.type) {
+      case "simple":
+        for (const w of [...c.assigns, ...c.words]) visitParts(w.parts);
+        return;
+      case "func":
+        counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+        visit(c.body);
+        return;
+      case "group":
+      case "subshell":
+        visitList(c.body);
+        return;
+      case "if":
+        for (const b of c.branches) {
+          visitList(b.cond);
+          visitList(b.body);
+        }
+        if (c.elseBody) visitList(c.elseBody);
+        return;
+      case "loop":
+        visitList(c.cond);
+        visitList(c.body);
+        return;
+      case "for":
+        visitList(c.body);
+        return;
+      case "case":
+        for (const a of c.arms) visitList(a.body);
+        return;
+      default:
+        return;
+    }
+  };
+  visitList(list);
+  return counts;
 }
 
 /** The maskers of a parsed check and whether they leave it exiting 0 whatever happens. */
 function maskersOf(list: List, check: string): { maskers: string[]; alwaysZero: boolean } {
   const opts = shellOptions(list);
-  const scan: MaskScan = { pipefailFrom: opts.pipefail, errexitFrom: opts.errexit, pipestatus: check.includes("PIPESTATUS"), maskers: [], ifs: 0 };
-  const alwaysZero = statusOfList(list, scan, true) === "zero";
-  if (alwaysZero && scan.ifs > 0) scan.maskers.push("if");
+  const scan: MaskScan = { pipefailFrom: opts.pipefail, errexitFrom: opts.errexit, pipestatus: check.includes("PIPESTATUS"), maskers: [], ifs: 0, funcs: new Map(), definitions: definitionCounts(list), calling: new Set(), root: list };
+  const alwaysZero = !(outcomesOfList(list, scan, true) & (FALL_FAIL | EXIT_FAIL));
+  // An `if` that cannot fail is named only when nothing else explains why the check cannot.
+  if (alwaysZero && scan.ifs > 0 && scan.maskers.length === 0) scan.maskers.push("if");
   // An assignment after `||` or `;` keeps a status for later: a masker only when nothing comes later.
   const maskers = scan.maskers.filter((m) => alwaysZero || !m.endsWith("="));
   return { maskers: [...new Set(maskers)], alwaysZero };
@@ -358,12 +511,16 @@ function topLevelSimple(list: List): Simple[] {
 /** Commands that take patterns or text, where a quoted `${{ … }}` is what they look for. */
 const PATTERN_COMMANDS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "perl", "yq", "jq", "test", "[", "echo", "printf"]);
 
-/** A `${{ … }}` in quoted text that reaches a command which does not search for it (GitHub fills it in first). */
+/**
+ * A `${{ … }}` in quoted text that reaches a command which does not search for it (GitHub fills it in first), or
+ * that a here-string feeds to any command as its input.
+ */
 function quotedCiExpression(list: List): string | null {
   for (const c of simpleCommands(list)) {
     const name = commandName(c);
-    if (name !== null && PATTERN_COMMANDS.has(basename(name))) continue;
-    for (const w of [...c.assigns, ...c.words]) {
+    const input = c.redirs.filter((r) => r.op === "<<<").map((r) => r.target);
+    const searched = name !== null && PATTERN_COMMANDS.has(basename(name));
+    for (const w of searched ? input : [...c.assigns, ...c.words, ...input]) {
       for (const p of w.parts) {
         if (p.kind !== "lit") continue;
         const m = /\$\{\{.*?\}\}/s.exec(p.text);
@@ -408,14 +565,36 @@ export function analyzeCheck(check: string): CheckAnalysis {
   if (ci) {
     findings.push({ code: "ci-expression", severity: "error", message: `'${clip(ci)}' is a CI expression: only a CI runner fills it in` });
   }
-  const { maskers, alwaysZero } = maskersOf(list, check);
-  if (maskers.length && alwaysZero) {
-    const what = maskers.map(maskerText).join(", ");
-    findings.push({ code: "exit-masked", severity: "error", message: `${what} ${maskers.length > 1 ? "mask" : "masks"} failures: the check exits 0 whatever happens` });
+  const scanned = maskersOf(list, check);
+  const { maskers } = scanned;
+  const masked = maskedMessage(scanned);
+  if (masked !== null) {
+    findings.push({ code: "exit-masked", severity: "error", message: masked });
   } else {
     for (const m of maskers) findings.push({ code: "masked-step", severity: "warning", message: `${maskerText(m)} masks failures` });
   }
   return { parsed: true, python: pythonSourcesOf(list), findings, maskers };
+}
+
+/**
+ * Why a check can never fail, naming the part that masks its exit status (`'|| true' masks failures: the check
+ * exits 0 whatever happens`), or null when it can fail or cannot be parsed. finalize refuses such a check.
+ */
+export function maskedExit(check: string): string | null {
+  const list = tryParse(check);
+  if (!list) return null;
+  return maskedMessage(maskersOf(list, check));
+}
+
+function maskedMessage({ maskers, alwaysZero }: { maskers: string[]; alwaysZero: boolean }): string | null {
+  if (!alwaysZero || maskers.length === 0) return null;
+  return `${maskers.map(maskerText).join(", ")} ${maskers.length > 1 ? "mask" : "masks"} failures: the check exits 0 whatever happens`;
+}
+
+/** Whether a check, run as `bash -c` with no options set, can exit non-zero; null when it cannot be parsed. */
+export function canFail(check: string): boolean | null {
+  const list = tryParse(check);
+  return list ? !maskersOf(list, check).alwaysZero : null;
 }
 
 /** The masker words of a check for finalize's antiPatternWarnings (none when it cannot be parsed). */

@@ -1,8 +1,10 @@
 // A small parser of the bash command language, enough to see a check as the shell will: quoting, expansions
 // (`$VAR`, `${…}`, `$(…)`, backticks, `$((…))`), redirections and here-documents, pipelines, `&&`/`||` lists
 // and the compound commands. It never executes or expands anything: an expansion stays an opaque part of its
-// word (a command substitution keeps its parsed body). What it cannot parse it refuses with ShellParseError;
-// callers then skip the analyses that need a tree (bash -n is the judge of syntax, not this parser).
+// word (a command substitution keeps its parsed body; `${…}`, `$((…))` and an unquoted here-document keep the
+// expansions inside them, so every command the script would run is visible). What it cannot parse it refuses with
+// ShellParseError; callers then skip the analyses that need a tree (bash -n is the judge of syntax, not this
+// parser). test/unit/shell-differential.test.ts holds it to mvdan/sh and lists where it reads differently on purpose.
 //
 // Why one file: one recursive-descent grammar of bash; its productions call each other, and split apart they would
 // only import each other back.
@@ -26,6 +28,8 @@ export type Part =
       quoted: boolean;
       /** The parsed body of `$(…)`, a backtick substitution or `<(…)`/`>(…)`. */
       body?: List;
+      /** The expansions inside `${…}` or `$((…))` (`${x:-$(pwd)}` runs pwd). */
+      inner?: Part[];
       /** `${{ … }}`: a CI expression the shell cannot expand. */
       ci?: boolean;
     };
@@ -41,6 +45,8 @@ export interface Redir {
   target: Word;
   /** A here-document's body (the text between the operator's line and the delimiter). */
   heredoc?: string;
+  /** The body as the shell expands it, when the delimiter is unquoted: literal text and expansions. */
+  heredocParts?: Part[];
 }
 
 export interface Simple {
@@ -56,10 +62,10 @@ export type Compound =
   | { type: "group" | "subshell"; body: List }
   | { type: "if"; branches: Array<{ cond: List; body: List }>; elseBody: List | null }
   | { type: "loop"; cond: List; body: List }
-  | { type: "for"; words: Word[]; body: List }
+  | { type: "for"; words: Word[]; body: List; /** `for ((…))`: the expansions of its three expressions. */ arith?: Part[] }
   | { type: "case"; word: Word; arms: Array<{ patterns: Word[]; body: List }> }
   | { type: "func"; name: string; body: Command }
-  | { type: "arith"; raw: string }
+  | { type: "arith"; raw: string; inner: Part[] }
   | { type: "cond"; words: Word[] };
 
 export type Command = Simple | (Compound & { redirs: Redir[]; start: number; end: number });
@@ -95,12 +101,20 @@ interface PendingHeredoc {
   redir: Redir;
   delim: string;
   stripTabs: boolean;
+  /** Any quoting in the delimiter: the body stays literal text. */
+  quoted: boolean;
 }
 
 class Parser {
   i = 0;
   private heredocs: PendingHeredoc[] = [];
-  private depth = 0;
+  depth = 0;
+  /**
+   * Where each `$(` list starting at an offset ends, shared by the parsers of one script: the scans for where a
+   * `${…}` or `$((…))` ends parse the substitutions inside, and without it nested ones would be parsed again at
+   * every level (exponential in the nesting).
+   */
+  ends = new Map<number, number>();
 
   constructor(readonly s: string) {}
 
@@ -108,7 +122,7 @@ class Parser {
     throw new ShellParseError(message, at);
   }
 
-  private enter(): void {
+  enter(): void {
     if (++this.depth > MAX_DEPTH) this.fail("nesting too deep");
   }
 
@@ -154,11 +168,62 @@ class Parser {
         }
       }
       h.redir.heredoc = this.s.slice(bodyStart, Math.min(bodyEnd, this.s.length));
+      if (!h.quoted) h.redir.heredocParts = this.scanOrNone(bodyStart, Math.min(bodyEnd, this.s.length), "heredoc");
+    }
+  }
+
+  /**
+   * The text between `from` and `to` read for expansions only, as bash reads a `${…}` word, an arithmetic
+   * expression or an unquoted here-document: `$…` and backticks expand, the rest is literal text. Offsets stay
+   * those of the whole script.
+   */
+  private scanParts(from: number, to: number, mode: "param" | "arith" | "heredoc"): Part[] {
+    const p = new Parser(this.s.slice(0, to));
+    p.i = from;
+    p.depth = this.depth;
+    p.ends = this.ends;
+    p.enter();
+    const s = p.s;
+    const parts: Part[] = [];
+    const lit = (text: string, quoted: boolean) => {
+      const last = parts[parts.length - 1];
+      if (last && last.kind === "lit") last.text += text;
+      else parts.push({ kind: "lit", text, quoted });
+    };
+    while (p.i < s.length) {
+      const c = s[p.i];
+      if (c === "\\" && p.i + 1 < s.length) {
+        const e = s[p.i + 1];
+        if (mode !== "heredoc" || !"$`\\\n".includes(e)) lit(c + e, true);
+        else if (e !== "\n") lit(e, true);
+        p.i += 2;
+      } else if (c === "'" && mode === "param") {
+        const close = s.indexOf("'", p.i + 1);
+        const end = close < 0 ? s.length : close + 1;
+        lit(s.slice(p.i, end), true);
+        p.i = end;
+      } else if (c === "$") p.readDollar(parts, lit, true);
+      else if (c === "`") parts.push(p.readBacktick(true));
+      else {
+        lit(c, true);
+        p.i++;
+      }
+    }
+    return parts;
+  }
+
+  /** scanParts, or undefined where bash would fail only when it expands the text (an unterminated `$(`). */
+  private scanOrNone(from: number, to: number, mode: "param" | "arith" | "heredoc"): Part[] | undefined {
+    try {
+      return this.scanParts(from, to, mode);
+    } catch (e) {
+      if (e instanceof ShellParseError) return undefined;
+      throw e;
     }
   }
 
   /** Blanks, comments and newlines between commands. */
-  private skipSpace(): void {
+  skipSpace(): void {
     for (;;) {
       this.skipBlanks();
       this.skipComment();
@@ -269,145 +334,7 @@ class Parser {
     const start = this.i;
     const s = this.s;
     if (this.i >= s.length) this.fail("unexpected end of input");
-    const w = this.peekPlain();
-    let compound: Compound | null = null;
-    if (s[this.i] === "(") {
-      if (s[this.i + 1] === "(") {
-        const end = this.arithEnd(this.i + 2);
-        if (end >= 0) {
-          compound = { type: "arith", raw: s.slice(this.i, end) };
-          this.i = end;
-        }
-      }
-      if (!compound) {
-        this.i++;
-        const body = this.parseList(new Set());
-        this.skipSpace();
-        if (s[this.i] !== ")") this.fail("expected ')'");
-        this.i++;
-        compound = { type: "subshell", body };
-      }
-    } else if (w === "{") {
-      this.i++;
-      const body = this.parseList(new Set(["}"]));
-      this.expectWord("}");
-      compound = { type: "group", body };
-    } else if (w === "if") {
-      this.i += 2;
-      const branches: Array<{ cond: List; body: List }> = [];
-      let elseBody: List | null = null;
-      for (;;) {
-        const cond = this.parseList(new Set(["then"]));
-        this.expectWord("then");
-        const body = this.parseList(new Set(["elif", "else", "fi"]));
-        branches.push({ cond, body });
-        this.skipSpace();
-        const next = this.peekPlain();
-        if (next === "elif") {
-          this.i += 4;
-          continue;
-        }
-        if (next === "else") {
-          this.i += 4;
-          elseBody = this.parseList(new Set(["fi"]));
-        }
-        this.expectWord("fi");
-        break;
-      }
-      compound = { type: "if", branches, elseBody };
-    } else if (w === "while" || w === "until") {
-      this.i += w.length;
-      const cond = this.parseList(new Set(["do"]));
-      this.expectWord("do");
-      const body = this.parseList(new Set(["done"]));
-      this.expectWord("done");
-      compound = { type: "loop", cond, body };
-    } else if (w === "for" || w === "select") {
-      this.i += w.length;
-      this.skipBlanks();
-      const words: Word[] = [];
-      if (s.startsWith("((", this.i)) {
-        const end = this.arithEnd(this.i + 2);
-        if (end < 0) this.fail("unterminated '(('");
-        this.i = end;
-      } else {
-        words.push(this.readWord());
-        this.skipSpace();
-        if (this.peekPlain() === "in") {
-          this.i += 2;
-          for (;;) {
-            this.skipBlanks();
-            const c = s[this.i];
-            if (c === ";" || c === "\n" || c === undefined || c === "#") break;
-            if (META.has(c)) this.fail(`unexpected '${c}'`);
-            words.push(this.readWord());
-          }
-        }
-      }
-      this.skipBlanks();
-      if (s[this.i] === ";") this.i++;
-      this.skipSpace();
-      let body: List;
-      if (this.peekPlain() === "{") {
-        this.i++;
-        body = this.parseList(new Set(["}"]));
-        this.expectWord("}");
-      } else {
-        this.expectWord("do");
-        body = this.parseList(new Set(["done"]));
-        this.expectWord("done");
-      }
-      compound = { type: "for", words, body };
-    } else if (w === "case") {
-      this.i += 4;
-      this.skipBlanks();
-      const word = this.readWord();
-      this.expectWord("in");
-      const arms: Array<{ patterns: Word[]; body: List }> = [];
-      for (;;) {
-        this.skipSpace();
-        if (this.peekPlain() === "esac") break;
-        if (s[this.i] === "(") this.i++;
-        const patterns: Word[] = [];
-        for (;;) {
-          this.skipBlanks();
-          patterns.push(this.readWord());
-          this.skipBlanks();
-          if (s[this.i] === "|") this.i++;
-          else break;
-        }
-        if (s[this.i] !== ")") this.fail("expected ')' after a case pattern");
-        this.i++;
-        const body = this.parseList(new Set(["esac"]));
-        arms.push({ patterns, body });
-        this.skipSpace();
-        if (s.startsWith(";;&", this.i)) this.i += 3;
-        else if (s.startsWith(";;", this.i) || s.startsWith(";&", this.i)) this.i += 2;
-        else if (this.peekPlain() !== "esac") this.fail("expected ';;' or 'esac'");
-      }
-      this.expectWord("esac");
-      compound = { type: "case", word, arms };
-    } else if (w === "function") {
-      this.i += 8;
-      this.skipBlanks();
-      const name = this.peekPlain();
-      if (name === null) this.fail("expected a function name");
-      this.i += name.length;
-      this.skipBlanks();
-      if (s[this.i] === "(") {
-        this.i++;
-        this.skipBlanks();
-        if (s[this.i] !== ")") this.fail("expected ')'");
-        this.i++;
-      }
-      this.skipSpace();
-      compound = { type: "func", name, body: this.parseCommand() };
-    } else if (w === "[[") {
-      this.i += 2;
-      compound = { type: "cond", words: this.parseCond() };
-    } else if (w !== null && LIST_END.has(w)) {
-      this.fail(`unexpected '${w}'`);
-    }
+    const compound = this.parseCompound();
     if (compound) {
       const redirs: Redir[] = [];
       for (;;) {
@@ -436,6 +363,181 @@ class Parser {
       this.i = save;
     }
     return simple;
+  }
+
+  /** The compound command at the cursor (its redirections aside), or null when a simple command starts here. */
+  private parseCompound(): Compound | null {
+    const s = this.s;
+    const w = this.peekPlain();
+    if (s[this.i] === "(") return this.parseParenthesized();
+    switch (w) {
+      case "{": {
+        this.i++;
+        const body = this.parseList(new Set(["}"]));
+        this.expectWord("}");
+        return { type: "group", body };
+      }
+      case "if":
+        return this.parseIf();
+      case "while":
+      case "until": {
+        this.i += w.length;
+        const cond = this.parseList(new Set(["do"]));
+        this.expectWord("do");
+        const body = this.parseList(new Set(["done"]));
+        this.expectWord("done");
+        return { type: "loop", cond, body };
+      }
+      case "for":
+      case "select":
+        this.i += w.length;
+        return this.parseFor();
+      case "case":
+        return this.parseCase();
+      case "function":
+        return this.parseFunctionKeyword();
+      case "[[":
+        this.i += 2;
+        return { type: "cond", words: this.parseCond() };
+    }
+    if (w !== null && LIST_END.has(w)) this.fail(`unexpected '${w}'`);
+    return null;
+  }
+
+  /** `((…))` (arithmetic) or `( list )` (a subshell). */
+  private parseParenthesized(): Compound {
+    const s = this.s;
+    if (s[this.i + 1] === "(") {
+      const end = this.arithEnd(this.i + 2);
+      if (end >= 0) {
+        const compound: Compound = { type: "arith", raw: s.slice(this.i, end), inner: this.scanOrNone(this.i + 2, end - 2, "arith") ?? [] };
+        this.i = end;
+        return compound;
+      }
+    }
+    this.i++;
+    const body = this.parseList(new Set());
+    this.skipSpace();
+    if (s[this.i] !== ")") this.fail("expected ')'");
+    this.i++;
+    return { type: "subshell", body };
+  }
+
+  private parseIf(): Compound {
+    this.i += 2;
+    const branches: Array<{ cond: List; body: List }> = [];
+    let elseBody: List | null = null;
+    for (;;) {
+      const cond = this.parseList(new Set(["then"]));
+      this.expectWord("then");
+      const body = this.parseList(new Set(["elif", "else", "fi"]));
+      branches.push({ cond, body });
+      this.skipSpace();
+      const next = this.peekPlain();
+      if (next === "elif") {
+        this.i += 4;
+        continue;
+      }
+      if (next === "else") {
+        this.i += 4;
+        elseBody = this.parseList(new Set(["fi"]));
+      }
+      this.expectWord("fi");
+      break;
+    }
+    return { type: "if", branches, elseBody };
+  }
+
+  /** After `for` or `select`: `((…))` or a name with its optional `in` words, then the body. */
+  private parseFor(): Compound {
+    const s = this.s;
+    this.skipBlanks();
+    const words: Word[] = [];
+    let arith: Part[] | undefined;
+    if (s.startsWith("((", this.i)) {
+      const end = this.arithEnd(this.i + 2);
+      if (end < 0) this.fail("unterminated '(('");
+      arith = this.scanOrNone(this.i + 2, end - 2, "arith") ?? [];
+      this.i = end;
+    } else {
+      words.push(this.readWord());
+      this.skipSpace();
+      if (this.peekPlain() === "in") {
+        this.i += 2;
+        for (;;) {
+          this.skipBlanks();
+          const c = s[this.i];
+          if (c === ";" || c === "\n" || c === undefined || c === "#") break;
+          if (META.has(c)) this.fail(`unexpected '${c}'`);
+          words.push(this.readWord());
+        }
+      }
+    }
+    this.skipBlanks();
+    if (s[this.i] === ";") this.i++;
+    this.skipSpace();
+    let body: List;
+    if (this.peekPlain() === "{") {
+      this.i++;
+      body = this.parseList(new Set(["}"]));
+      this.expectWord("}");
+    } else {
+      this.expectWord("do");
+      body = this.parseList(new Set(["done"]));
+      this.expectWord("done");
+    }
+    return { type: "for", words, body, ...(arith ? { arith } : {}) };
+  }
+
+  private parseCase(): Compound {
+    const s = this.s;
+    this.i += 4;
+    this.skipBlanks();
+    const word = this.readWord();
+    this.expectWord("in");
+    const arms: Array<{ patterns: Word[]; body: List }> = [];
+    for (;;) {
+      this.skipSpace();
+      if (this.peekPlain() === "esac") break;
+      if (s[this.i] === "(") this.i++;
+      const patterns: Word[] = [];
+      for (;;) {
+        this.skipBlanks();
+        patterns.push(this.readWord());
+        this.skipBlanks();
+        if (s[this.i] === "|") this.i++;
+        else break;
+      }
+      if (s[this.i] !== ")") this.fail("expected ')' after a case pattern");
+      this.i++;
+      const body = this.parseList(new Set(["esac"]));
+      arms.push({ patterns, body });
+      this.skipSpace();
+      if (s.startsWith(";;&", this.i)) this.i += 3;
+      else if (s.startsWith(";;", this.i) || s.startsWith(";&", this.i)) this.i += 2;
+      else if (this.peekPlain() !== "esac") this.fail("expected ';;' or 'esac'");
+    }
+    this.expectWord("esac");
+    return { type: "case", word, arms };
+  }
+
+  /** `function name [()] compound`. */
+  private parseFunctionKeyword(): Compound {
+    const s = this.s;
+    this.i += 8;
+    this.skipBlanks();
+    const name = this.peekPlain();
+    if (name === null) this.fail("expected a function name");
+    this.i += name.length;
+    this.skipBlanks();
+    if (s[this.i] === "(") {
+      this.i++;
+      this.skipBlanks();
+      if (s[this.i] !== ")") this.fail("expected ')'");
+      this.i++;
+    }
+    this.skipSpace();
+    return { type: "func", name, body: this.parseCommand() };
   }
 
   private parseSimple(): Simple {
@@ -492,7 +594,8 @@ class Parser {
     const redir: Redir = { op, target };
     if (op === "<<" || op === "<<-") {
       const delim = target.parts.map((p) => (p.kind === "lit" ? p.text : p.raw)).join("");
-      this.heredocs.push({ redir, delim, stripTabs: op === "<<-" });
+      const quoted = target.parts.some((p) => p.kind === "lit" && p.quoted);
+      this.heredocs.push({ redir, delim, stripTabs: op === "<<-", quoted });
     }
     return redir;
   }
@@ -533,42 +636,68 @@ class Parser {
     }
   }
 
-  /** The right side of `=~`: up to a blank outside parentheses and quotes. */
+  /** The right side of `=~`: up to a blank outside parentheses and quotes; its expansions stay expansions. */
   private readRegex(): Word {
     const s = this.s;
     const start = this.i;
     let depth = 0;
-    let text = "";
+    const parts: Part[] = [];
+    const lit = (text: string) => {
+      const last = parts[parts.length - 1];
+      if (last && last.kind === "lit") last.text += text;
+      else parts.push({ kind: "lit", text, quoted: true });
+    };
     while (this.i < s.length) {
       const c = s[this.i];
       if (depth === 0 && (BLANK.has(c) || c === "\n")) break;
       if (c === "\\") {
-        text += s.slice(this.i, this.i + 2);
+        lit(s.slice(this.i, this.i + 2));
         this.i += 2;
         continue;
       }
-      if (c === "'" || c === '"') {
+      if (c === "'") {
         const close = s.indexOf(c, this.i + 1);
         if (close < 0) this.fail("unterminated quote");
-        text += s.slice(this.i + 1, close);
+        lit(s.slice(this.i + 1, close));
         this.i = close + 1;
+        continue;
+      }
+      if (c === '"') {
+        this.i++;
+        this.readDoubleQuoted(parts, (text) => lit(text));
+        continue;
+      }
+      if (c === "$" && s[this.i + 1] !== undefined && !BLANK.has(s[this.i + 1]) && s[this.i + 1] !== ")") {
+        this.readDollar(parts, (text) => lit(text), false);
         continue;
       }
       if (c === "(") depth++;
       else if (c === ")") depth--;
-      text += c;
+      lit(c);
       this.i++;
     }
-    return { parts: [{ kind: "lit", text, quoted: true }], start, end: this.i };
+    if (parts.length === 0) lit("");
+    return { parts, start, end: this.i };
   }
 
-  /** Where `((` … `))` ends (after the closing parentheses), searching from `from`; -1 when it does not. */
+  /**
+   * Where `((` … `))` ends (after the closing parentheses), searching from `from`; -1 when it does not. Quoted
+   * text and escapes are skipped: `$(( $(echo ')') ))` ends at its own `))`.
+   */
   private arithEnd(from: number): number {
     const s = this.s;
     let depth = 0;
     for (let j = from; j < s.length; j++) {
       const c = s[j];
-      if (c === "(") depth++;
+      if (c === "\\") j++;
+      else if (c === "'" || c === '"') {
+        j = this.quoteEnd(j);
+        if (j < 0) return -1;
+      } else if (c === "$" && s[j + 1] === "(" && s[j + 2] !== "(") {
+        // A command substitution ends where its list does (a `case` pattern's `)` is no closing parenthesis).
+        j = this.substitutionEnd(j + 2);
+        if (j < 0) return -1;
+      } else if (c === "(") depth++;
       else if (c === ")") {
         if (depth === 0) return s[j + 1] === ")" ? j + 2 : -1;
         depth--;
@@ -651,6 +780,41 @@ class Parser {
     return { parts, start, end: this.i };
   }
 
+  /** The index of the `)` closing a `$(` whose list starts at `from`, or -1 when it does not parse. */
+  private substitutionEnd(from: number): number {
+    const known = this.ends.get(from);
+    if (known !== undefined) return known;
+    const p = new Parser(this.s);
+    p.i = from;
+    p.depth = this.depth;
+    p.ends = this.ends;
+    let end = -1;
+    try {
+      p.parseList(new Set());
+      p.skipSpace();
+      if (this.s[p.i] === ")") end = p.i;
+    } catch (e) {
+      if (!(e instanceof ShellParseError)) throw e;
+    }
+    this.ends.set(from, end);
+    return end;
+  }
+
+  /**
+   * The index of the quote closing the one at `j` (`'…'`, `$'…'` with its escapes, `"…"` with its escapes), or -1.
+   * For the scans that only look for where a construct ends.
+   */
+  private quoteEnd(j: number): number {
+    const s = this.s;
+    const q = s[j];
+    const escapes = q === '"' || s[j - 1] === "$";
+    for (let k = j + 1; k < s.length; k++) {
+      if (s[k] === "\\" && escapes) k++;
+      else if (s[k] === q) return k;
+    }
+    return -1;
+  }
+
   private balancedParen(from: number): number {
     const s = this.s;
     let depth = 0;
@@ -658,7 +822,7 @@ class Parser {
       const c = s[j];
       if (c === "\\") j++;
       else if (c === "'" || c === '"') {
-        const close = s.indexOf(c, j + 1);
+        const close = this.quoteEnd(j);
         if (close < 0) this.fail("unterminated quote", j);
         j = close;
       } else if (c === "(") depth++;
@@ -695,7 +859,7 @@ class Parser {
     }
   }
 
-  private readDollar(parts: Part[], lit: (text: string, quoted: boolean) => void, quoted: boolean): void {
+  readDollar(parts: Part[], lit: (text: string, quoted: boolean) => void, quoted: boolean): void {
     const s = this.s;
     const start = this.i;
     const next = s[this.i + 1];
@@ -703,8 +867,9 @@ class Parser {
       if (s[this.i + 2] === "(") {
         const end = this.arithEnd(this.i + 3);
         if (end >= 0) {
+          const inner = this.scanOrNone(start + 3, end - 2, "arith");
           this.i = end;
-          parts.push({ kind: "exp", raw: s.slice(start, end), quoted });
+          parts.push({ kind: "exp", raw: s.slice(start, end), quoted, ...(inner?.some((p) => p.kind === "exp") ? { inner } : {}) });
           return;
         }
       }
@@ -723,9 +888,16 @@ class Parser {
       // `${{ … }}` (GitHub Actions) ends at `}}`; the shell would end it at the first `}`.
       const ci = s[this.i + 2] === "{" ? s.indexOf("}}", this.i + 3) : -1;
       const end = ci >= 0 ? ci + 2 : this.braceEnd(this.i + 2);
-      this.i = end;
       const raw = s.slice(start, end);
-      parts.push({ kind: "exp", raw, quoted, ...(raw.startsWith("${{") ? { ci: true } : {}) });
+      const inner = raw.startsWith("${{") ? undefined : this.scanOrNone(start + 2, end - 1, "param");
+      this.i = end;
+      parts.push({
+        kind: "exp",
+        raw,
+        quoted,
+        ...(raw.startsWith("${{") ? { ci: true } : {}),
+        ...(inner?.some((p) => p.kind === "exp") ? { inner } : {}),
+      });
       return;
     }
     if (next === "'" && !quoted) {
@@ -749,7 +921,10 @@ class Parser {
     this.i++;
   }
 
-  /** Where `${…}` ends, scanning from just after `${`: nested `${`, quotes and escapes are skipped over. */
+  /**
+   * Where `${…}` ends, scanning from just after `${`: nested `${`, `$(…)`, backticks, quotes and escapes are
+   * skipped over (`${v:-$(f() { :; })}` ends at its own brace).
+   */
   private braceEnd(from: number): number {
     const s = this.s;
     let depth = 1;
@@ -757,7 +932,14 @@ class Parser {
       const c = s[j];
       if (c === "\\") j++;
       else if (c === "'" || c === '"') {
-        const close = s.indexOf(c, j + 1);
+        const close = this.quoteEnd(j);
+        if (close >= 0) j = close;
+      } else if (c === "$" && s[j + 1] === "(" && s[j + 2] !== "(") {
+        const end = this.substitutionEnd(j + 2);
+        if (end >= 0) j = end;
+      }
+      else if (c === "`") {
+        const close = s.indexOf("`", j + 1);
         if (close >= 0) j = close;
       } else if (c === "$" && s[j + 1] === "{") {
         depth++;
@@ -810,7 +992,7 @@ class Parser {
   }
 
   /** A backtick substitution: its text with the backslashes it removes, parsed on its own. */
-  private readBacktick(quoted: boolean): Part {
+  readBacktick(quoted: boolean): Part {
     const s = this.s;
     const start = this.i;
     let inner = "";
@@ -878,12 +1060,22 @@ export function parseShell(text: string): List {
 /** Every simple command of a list, those inside compound commands and substitutions included, in order. */
 export function simpleCommands(list: List): Simple[] {
   const out: Simple[] = [];
-  const words = (ws: readonly Word[]) => {
-    for (const w of ws) {
-      for (const p of w.parts) if (p.kind === "exp" && p.body) walkList(p.body);
+  const parts = (ps: readonly Part[]): void => {
+    for (const p of ps) {
+      if (p.kind !== "exp") continue;
+      if (p.body) walkList(p.body);
+      if (p.inner) parts(p.inner);
     }
   };
-  const redirs = (rs: readonly Redir[]) => words(rs.map((r) => r.target));
+  const words = (ws: readonly Word[]) => {
+    for (const w of ws) parts(w.parts);
+  };
+  const redirs = (rs: readonly Redir[]) => {
+    for (const r of rs) {
+      parts(r.target.parts);
+      if (r.heredocParts) parts(r.heredocParts);
+    }
+  };
   const walkCommand = (c: Command): void => {
     switch (c.type) {
       case "simple":
@@ -909,6 +1101,7 @@ export function simpleCommands(list: List): Simple[] {
         break;
       case "for":
         words(c.words);
+        if (c.arith) parts(c.arith);
         walkList(c.body);
         break;
       case "case":
@@ -922,6 +1115,7 @@ export function simpleCommands(list: List): Simple[] {
         words(c.words);
         break;
       case "arith":
+        parts(c.inner);
         break;
     }
     redirs(c.redirs);
@@ -939,15 +1133,19 @@ export function simpleCommands(list: List): Simple[] {
 export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
   const out: Array<Extract<Part, { kind: "exp" }>> = [];
   const seen = new Set<Word>();
-  const visitWord = (w: Word) => {
-    if (seen.has(w)) return;
-    seen.add(w);
-    for (const p of w.parts) {
+  const visitParts = (ps: readonly Part[]): void => {
+    for (const p of ps) {
       if (p.kind === "exp") {
         out.push(p);
         if (p.body) visit(p.body);
+        if (p.inner) visitParts(p.inner);
       }
     }
+  };
+  const visitWord = (w: Word) => {
+    if (seen.has(w)) return;
+    seen.add(w);
+    visitParts(w.parts);
   };
   const visitCommand = (c: Command): void => {
     if (c.type === "simple") {
@@ -965,8 +1163,10 @@ export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
       visit(c.body);
     } else if (c.type === "for") {
       c.words.forEach(visitWord);
+      if (c.arith) visitParts(c.arith);
       visit(c.body);
-    } else if (c.type === "case") {
+    } else if (c.type === "arith") visitParts(c.inner);
+    else if (c.type === "case") {
       visitWord(c.word);
       for (const a of c.arms) {
         a.patterns.forEach(visitWord);
@@ -974,7 +1174,10 @@ export function expansions(list: List): Array<Extract<Part, { kind: "exp" }>> {
       }
     } else if (c.type === "func") visitCommand(c.body);
     else if (c.type === "cond") c.words.forEach(visitWord);
-    for (const r of c.redirs) visitWord(r.target);
+    for (const r of c.redirs) {
+      visitWord(r.target);
+      if (r.heredocParts) visitParts(r.heredocParts);
+    }
   };
   const visit = (l: List): void => {
     for (const { node } of l.items) {

@@ -181,7 +181,9 @@ describe("exit-code maskers", () => {
       assert.deepEqual(codes(`${set}; npm test | tail -5`), [], set);
     }
     assert.deepEqual(codes("npm test | tail -5; exit ${PIPESTATUS[0]}"), []);
-    assert.deepEqual(codes("npm test | tail -5; set -o pipefail"), ["warning:masked-step"]);
+    // `set` with literal options succeeds: turned on after the pipe, pipefail leaves it exiting 0.
+    assert.deepEqual(codes("npm test | tail -5; set -o pipefail"), ["error:exit-masked"]);
+    assert.deepEqual(codes("npm test | tail -5; set -o pipefail; npm run lint"), ["warning:masked-step"]);
   });
 
   it("does not count what keeps the failure: || exit 1, || { echo; exit 1; }, set -e before a trailing echo", () => {

@@ -150,4 +150,37 @@ describe("parseShell: commands", () => {
     const list: List = parseShell('if a; then b "$(c)"; fi; for x in $(d); do e; done; case $(f) in *) g;; esac; h=`i`');
     assert.deepEqual(simpleCommands(list).map((c) => (c.words.length ? wordText(c.words[0]) : show(c.assigns[0]))), ["a", "b", "c", "d", "e", "f", "g", "h=<`i`>", "i"]);
   });
+
+  it("sees the commands bash runs inside ${…}, $((…)), (( )), for ((…)), unquoted here-documents and =~ regexes", () => {
+    const names = (text: string) => simpleCommands(parseShell(text)).map((c) => (c.words.length ? wordText(c.words[0]) : null));
+    assert.deepEqual(names("echo ${x:-$(pwd)} $(( $(nproc) + 1 ))"), ["echo", "pwd", "nproc"]);
+    assert.deepEqual(names("(( $(count) > 2 )) && for ((i = 0; i < $(limit); i++)); do :; done"), ["count", "limit", ":"]);
+    assert.deepEqual(names("cat <<EOF\nbuilt at $(date) by `whoami`, \\$(not)\nEOF\n"), ["cat", "date", "whoami"]);
+    assert.deepEqual(names("cat <<'EOF'\n$(not run)\nEOF\n"), ["cat"]);
+    assert.deepEqual(names('[[ $tag =~ $(pattern)"$suffix" ]]'), ["pattern"]);
+    assert.deepEqual(names("echo ${x:-'$(quoted)'}"), ["echo"]);
+    assert.deepEqual(expansions(parseShell("[[ $v =~ $re ]]")).map((e) => e.raw), ["$v", "$re"]);
+  });
+
+  it("ends ${…} and $((…)) where bash does when a substitution inside holds braces, parentheses or quotes", () => {
+    assert.deepEqual(argv("echo ${v:-$(f() { :; }; f)} next"), [["echo", "<${v:-$(f() { :; }; f)}>", "next"], [], [":"], ["f"]].filter((c) => c.length));
+    assert.deepEqual(argv("echo $(( $(case x in a) echo 1;; esac) + 1 ))")[0], ["echo", "<$(( $(case x in a) echo 1;; esac) + 1 ))>"]);
+    assert.deepEqual(argv("echo $(( $(echo ')') ))")[0], ["echo", "<$(( $(echo ')') ))>"]);
+  });
+
+  it("reads `$((a; b))` and `((a; b))` as arithmetic, as bash 5.2 does (an error when it runs, not commands)", () => {
+    assert.deepEqual(argv("x=$((cd sub; make))"), [["x=<$((cd sub; make))>"]]);
+    assert.deepEqual(simpleCommands(parseShell("((cd sub; make))")), []);
+  });
+
+  it("parses substitutions nested 90 deep in ${…} and $((…)) without parsing each level again per level", () => {
+    let param = "x";
+    let arith = "1";
+    for (let k = 0; k < 90; k++) {
+      param = `\${a:-$(echo ${param})}`;
+      arith = `$(( $(echo ${arith}) + 1 ))`;
+    }
+    assert.equal(simpleCommands(parseShell(`echo ${param}`)).length, 91);
+    assert.equal(simpleCommands(parseShell(`echo ${arith}`)).length, 91);
+  });
 });

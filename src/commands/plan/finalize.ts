@@ -10,7 +10,7 @@
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { recordFor } from "../../lib/run-record.js";
-import { isSurfaceOnly, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";
+import { isSurfaceOnly, maskedExit, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
@@ -78,6 +78,11 @@ function validateRole(role: Json, i: number, issues: string[]): void {
       if (isEmpty(ac.check)) issues.push(`${at} missing 'check'`);
       else {
         if (typeof ac.check !== "string") issues.push(`${at} 'check' must be a string`);
+        else {
+          // A check that cannot fail proves nothing (seed 001): refused, naming the part that masks it.
+          const masked = maskedExit(ac.check);
+          if (masked !== null) issues.push(`${at} ${masked}`);
+        }
         checks.push(ac.check);
       }
     });
