@@ -11,6 +11,8 @@ import type { Decision, SchedulerCore } from "./scheduler.js";
 import { openRunId } from "./budget.js";
 import { isoSeconds, parseTimestamp } from "./values.js";
 import { projectRoots } from "../store.js";
+import { crashPoint } from "./crash-point.js";
+import type { SnapshotRecord } from "./snapshot.js";
 
 type Json = Record<string, unknown>;
 
@@ -44,7 +46,7 @@ function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () =>
  * `startedAt`, the open execute run's `runId` (read once, when the first attempt opens) and `escalated` when it
  * starts above the scheduler's tier.
  */
-export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: number): (entry: Json, role: Json) => void {
+export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: number, snapshots?: Snapshots): (entry: Json, role: Json) => void {
   const at = isoSeconds(nowMs);
   const design = projectRoots(cwd).design;
   let runId: string | null | undefined;
@@ -55,7 +57,33 @@ export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: nu
     if (runId !== null) entry.runId = runId;
     const why = escalation(core, role, entry, () => (samples ??= gatherSamples(design, doc)), runId);
     if (why) entry.escalated = why;
+    const snap = typeof role.name === "string" ? snapshots?.get(role.name) : undefined;
+    if (snap && snap.attempt === entry.attempt) entry.snapshot = snap.record;
   };
+}
+
+/** The snapshots taken for the starts a call is about to record: role name → the attempt it opens and its snapshot. */
+export type Snapshots = Map<string, { attempt: number; record: SnapshotRecord }>;
+
+/**
+ * Take the snapshot of each role about to open an attempt (lib/snapshot.ts), before the plan's lock is taken and the
+ * start recorded, so a recorded attempt always names one taken before it (a kill in between leaves an unused
+ * snapshot, never a start without one). `starts`: the role and the attempt number it will open.
+ */
+export async function takeSnapshots(cwd: string, starts: Array<{ role: Json; attempt: number }>, nowMs: number): Promise<Snapshots> {
+  const out: Snapshots = new Map();
+  if (starts.length === 0) return out;
+  const { takeSnapshot } = await import("./snapshot.js");
+  const { project } = projectRoots(cwd);
+  for (const { role, attempt } of starts) {
+    if (typeof role.name !== "string") continue;
+    const record = await takeSnapshot(project, role, isoSeconds(nowMs));
+    // Outside a repository the attempt records nothing: there is nothing git could put back or commit.
+    if ("none" in record && (record.none === "not a git repository" || record.none === "git is not installed")) continue;
+    out.set(role.name, { attempt, record });
+    crashPoint("snapshot:taken");
+  }
+  return out;
 }
 
 export interface RunningAttempt {

@@ -126,7 +126,7 @@ describe("commit", () => {
       "src/api/.git/config": "inside .git/",
       "src/api/folder": "a folder, not a file",
       "src/api/": "a folder, not a file",
-      "src/api/none.ts": "does not exist, and git does not track it",
+      "src/api/none.ts": "does not exist, and HEAD does not have it",
       "42": "not a path (a string)",
       "": "not a path",
     });
@@ -174,7 +174,7 @@ describe("commit", () => {
     const out: any = await p.run("commit", [PLAN, "--role", "0", "--report", ".design/worker-api.json"]);
     assert.equal(out.ok, true, JSON.stringify(out));
     assert.deepEqual(out.files, ["src/api/a.ts"]);
-    assert.deepEqual(out.skipped, [{ path: "src/api/data.dat", reason: "its git attributes name the filter 'evil', a program git would run: commit it yourself" }]);
+    assert.deepEqual(out.skipped, [{ path: "src/api/data.dat", reason: "its git attributes name the filter 'evil': commit it yourself" }]);
     assert.deepEqual(p.headFiles(), ["M src/api/a.ts"]);
     for (const m of marks) assert.equal(exists(m), false, `${m}: nothing the repository configures ran`);
     // The markers do work: git itself, outside the helper, runs them.
