@@ -109,6 +109,12 @@ export default defineCommand({
       return v === undefined;
     });
     if (restoring.length) {
+      // Every blob to put back must be there before any file is touched (a repository missing one refuses whole).
+      const ids = restoring.map((p) => (before.get(p) as { id: string }).id);
+      const check = await repo.git.run(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { env: snapshotEnv(repo, objects), input: ids.map((id) => `${id}\n`).join("") });
+      if (check.code !== 0) throw fail("cat-file", check);
+      const missing = check.stdout.split("\n").filter((l) => l.endsWith(" missing"));
+      if (missing.length) throw new HelperError("E_INVALID", `clean-attempt: the snapshot's content of ${missing.length} file(s) is missing from the repository (${missing[0].split(" ")[0]}): nothing changed`);
       const r = await repo.git.run(["restore", `--source=${snap.tree}`, "--worktree", "--", ...restoring], { env: snapshotEnv(repo, objects) });
       if (r.code !== 0) throw fail("restore", r);
       crashPoint("clean:restored");
