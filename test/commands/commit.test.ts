@@ -321,3 +321,29 @@ describe("commit in a project below the repository's root", () => {
     assert.match(git(repo, "status", "--porcelain"), / M root\.txt/);
   });
 });
+
+describe("grant: the user's uncommitted work inside the roles' scopes", () => {
+  it("lists each dirty file in a scope with its roles and says what the run does with it; outside git, says so", async (t) => {
+    const p = await gitProject(t, planWithDocs(), files, { grant: false });
+    p.write("src/api/a.ts", "the user's edit\n");
+    p.write("src/api/notes.txt", "the user's new file\n");
+    p.write("README.md", "# the user's readme edit\n");
+    p.git("add", "--", "README.md");
+    p.write("elsewhere.txt", "outside every scope\n");
+    const out: any = await p.run("grant", [PLAN]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual(out.dirty.files, [
+      { path: "README.md", state: "staged", roles: ["docs"] },
+      { path: "src/api/a.ts", state: "modified", roles: ["api"] },
+      { path: "src/api/notes.txt", state: "untracked", roles: ["api"] },
+    ]);
+    const line = out.summary.find((l: string) => l.includes("uncommitted work"));
+    assert.match(line, /3 files inside the workers' scopes hold your uncommitted work/);
+    assert.match(line, /commit or stash it before approving/);
+    assert.match(line, /src\/api\/notes\.txt \(untracked; api\)/);
+    const bare = await gitProject(t, planWithDocs(), files, { repo: false, grant: false });
+    const none: any = await bare.run("grant", [PLAN]);
+    assert.equal(none.dirty.repo, false);
+    assert.ok(none.summary.some((l: string) => /No git repository to work with .*never deletes a file/.test(l)), JSON.stringify(none.summary));
+  });
+});
