@@ -89,15 +89,16 @@ export default defineCommand({
     const skipped: Skipped[] = [...fromReport.skipped];
     const restore: string[] = [];
     const remove: string[] = [];
+    const unrestore: string[] = [];
     for (const f of judged.files) {
       const s = before.get(f.rel) ?? null;
       const w = workEntry(project, repo.format, f.rel);
       if (s !== null) {
         if (w === null || w.id !== s.id || w.mode !== s.mode) restore.push(f.rel);
       } else if (w !== null) {
-        if (now.get(f.rel) === true) skipped.push({ path: f.rel, reason: "not in the attempt's snapshot but in git's index: left in place" });
-        else if (!now.has(f.rel)) skipped.push({ path: f.rel, reason: "ignored by git: left in place" });
+        if (!now.has(f.rel)) skipped.push({ path: f.rel, reason: "ignored by git: left in place" });
         else if (!snap.complete || leftOut(snap, f.rel)) skipped.push({ path: f.rel, reason: "the snapshot left files out, so this one may predate the attempt: left in place" });
+        else if (now.get(f.rel) === true) unrestore.push(f.rel); // in git's index, absent when the attempt began
         else remove.push(f.rel);
       }
     }
@@ -119,11 +120,18 @@ export default defineCommand({
       if (r.code !== 0) throw fail("restore", r);
       crashPoint("clean:restored");
     }
+    if (unrestore.length) {
+      // A file git's index tracks that the snapshot lacks (the user had deleted it, the attempt made it again): restore
+      // from the snapshot removes it from the work tree, the index untouched.
+      const r = await repo.git.run(["restore", `--source=${snap.tree}`, "--worktree", "--", ...unrestore], { env: snapshotEnv(repo, objects) });
+      if (r.code !== 0) throw fail("restore", r);
+      crashPoint("clean:unrestored");
+    }
     if (remove.length) {
       const r = await repo.git.run(["clean", "-f", "-q", "--", ...remove]);
       if (r.code !== 0) throw fail("clean", r);
       crashPoint("clean:removed");
     }
-    return { ...head, attempt: attempt.attempt ?? null, report, snapshot: { tree: snap.tree, at: snap.at }, restored: restoring, removed: remove, skipped };
+    return { ...head, attempt: attempt.attempt ?? null, report, snapshot: { tree: snap.tree, at: snap.at }, restored: restoring, removed: [...unrestore, ...remove].sort(), skipped };
   },
 });
