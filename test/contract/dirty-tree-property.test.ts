@@ -95,12 +95,13 @@ describe("the user's work is never lost (property)", () => {
           const agent = k === 0 ? "api" : `api-${k + 1}`;
           ok(["update-status", PLAN], JSON.stringify([{ roleIndex: 0, status: "in_progress", agent, ...(k ? { reflexion: REFLEXION } : {}) }]));
           // The worker's edits.
-          const touched = new Set<string>();
           for (const w of ep.worker) {
-            touched.add(w.path);
             if (w.kind === "write") write(w.path, w.text);
             else rmSync(join(p.dir, w.path), { force: true });
           }
+          // What the attempt changed: the files whose bytes (or presence) differ from the user's at its start.
+          const after = files(p.dir);
+          const touched = new Set([...after.keys(), ...userFiles.keys()].filter((rel) => after.get(rel) !== userFiles.get(rel)));
           const last = k === episodes.length - 1;
           if (ep.outcome === "fail" || !last) {
             ok(["update-status", PLAN], JSON.stringify([{ roleIndex: 0, status: "failed", result: "failed" }]));

@@ -10,7 +10,9 @@
 // word: failed, no check run. Otherwise the checks run (only while the grant covers every one of them, as
 // run-checks) and decide. Usage, evidence and status go into plan.json in one locked write, and only if the
 // attempt is still the running one; the commit follows a completion (a commit refused by git leaves the role
-// completed and says why in `commit.error`).
+// completed and says why in `commit.error`), judged against the attempt's snapshot (commit.ts). Called again for an
+// attempt it already recorded completed (a finish killed between its plan write and its commit), it records nothing
+// and completes the commit; the commit being idempotent, a repeat never commits twice (`alreadyRecorded`).
 import { defineCommand, type Context } from "../../lib/command.js";
 import { crashPoint } from "../../lib/crash-point.js";
 import { isSnapshot } from "../../lib/snapshot.js";
