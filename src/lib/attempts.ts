@@ -62,6 +62,19 @@ export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: nu
   };
 }
 
+/** The snapshot of a role's newest ended attempt, when it recorded one. */
+function endedSnapshot(role: Json): SnapshotRecord | null {
+  const log = Array.isArray(role.attemptLog) ? (role.attemptLog as unknown[]) : [];
+  for (let k = log.length - 1; k >= 0; k--) {
+    const e = log[k] as Json;
+    if (e && typeof e === "object" && e.outcome !== "running") {
+      const snap = e.snapshot as Json | undefined;
+      return snap && typeof snap === "object" && typeof snap.tree === "string" ? (snap as unknown as SnapshotRecord) : null;
+    }
+  }
+  return null;
+}
+
 /** The snapshots taken for the starts a call is about to record: role name → the attempt it opens and its snapshot. */
 export type Snapshots = Map<string, { attempt: number; record: SnapshotRecord }>;
 
@@ -70,13 +83,20 @@ export type Snapshots = Map<string, { attempt: number; record: SnapshotRecord }>
  * start recorded, so a recorded attempt always names one taken before it (a kill in between leaves an unused
  * snapshot, never a start without one). `starts`: the role and the attempt number it will open.
  */
-export async function takeSnapshots(cwd: string, starts: Array<{ role: Json; attempt: number }>, nowMs: number): Promise<Snapshots> {
+export async function takeSnapshots(cwd: string, starts: Array<{ role: Json; attempt: number; replaces?: boolean }>, nowMs: number): Promise<Snapshots> {
   const out: Snapshots = new Map();
   if (starts.length === 0) return out;
   const { takeSnapshot } = await import("./snapshot.js");
   const { project } = projectRoots(cwd);
-  for (const { role, attempt } of starts) {
+  for (const { role, attempt, replaces } of starts) {
     if (typeof role.name !== "string") continue;
+    // A start `next` records in place of an ended attempt (an interrupted one) comes before the lead's clean-attempt,
+    // which puts the scope back to that attempt's snapshot: the new attempt starts from the same one.
+    const before = replaces ? endedSnapshot(role) : null;
+    if (before) {
+      out.set(role.name, { attempt, record: before });
+      continue;
+    }
     const record = await takeSnapshot(project, role, isoSeconds(nowMs));
     // Outside a repository the attempt records nothing: there is nothing git could put back or commit.
     if ("none" in record && (record.none === "not a git repository" || record.none === "git is not installed")) continue;

@@ -43,11 +43,7 @@ export default defineCommand({
     const role = rolesOf(plan)[found.index];
     if (role.status === "completed") throw new HelperError("E_INVALID", `clean-attempt: role ${found.index} (${found.name}) is completed: its work stays`);
     const head = { role: found.name, roleIndex: found.index };
-    const log = (Array.isArray(role.attemptLog) ? role.attemptLog : []).filter(isObject);
     const nothing = (why: string) => ({ ...head, restored: [], removed: [], skipped: [], untouched: why });
-    if (log.length && log[log.length - 1].outcome === "running") {
-      throw new HelperError("E_TRANSITION", `clean-attempt: role ${found.index} (${found.name}) has a running attempt: its work is not undone while it runs`);
-    }
     const attempt = replacedAttempt(role);
     if (attempt === null) return nothing("the role has no attempt to undo: nothing changed");
     const snap = attempt.snapshot;

@@ -59,12 +59,12 @@ function failureOf(role: Json, cwd: string) {
  * a start it adds then goes without a snapshot). A plan that cannot be read starts nothing here: the locked call
  * answers its error.
  */
-function firstStarts(cwd: string, path: string, design: string): Array<{ role: Json; attempt: number }> {
+function firstStarts(cwd: string, path: string, design: string): Array<{ role: Json; attempt: number; replaces: boolean }> {
   try {
     const plan = loadPlan(cwd, path);
     const roles = rolesOf(plan);
     const { decision } = underBudget(schedulerCore().decide(roles, cwd), roles, plan, design, openRunId(design));
-    return decision.start.filter((s) => !s.retry).map((s) => ({ role: roles[s.roleIndex], attempt: s.attempt }));
+    return decision.start.filter((s) => !s.retry).map((s) => ({ role: roles[s.roleIndex], attempt: s.attempt, replaces: s.replaces != null }));
   } catch {
     return [];
   }
