@@ -10,6 +10,8 @@ import { firstTierFailures, gatherSamples, roleKind, type Sample } from "./forec
 import type { Decision, SchedulerCore } from "./scheduler.js";
 import { openRunId } from "./budget.js";
 import { isoSeconds, parseTimestamp } from "./values.js";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { projectRoots } from "../store.js";
 import { crashPoint } from "./crash-point.js";
 import type { SnapshotRecord } from "./snapshot.js";
@@ -62,6 +64,16 @@ export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: nu
   };
 }
 
+/** Whether the project or a folder above it holds a `.git` entry. */
+export function underGit(project: string): boolean {
+  for (let dir = project; ; ) {
+    if (existsSync(join(dir, ".git"))) return true;
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
 /** The snapshot of a role's newest ended attempt, when it recorded one. */
 function endedSnapshot(role: Json): SnapshotRecord | null {
   const log = Array.isArray(role.attemptLog) ? (role.attemptLog as unknown[]) : [];
@@ -86,8 +98,11 @@ export type Snapshots = Map<string, { attempt: number; record: SnapshotRecord }>
 export async function takeSnapshots(cwd: string, starts: Array<{ role: Json; attempt: number; replaces?: boolean }>, nowMs: number): Promise<Snapshots> {
   const out: Snapshots = new Map();
   if (starts.length === 0) return out;
-  const { takeSnapshot } = await import("./snapshot.js");
   const { project } = projectRoots(cwd);
+  // No `.git` in the project or a folder above it: no repository (git finds one only that way here, with no GIT_DIR),
+  // so nothing is snapshot and no git process (nor child_process) is started.
+  if (!underGit(project)) return out;
+  const { takeSnapshot } = await import("./snapshot.js");
   for (const { role, attempt, replaces } of starts) {
     if (typeof role.name !== "string") continue;
     // A start `next` records in place of an ended attempt (an interrupted one) comes before the lead's clean-attempt,

@@ -17,7 +17,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { liveness, refineByActivity, stallMinutesOf, stampOpen, takeSnapshots } from "../../lib/attempts.js";
+import { liveness, refineByActivity, stallMinutesOf, stampOpen, takeSnapshots, underGit } from "../../lib/attempts.js";
 import { openRunId, underBudget } from "../../lib/budget.js";
 import { loadPlan, PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
@@ -60,6 +60,7 @@ function failureOf(role: Json, cwd: string) {
  * answers its error.
  */
 function firstStarts(cwd: string, path: string, design: string): Array<{ role: Json; attempt: number; replaces: boolean }> {
+  if (!underGit(projectRoots(cwd).project)) return [];
   try {
     const plan = loadPlan(cwd, path);
     const roles = rolesOf(plan);

@@ -8,7 +8,7 @@ import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
 import { loadPlan, PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { stampOpen, takeSnapshots, type Snapshots } from "../../lib/attempts.js";
+import { stampOpen, takeSnapshots, underGit, type Snapshots } from "../../lib/attempts.js";
 import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
@@ -164,6 +164,7 @@ export function applyUpdates(
 
 /** The roles a batch would open an attempt of (in_progress for a role not running), read without the lock. */
 function opening(cwd: string, path: string, input: string): Array<{ role: Json; attempt: number }> {
+  if (!underGit(projectRoots(cwd).project)) return [];
   try {
     const roles = rolesOf(loadPlan(cwd, path));
     const core = schedulerCore();
