@@ -16,7 +16,13 @@ import { availableParallelism, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { testQueue } from "./test-queue.mjs";
 
-const SOAK_FILES = ["test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts"];
+// The kill tests (test/helpers/crash.ts) start a helper process per crash case, dozens per command: beside a race
+// file they starve its writers of CPU, so they count as race files too (and run their soak counts under test:soak).
+const SOAK_FILES = [
+  "test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts",
+  "test/contract/lock-reclaim.test.ts", "test/contract/crash-store.test.ts", "test/contract/crash-run.test.ts",
+  "test/contract/crash-commands.test.ts", "test/contract/crash-grant.test.ts",
+];
 // The contract tables whose helper calls are in-process in `npm test` and real processes in test:soak
 // (test/helpers/soak.ts).
 const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts", "test/contract/ownership.test.ts"];

@@ -41,11 +41,11 @@ export type Skill = (typeof SKILLS)[number];
 
 /** The helper subcommands each skill's SKILL.md calls (test/unit/permit-rules.test.ts keeps this true). */
 export const SKILL_COMMANDS: Record<Skill, readonly string[]> = {
-  design: ["archive", "design-tier", "expert-validate", "finalize", "health-check", "memory-search", "preflight", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "validate-checks"],
-  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "health-check", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
-  recon: ["archive", "expert-validate", "health-check", "memory-search", "preflight", "recon-findings", "recon-rank", "recon-summary", "reflection-add", "run-checkpoint", "run-complete", "run-start", "run-status", "schema"],
-  improve: ["archive", "expert-validate", "finalize", "health-check", "improve-guards", "memory-search", "plan-diff", "preflight", "reflection-add", "reflection-search", "run-checkpoint", "run-complete", "run-start", "run-status", "schema", "skill-find", "validate-checks"],
-  reflect: ["archive", "finalize", "health-check", "memory-search", "preflight", "reflect-metrics", "reflection-add", "reflection-validate", "run-checkpoint", "run-complete", "run-start", "run-status", "skill-find", "validate-checks"],
+  design: ["archive", "design-tier", "expert-validate", "finalize", "preflight", "run-begin", "run-end", "schema"],
+  execute: ["add-constraints", "budget", "challenge-resolve", "clean-attempt", "commit", "curator-apply", "finish", "grant", "next", "preflight", "record-usage", "run-begin", "run-checkpoint", "run-checks", "run-end", "task-sync", "update-status", "validate-auxiliary-report", "workflow"],
+  recon: ["expert-validate", "preflight", "recon-findings", "recon-rank", "run-begin", "run-end", "schema"],
+  improve: ["archive", "expert-validate", "finalize", "improve-guards", "plan-diff", "preflight", "reflection-search", "run-begin", "run-end", "schema", "skill-find"],
+  reflect: ["archive", "finalize", "memory-search", "preflight", "reflect-metrics", "run-begin", "run-end", "skill-find"],
 };
 
 /**
@@ -56,6 +56,9 @@ export const CONSENT_FLAGS: Record<string, readonly string[]> = { grant: ["appro
 
 const ALL_COMMANDS: readonly string[] = Object.values(SKILL_COMMANDS).flat();
 
+/** The subcommands whose first positional names the skill whose run they open, record or close. */
+const RUN_STATE_COMMANDS: readonly string[] = ["run-begin", "run-end", "run-checkpoint", "run-start", "run-complete", "run-status"];
+
 /** Skills that write a plan draft under `.design/draft/` and install it with `finalize`. */
 export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
 
@@ -64,9 +67,10 @@ export const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
  * one command's). `path` and `paths` (a comma list) must resolve inside `.design/`, `dir` inside or to `.design/`
  * itself; `skill` is one of the five; `name`/`names` are kebab-case words (they end up in file names), `agents` such
  * a list or nothing (`--waiting ''`: no agent is still out); a list's entries may have spaces around them (the helper
- * trims them); `skillref` is a skill to look up; `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
+ * trims them); `projectpaths` a comma list of files the helper only hashes, each inside the project (run-begin's
+ * --inputs: improve's target skill); `skillref` is a skill to look up; `text` is free data. An argument missing here is never approved (test/unit/permit-rules.test.ts fails first).
  */
-export type ArgKind = "dir" | "path" | "paths" | "skill" | "name" | "names" | "agents" | "skillref" | "text";
+export type ArgKind = "dir" | "path" | "paths" | "projectpaths" | "skill" | "name" | "names" | "agents" | "skillref" | "text";
 export const ARG_KINDS: Record<string, ArgKind> = {
   plan_path: "path",
   plan_a: "path",
@@ -130,6 +134,7 @@ export const ARG_KINDS: Record<string, ArgKind> = {
  */
 export const COMMAND_ARG_KINDS: Record<string, Record<string, ArgKind>> = {
   "skill-find": { name: "skillref" },
+  "run-begin": { inputs: "projectpaths" },
 };
 
 /**
@@ -271,6 +276,13 @@ function pathInDesign(value: string, project: Project, cwd: string, orSame = fal
   return !owner || owner.allows(real === project.design ? [] : relative(project.design, real).split(sep));
 }
 
+/** A path the helper only reads: as pathInDesign, but anywhere inside the project root. */
+function pathInProject(value: string, project: Project, cwd: string): boolean {
+  if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
+  const real = realPath(resolve(cwd, value));
+  return real !== null && within(dirname(project.design), real, false) && !hardLinked(real);
+}
+
 function hardLinked(real: string): boolean {
   try {
     const st = lstatSync(real);
@@ -291,6 +303,8 @@ function argOk(command: string, name: string, value: string, project: Project, c
     case "paths":
       // The helper trims each entry (any whitespace): approved only when that leaves what the hook judged.
       return owner === undefined && value.split(",").every((v) => entry(v).trim() === entry(v) && pathInDesign(entry(v), project, cwd));
+    case "projectpaths":
+      return owner === undefined && value.split(",").every((v) => entry(v).trim() === entry(v) && pathInProject(entry(v), project, cwd));
     case "skill":
       return (SKILLS as readonly string[]).includes(value);
     case "name":
@@ -447,8 +461,11 @@ export function helperWords(command: string, cwd: unknown, pluginRoot: string, s
   const roots = pluginRoots(pluginRoot);
   const skills: readonly Skill[] = skill ? [skill] : SKILLS;
   let commands: readonly string[];
-  if (skills.some((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")))) {
+  const pathSkill = skills.find((s) => roots.some((r) => call.script === join(r, "skills", s, "scripts", "plan.js")));
+  if (pathSkill !== undefined) {
     commands = skill ? SKILL_COMMANDS[skill] : ALL_COMMANDS;
+    // A skill's helper opens, records and closes only that skill's run (its skill written right after the command).
+    if (RUN_STATE_COMMANDS.includes(call.words[0]) && call.words[1] !== pathSkill && call.words[1] !== "--help") return null;
   } else if (!skill && roots.some((r) => call.script === join(r, "dist", "plan.js"))) {
     if (!commandShapeOk(call.words)) return null;
     commands = COMMAND_COMMANDS;

@@ -15,8 +15,8 @@
 //
 // Why one file: the key, the reading of a grant and what it grants must agree byte for byte, and the hook bundles
 // them together.
-import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
-import { dirname, isAbsolute, join, posix, resolve, sep } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { isAbsolute, join, posix, resolve, sep } from "node:path";
 import { insideByRealPath, roleCommands, specFileBytes, strictlyInside, type RoleCommand } from "./evidence.js";
 import { fileIdentity, grantCachePath, readGrantCache, type GrantCacheUse } from "./grant-cache.js";
 import { readRegular, readRegularWithStat } from "./safe-read.js";
@@ -35,7 +35,6 @@ const MAX_GRANT = 1 << 20;
 const MAX_PLAN = 8 << 20;
 const MAX_RUN = 1 << 20;
 const MAX_SPEC = 8 << 20;
-const KEY_BYTES = 32;
 
 // The full verification's costly half (node:crypto, the canonical JSON, the fingerprint, the HMAC, the scheduler's
 // worker names) is src/lib/grant-verify.ts, required on first use: in the hook it is a file of its own
@@ -122,38 +121,6 @@ function keyAt(projectRoot: string, path: string): { key: Buffer; identity: stri
   const read = readRegularWithStat(path, 256, { noFollow: true });
   const text = read?.bytes.toString("utf8").trim();
   return read && text !== undefined && /^[0-9a-f]{64}$/.test(text) ? { key: Buffer.from(text, "hex"), identity: fileIdentity(read.stat) } : null;
-}
-
-/**
- * The key, made on first use: 32 random bytes as hex in a new file (O_EXCL, mode 0600) in a folder of mode 0700.
- * Only `grant --approve` calls it: the one write outside `.design/` (CLAUDE.md, "Confinement").
- */
-export function ensureGrantKey(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Buffer {
-  const path = grantKeyPath(env);
-  if (path === null) throw new Error("no place for the grant key: neither CLAUDE_CONFIG_DIR nor HOME is an absolute path");
-  if (insideByRealPath(projectRoot, path)) throw new Error(`the grant key ${path} would lie inside the project`);
-  const have = readGrantKey(projectRoot, env);
-  if (have) return have;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-      const other = readGrantKey(projectRoot, env); // made meanwhile by another approval
-      if (other) return other;
-      throw new Error(`${path} exists but is not a grant key (a regular file of 64 hex digits): delete it to make a new one`);
-    }
-    throw err;
-  }
-  const key = (require("node:crypto") as typeof import("node:crypto")).randomBytes(KEY_BYTES);
-  try {
-    writeSync(fd, `${key.toString("hex")}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return key;
 }
 
 // ---------------------------------------------------------------- fingerprint and signature

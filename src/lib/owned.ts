@@ -46,6 +46,11 @@ export const OWN = {
     what: "a spec file (.design/specs/<file>, no dotfile)",
     allows: (rel) => rel.length >= 2 && rel[0] === "specs" && rel.every((s) => s !== "" && !s.startsWith(".")),
   } as Owner,
+  /** next: a worker's brief, `.design/briefs/<agent>.md` (lib/briefs.ts). */
+  brief: {
+    what: "a brief (.design/briefs/<agent>.md)",
+    allows: (rel) => rel.length === 2 && rel[0] === "briefs" && /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(rel[1]),
+  } as Owner,
   /** workflow: the Workflow script. */
   workflow: named("workflow.js"),
   /** grant: the user's grant. */
@@ -59,7 +64,10 @@ export const OWN = {
 } as const;
 
 const RUN_STATE: Record<string, Owner> = {};
-/** run-start, run-checkpoint, run-complete: the run state of their own skill only. */
+/**
+ * run-start, run-checkpoint, run-complete: the run state of their own skill only; the calls that record a phase's
+ * checkpoint (FIXED_WRITES) the state of the skill whose phase they produce.
+ */
 export function runStateOwner(skill: string): Owner {
   return (RUN_STATE[skill] ??= named(`run-${skill}.json`));
 }
@@ -105,6 +113,15 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan
   "validate-auxiliary-report": [OWN.plan],
+  // each start's brief (lib/briefs.ts)
+  next: [OWN.brief],
+  // the checkpoints of the open run whose phase output they produce (lib/run-record.ts)
+  "design-tier": ["runState"],
+  "expert-validate": ["runState"],
+  finalize: ["runState"],
+  "recon-rank": ["runState"],
+  "reflect-metrics": ["runState"],
+  "improve-guards": ["runState"],
 };
 
 /** The owner rule of a command's write argument, or undefined when the table has none. */

@@ -154,6 +154,12 @@ export interface BudgetTarget {
  * Token budget: each target's size after the roles' declared line changes (`deltas`, lines added minus lines
  * removed or moved to refs/), against the limits. Tokens after are estimated at the target's own tokens per line.
  */
+/**
+ * Growth of at most this many lines always passes the growth guard: on a short skill a one-line change is more than
+ * 10 %, and a percentage alone would refuse any change to it (issue 30).
+ */
+export const GROWTH_FLOOR_LINES = 10;
+
 export function budgetGuard(targets: readonly SkillSize[], deltas: ReadonlyMap<string, number>, limits: BudgetLimits): { passed: boolean; targets: BudgetTarget[] } {
   const out = targets.map((t): BudgetTarget => {
     const delta = deltas.get(t.path) ?? 0;
@@ -163,7 +169,9 @@ export function budgetGuard(targets: readonly SkillSize[], deltas: ReadonlyMap<s
     const growthPercent = t.lines > 0 ? Math.round(((after - t.lines) / t.lines) * 1000) / 10 : after > 0 ? 100 : 0;
     const problems: string[] = [];
     if (after >= limits.maxLines) problems.push(`${after} lines after the roles (must stay under ${limits.maxLines})`);
-    if (growthPercent > limits.maxGrowthPercent) problems.push(`grows ${growthPercent} % (at most ${limits.maxGrowthPercent} %)`);
+    if (growthPercent > limits.maxGrowthPercent && after - t.lines > GROWTH_FLOOR_LINES) {
+      problems.push(`grows ${growthPercent} % (${after - t.lines} lines; at most ${limits.maxGrowthPercent} % or ${GROWTH_FLOOR_LINES} lines)`);
+    }
     if (tokensAfter > limits.maxTokens) problems.push(`~${tokensAfter} tokens after the roles (budget ${limits.maxTokens})`);
     return { path: t.path, lines: { before: t.lines, after }, tokens: { before: t.tokens, after: tokensAfter }, growthPercent, problems };
   });

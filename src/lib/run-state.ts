@@ -4,7 +4,9 @@
 import { join } from "node:path";
 import { HelperError } from "./errors.js";
 import { isObject, sha256 } from "./values.js";
-import { commaList, confine, confined, MAX_STATE_BYTES, parseJsonText, pathKind, readBytes, readJson, type PathAccess } from "../store.js";
+import {
+  commaList, confine, confined, listDir, MAX_STATE_BYTES, parseJsonText, pathKind, projectRoots, readBytes, readJson, type DirEntry, type PathAccess,
+} from "../store.js";
 import { OWN, runStateOwner } from "./owned.js";
 
 export const SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
@@ -191,4 +193,24 @@ export function designDirFlag(path: "read" | "write") {
 /** The real path of `<design_dir>/history`, confined to the project's .design/ (E_PATH when it links out). */
 export function historyDir(cwd: string, designDir: string): string {
   return confine(cwd, `history folder '${join(designDir, "history")}'`, join(designDir, "history"), "write", OWN.history);
+}
+
+/**
+ * True when the run of `skill` needs no report (not execute, and no plan.json) or `.design/report.html` was written
+ * after its run state (by mtime): a closed run whose report is older was closed by a call killed before it wrote
+ * the report, and its retry writes it (run-end, run-begin without a plan).
+ */
+export function reportSinceRunState(cwd: string, skill: string): boolean {
+  const { design } = projectRoots(cwd);
+  if (!(skill === "execute" || pathKind(join(design, "plan.json")) === "file")) return true;
+  let entries: DirEntry[];
+  try {
+    entries = listDir(design);
+  } catch {
+    return false;
+  }
+  const mtime = (name: string) => entries.find((e) => e.name === name)?.mtimeMs;
+  const report = mtime("report.html");
+  const state = mtime(runFileName(skill));
+  return report !== undefined && state !== undefined && report >= state;
 }

@@ -54,6 +54,7 @@ export const ReflectionEntrySchema = z
     id: z.string().describe("Entry id: a lowercase UUID v4."),
     timestamp: z.string().describe("When the reflection was written: UTC 'YYYY-MM-DDTHH:MM:SSZ'."),
     skill: SkillSchema,
+    runId: z.string().optional().describe("The run it evaluates (the skill's open run when written): one reflection per run."),
     goal: z.string().min(1).describe("The run's goal."),
     outcome: OutcomeSchema,
     goalAchieved: z.boolean().describe("Whether the goal was achieved."),

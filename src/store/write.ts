@@ -1,19 +1,16 @@
 // The locked write protocol (contract 1.7): every writer locks the target, reads it, writes a complete new copy to
 // a unique temp file in the same directory, fsyncs, renames it over the target and releases the lock. JSONL
-// appends write the new line with O_APPEND under the same lock. The lock library is loaded only by writers.
+// appends write the new line with O_APPEND under the same lock. The lock is store/lock.ts.
 import {
-  chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, realpathSync, renameSync,
-  rmdirSync, statSync, unlinkSync, utimesSync, writeSync,
+  chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "../lib/crash-point.js";
 import { HelperError, detail } from "../lib/errors.js";
+import { acquire, alive, hex12, LOCK_STALE_MS, LOCK_TIMEOUT_MS, type Release } from "./lock.js";
 import { MAX_FILE_BYTES, MAX_JSONL_BYTES, readText } from "./read.js";
 
-export const LOCK_TIMEOUT_MS = 10_000;
-/** A lock whose holder stopped refreshing it for this long is broken by the next writer. */
-export const LOCK_STALE_MS = 4_000;
-const LOCK_UPDATE_MS = 1_000;
+export { LOCK_STALE_MS, LOCK_TIMEOUT_MS };
 
 export function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true });
@@ -28,16 +25,6 @@ export function isTempName(name: string): boolean {
 
 export function isLockName(name: string): boolean {
   return name.endsWith(".lock");
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Remove temp files of `target` left by writers that died mid-write. Call only while holding its lock. */
@@ -60,11 +47,6 @@ export function sweepOrphans(target: string): void {
       }
     }
   }
-}
-
-/** 12 random hex digits for a temp name: uniqueness, not secrecy (the name is opened with O_EXCL anyway). */
-function hex12(): string {
-  return (Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0") + Math.floor(Math.random() * 2 ** 24).toString(16).padStart(6, "0"));
 }
 
 /**
@@ -106,51 +88,10 @@ export function writeAtomic(target: string, data: string | Buffer, durable = tru
   if (durable) fsyncDir(dir);
 }
 
-/** Block the thread for `ms` (the lock's retry back-off; the helper has nothing else to do meanwhile). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-type Release = () => void;
-
-/**
- * The file system proper-lockfile's sync API is given: the five calls it makes (mkdir, stat, utimes, rmdir, and
- * realpath, which `realpath: false` never reaches). Without it the library clones all of node:fs (`{ ...fs }` in
- * its sync adapter), which runs every lazy getter of node:fs and loads fs/promises, readline, fs streams, watchers
- * and Dir: ~20 built-in modules that no writer uses.
- */
-const LOCK_FS = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
-
-/**
- * Take the exclusive lock on `target` (proper-lockfile's `<target>.lock` directory, its mtime refreshed every
- * second while the event loop runs, stale after LOCK_STALE_MS), synchronously: mkdir, utimes and stat, no thread
- * pool. Retries with jittered back-off up to LOCK_TIMEOUT_MS.
- */
-function acquire(target: string, onCompromised: () => void): Release {
-  // Loaded here, not at the top: only writers pay for it. (The build gives it plain node:fs for graceful-fs.)
-  const lockfile = require("proper-lockfile") as typeof import("proper-lockfile");
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  let delay = 10;
-  for (;;) {
-    try {
-      return lockfile.lockSync(target, { realpath: false, stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, onCompromised, fs: LOCK_FS });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
-        throw new HelperError("E_WRITE", `Cannot lock ${target}: ${detail(err)}`);
-      }
-      if (Date.now() >= deadline) {
-        throw new HelperError("E_LOCKED", `Timed out after ${LOCK_TIMEOUT_MS / 1000}s waiting for lock on ${target}`);
-      }
-      sleepSync(delay * (0.5 + Math.random()));
-      delay = Math.min(200, delay * 2);
-    }
-  }
-}
-
 /**
  * Run `fn` while holding the exclusive lock on `target` (proper-lockfile, `<target>.lock`). The target need not
- * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is broken after
- * LOCK_STALE_MS. The lock is always released.
+ * exist; its directory must. Gives up with E_LOCKED after 10 s; a lock whose holder died is reclaimed at once, one
+ * of an unknown holder broken after LOCK_STALE_MS. The lock is always released.
  */
 export function withLock<T>(target: string, fn: (lost: () => boolean) => T | Promise<T>): Promise<T> {
   let compromised = false;
@@ -303,6 +244,7 @@ export function moveEntries(fromDir: string, names: readonly string[], toDir: st
       ensureDir(dirname(join(toDir, name)));
       renameSync(join(fromDir, name), join(toDir, name));
       moved.push(name);
+      crashPoint("move:entry");
     }
   } catch (err) {
     for (const name of moved.reverse()) {

@@ -101,7 +101,7 @@ describe("grant", () => {
   it("refuses to approve without an unfinished execute run, and bad flag combinations", async (t) => {
     const p = project(t, { [P]: fixture() });
     const out = await p.run("grant", ["--approve"], { consent: true });
-    assert.deepEqual([out.code, out.error], ["E_INVALID", "No unfinished execute run: start it with run-start execute before approving a grant"]);
+    assert.deepEqual([out.code, out.error], ["E_INVALID", "No unfinished execute run: start it with run-begin execute before approving a grant"]);
     assert.equal(p.exists(".design/grant.json"), false);
     assert.equal((await p.run("grant", ["--approve", "--revoke"])).code, "E_USAGE");
     assert.equal((await p.run("grant", ["nope.json"])).code, "E_NOT_FOUND");

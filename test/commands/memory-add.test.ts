@@ -133,7 +133,7 @@ describe("memory-add: quality gates", () => {
     const out = await p.run("memory-add", ["--category", "pattern", "--keywords", "k", "--content", "Alpha bravo, charlie delta echo!"]);
     assert.deepEqual(out, {
       ok: false,
-      error: "Near-duplicate of memory mem-7: boost it instead (memory-add --boost --id mem-7)",
+      error: "Near-duplicate of memory mem-7: boost it instead (write {\"id\": \"mem-7\"} to .design/tmp/remember.json, then memory-add .design/memory.jsonl --boost --from .design/tmp/remember.json)",
       code: "E_INVALID",
       gate: "duplicate",
       duplicateOf: "mem-7",

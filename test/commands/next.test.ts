@@ -26,12 +26,42 @@ describe("next", () => {
         dependencies: [{ roleIndex: 0, name: "api", agent: "api", reportPath: ".design/worker-api.json", reportExists: true }],
         recorded: false,
         memories: [],
+        brief: ".design/briefs/ui--2.md",
         failure: { attempt: 1, outcome: "failed", result: null, report: null, reportExists: false, reflexion: "required: rootCause, wrongAssumptions, alternative on the in_progress update", earlier: [] },
       },
     ]);
     assert.equal((out as any).warnings?.[0], "memories: no memory file (.design/memory.jsonl) yet; the starts carry none");
     assert.deepEqual(out.waiting, [{ roleIndex: 2, name: "docs", on: [{ roleIndex: 1, name: "ui", kind: "dependency" }] }]);
     assert.deepEqual(out.counts, { pending: 0, in_progress: 0, completed: 1, failed: 1, skipped: 1, blocked: 0 });
+  });
+
+  it("writes each start's brief as one small file: its role, scope, checks, spec and what its dependencies' reports hand on (issue 30)", async (t) => {
+    const plan = planWith([
+      { name: "api", status: "completed", result: "api done", attemptLog: [{ attempt: 1, model: "sonnet", agent: "api", outcome: "completed" }] },
+      { name: "ui", deps: ["api"], dirs: ["src/ui/"], constraints: ["Keep the CSS"], acceptanceCriteria: [{ criterion: "ui tests pass", check: "npm test -- ui" }] },
+      { name: "cli", deps: ["api"], dirs: ["src/cli/"] },
+    ], { verificationSpecs: [{ role: "ui", path: ".design/specs/spec-ui.sh", runCommand: "bash .design/specs/spec-ui.sh" }] });
+    const p = project(t, {
+      [P]: plan,
+      ".design/worker-api.json": { role: "api", contextForDependents: "GET /todos returns dueDate as ISO text", keyDecisions: ["ISO 8601 dates"] },
+    });
+    const out: any = await p.run("next");
+    assert.deepEqual(out.start.map((s: any) => s.brief), [".design/briefs/ui.md", ".design/briefs/cli.md"]);
+    const ui = p.read(".design/briefs/ui.md");
+    for (const line of [
+      'You are ui, the worker for role 1 ("ui"), attempt 1, model sonnet.',
+      "Report path: .design/worker-ui.json",
+      "directories: src/ui/",
+      "- Keep the CSS",
+      "- ui tests pass\n  check (run exactly this): npm test -- ui",
+      "- .design/specs/spec-ui.sh: run exactly `bash .design/specs/spec-ui.sh`",
+      "- api (.design/worker-api.json):\n  context: GET /todos returns dueDate as ISO text\n  key decisions: ISO 8601 dates",
+      "- first attempt",
+    ]) assert.ok(ui.includes(line), `${line} missing from:\n${ui}`);
+    // Another role's brief holds no trace of ui's: the worker reads only its own.
+    assert.ok(!p.read(".design/briefs/cli.md").includes("Keep the CSS"));
+    // A start that is not a file name gets no brief (and next still answers).
+    assert.deepEqual(p.list(".design/briefs"), ["cli.md", "ui.md"]);
   });
 
   it("says done with the reason when nothing can move [feature:execute/helper-schedules]", async (t) => {

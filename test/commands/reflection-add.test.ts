@@ -23,6 +23,27 @@ describe("reflection-add", () => {
     assert.equal(ReflectionEntrySchema.safeParse(entry).success, true);
   });
 
+  it("records one reflection per open run: a repeat (a retry after a kill) answers the first, adds nothing", async (t) => {
+    const p = project(t);
+    assert.equal((await p.run("run-begin", ["design", "--goal", "Add auth"], { now: NOW_MS })).exitCode, 0);
+    const runId = p.json(".design/run-design.json").runId;
+    const first = await p.run("reflection-add", flags(["--goal-achieved", "true"]), { stdin: JSON.stringify(evaluation), now: NOW_MS });
+    const again = await p.run("reflection-add", flags(), { stdin: "{}", now: NOW_MS + 1000 });
+    assert.equal(again.exitCode, 0);
+    assert.equal(again.id, first.id);
+    assert.equal(again.alreadyRecorded, true);
+    assert.equal(again.goalAchieved, true, "the recorded entry's, not the repeat's");
+    const entries = lines(p.read(REF));
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0].runId, runId);
+    assert.equal(ReflectionEntrySchema.safeParse(entries[0]).success, true);
+    // another skill's reflection, and one after the run is closed, are their own
+    assert.equal((await p.run("reflection-add", ["--skill", "recon", "--goal", "g", "--outcome", "completed"], { stdin: "{}" })).alreadyRecorded, undefined);
+    assert.equal((await p.run("run-complete", ["design", "--outcome", "partial"])).exitCode, 0);
+    assert.equal((await p.run("reflection-add", flags(), { stdin: "{}" })).alreadyRecorded, undefined);
+    assert.equal(lines(p.read(REF)).length, 3);
+  });
+
   it("reads --goal-achieved as true only for true, 1 or yes in any case", async (t) => {
     const p = project(t);
     const achieved = async (extra: string[]) => (await p.run("reflection-add", flags(extra), { stdin: "{}" })).goalAchieved;

@@ -3,7 +3,7 @@
 // checkpoints → run-end → run-begin again: finished, issue 24).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
 import { changed, outsideOwned, snapshot } from "../helpers/changes.ts";
@@ -116,13 +116,38 @@ describe("run-end", () => {
       assert.equal(out.code, code, `${argv.join(" ")}: ${JSON.stringify(out)}`);
     }
     assert.deepEqual(changed(before, snapshot(p.dir)), []);
-    // a closed run is not ended twice
-    assert.equal((await p.run("run-end", ["execute", "--outcome", "aborted"], { now: T0 + 2000 })).exitCode, 0);
+    // a closed run is not ended twice: the repeat answers the reflection it has and writes nothing
+    const once = await p.run("run-end", ["execute", "--outcome", "aborted"], { now: T0 + 2000 });
+    assert.equal(once.exitCode, 0);
     const closed = snapshot(p.dir);
-    const twice = await p.run("run-end", ["execute", "--outcome", "aborted"], { now: T0 + 3000 });
-    assert.equal(twice.code, "E_INVALID");
-    assert.match(twice.error as string, /already closed/);
+    const twice = await p.run("run-end", ["execute", "--outcome", "completed"], { now: T0 + 3000 });
+    assert.equal(twice.ok, true);
+    assert.equal(twice.alreadyClosed, true);
+    assert.deepEqual((twice.reflection as { id: string }).id, (once.reflection as { id: string }).id);
+    assert.match(twice.announce as string, /already closed \(aborted\)/);
     assert.deepEqual(changed(closed, snapshot(p.dir)), []);
+  });
+
+  it("keyed by the run: a reflection already written for the open run is not written again; the run is only closed", async (t) => {
+    const p = project(t, { ".design/tmp/eval.json": EVAL });
+    const begun = await p.run("run-begin", ["recon", "--goal", "where to act"], { now: T0 });
+    const runId = (begun.run as { runId: string }).runId;
+    // A kill between the reflection and the close: the reflection of this run is there, the run still open.
+    const line = { id: "1b0f6f0e-8b7a-4c4e-9f1e-2a3b4c5d6e7f", timestamp: "2026-01-01T00:00:00Z", skill: "recon", goal: "where to act", outcome: "aborted", goalAchieved: false, evaluation: { whatWorked: [], whatFailed: [], doNextTime: [] }, runId };
+    writeFileSync(join(p.dir, ".design/reflection.jsonl"), `${JSON.stringify(line)}\n`);
+    const out = await p.run("run-end", ["recon", "--outcome", "aborted", "--eval", ".design/tmp/eval.json"], { now: T0 + 1000 });
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.equal((out.reflection as { id: string }).id, line.id);
+    assert.equal(readFileSync(join(p.dir, ".design/reflection.jsonl"), "utf8").trim().split("\n").length, 1);
+    assert.equal(JSON.parse(readFileSync(join(p.dir, ".design/run-recon.json"), "utf8")).outcome, "aborted");
+    // Another run's reflection does not count: a new run gets its own.
+    await p.run("run-begin", ["recon", "--goal", "where to act"], { now: T0 + 2000 });
+    const second = await p.run("run-end", ["recon", "--outcome", "aborted"], { now: T0 + 3000 });
+    assert.notEqual((second.reflection as { id: string }).id, line.id);
+    const lines = readFileSync(join(p.dir, ".design/reflection.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 2);
+    assert.equal(typeof lines[1].runId, "string");
+    assert.notEqual(lines[1].runId, runId);
   });
 });
 

@@ -5,11 +5,11 @@ import { project } from "../helpers/design-dir.ts";
 import { normalizeFallback, normalizeLiveness, normalizeScriptSetup } from "../../src/commands/workspace/sync-check.ts";
 
 const SKILLS = ["design", "execute", "improve", "recon", "reflect"];
-const FENCE = "```";
 
+// The block is the paragraph under the heading (SKILL.md holds no fenced block).
 const setup = (skill: string, runner = "node") =>
-  `### Script Setup\n\nResolve the helper once:\n\n${FENCE}bash\nPLAN_CLI=skills/${skill}/scripts/plan.js\n` +
-  `TEAM_NAME=$(${runner} $PLAN_CLI team-name ${skill}).teamName\nnode $PLAN_CLI team-name ${skill}\n${FENCE}\n`;
+  `### Script Setup\n\nPLAN_CLI=skills/${skill}/scripts/plan.js\n` +
+  `TEAM_NAME=$(${runner} $PLAN_CLI team-name ${skill}).teamName\nnode $PLAN_CLI team-name ${skill}\n\n`;
 const liveness = (minutes: number, attempts: number) =>
   `| Rule | Action |\n|---|---|\n| Stalled | each of \`waiting.stalled\` (${minutes} minutes) → stop, replace |\n` +
   `| Proceed with available | After ${attempts} attempts → proceed with artifacts |\n| Other row | ignored ${minutes} |\n\n`;

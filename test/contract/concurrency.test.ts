@@ -3,10 +3,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, PLAN_JS } from "../helpers/cli.ts";
+import { runCrashing } from "../helpers/crash.ts";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
 import { pool } from "../helpers/pool.ts";
 import { soak } from "../helpers/soak.ts";
@@ -121,5 +122,33 @@ describe("writers killed with SIGKILL", () => {
     assert.equal(plan.roles.length, 8);
     assert.deepEqual(strays(dir).filter((n) => n.endsWith(".tmp")), [], "no temp file left behind");
     assert.equal(existsSync(`${planPath}.lock`), false);
+  });
+});
+
+describe("writers killed while they hold the lock", () => {
+  it(`leave a lock the next writers reclaim at once, one of them only, ${soak(4, 40)} rounds`, async (t) => {
+    const dir = tempProject(t, 6);
+    const planPath = join(dir, ".design/plan.json");
+    for (let round = 0; round < soak(4, 40); round++) {
+      // Killed at one of the five points of the write protocol, each with the lock held.
+      const killed = await runCrashing(
+        { args: ["update-status"], stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", result: `killed ${round}` }]) },
+        dir,
+        { at: 1 + (round % 5) },
+      );
+      assert.equal(killed.killed, true);
+      assert.equal(existsSync(`${planPath}.lock`), true, "the killed writer left its lock");
+      const future = new Date(Date.now() + 3600_000);
+      utimesSync(`${planPath}.lock`, future, future); // never stale: only the dead-holder check frees it
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          cli(["update-status"], { cwd: dir, stdin: JSON.stringify([{ roleIndex: i, status: "in_progress", result: `r${round}-${i}` }]) }),
+        ),
+      );
+      results.forEach((r, i) => assert.equal(r.code, 0, `round ${round}, writer ${i}: ${r.stdout}`));
+      const plan = JSON.parse(readFileSync(planPath, "utf8"));
+      plan.roles.forEach((r: { result: string }, i: number) => assert.equal(r.result, `r${round}-${i}`, `round ${round}: writer ${i}'s update`));
+      assert.deepEqual(strays(dir), []);
+    }
   });
 });

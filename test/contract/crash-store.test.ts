@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli } from "../helpers/cli.ts";
-import { assertNoLeftovers, assertSound, crashSweep, runCrashing } from "../helpers/crash.ts";
+import { assertNothingBlocks, assertSound, crashSweep, runCrashing } from "../helpers/crash.ts";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
 
 function tempProject(t: { after: (fn: () => void) => void }): string {
@@ -57,7 +57,7 @@ describe("the locked write protocol killed at any point", () => {
         assert.equal(after.roles[2].status, "in_progress");
         assert.equal(after.roles[2].result, "new");
         assert.deepEqual(after.roles.map((r: { name: string }) => r.name), ["role-0", "role-1", "role-2", "role-3"]);
-        assertNoLeftovers(dir);
+        assertNothingBlocks(dir);
       },
     });
     assert.ok(report.killed >= report.points.length, `killed ${report.killed} of ${report.cases}`);

@@ -800,8 +800,11 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       assert.equal(project.exists("src/api/partial.js"), false);
       const prompts = agentCalls(s2).map((a) => String(a.prompt));
       assert.equal(prompts.length, 1);
-      assert.ok(prompts[0].includes(CONTEXT), `the dependent's brief lacks base's context: ${prompts[0]}`);
-      assert.ok(prompts[0].includes(MEMORY), `the dependent's brief lacks its memory: ${prompts[0]}`);
+      // The prompt names the brief file next wrote; the brief holds base's context and the memory (issue 30).
+      assert.ok(prompts[0].includes(`Read your brief first: ${st.brief}.`), `the prompt does not name the brief: ${prompts[0]}`);
+      const briefText = project.read(st.brief);
+      assert.ok(briefText.includes(CONTEXT), `the dependent's brief lacks base's context: ${briefText}`);
+      assert.ok(briefText.includes(MEMORY), `the dependent's brief lacks its memory: ${briefText}`);
       assert.ok(project.exists(".design/worker-base.json"), "the report the dependent needs was archived");
       plan = project.json(".design/plan.json");
       assert.deepEqual(plan.roles.map((r: any) => [r.name, r.status]), [["base", "completed"], ["user", "completed"]]);

@@ -93,7 +93,7 @@ describe("feature files through claude -p", { concurrency: 1 }, () => {
         done(ctx.results[0]);
         yield* waitFor(latest(), [ctx.results[0].id], "Waiting for the analyst.");
         // After the lead ended its turn, only the plugin's hook can approve this call.
-        validated = ok((yield* calls("Checking the artifact against the declared features.", lead.run("expert-validate", ["--features"], { fill: { name: "skill-analyst", "names still out": "skill-analyst" } }))).results[0]);
+        validated = ok((yield* calls("Checking the artifact against the declared features.", lead.run("expert-validate", ["--scores"], { fill: { name: "skill-analyst", "names still out": "skill-analyst" }, replace: [[" --scores", " --scores --features .design/skill-features.json"]] }))).results[0]);
         yield turn("The analyst scored both declared features.");
       }),
     });

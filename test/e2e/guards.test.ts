@@ -66,7 +66,7 @@ describe("the checks catch a broken plugin", { concurrency: 2 }, () => {
   it("a helper call written without `node`: it needs approval, and the checks fail", { timeout: 120_000 }, async () => {
     const dir = pluginCopy(PLUGIN_DIR);
     copies.push(dir);
-    mutate(dir, "skills/recon/SKILL.md", /^node "\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js" health-check \.design$/m, `"\${CLAUDE_SKILL_DIR}/scripts/plan.js" health-check .design`);
+    mutate(dir, "skills/recon/SKILL.md", /`node "\$\{CLAUDE_SKILL_DIR\}\/scripts\/plan\.js" run-begin recon /, `\`"\${CLAUDE_SKILL_DIR}/scripts/plan.js" run-begin recon `);
     const { s, calls, results } = await run(dir, "recon", "where to act", project.dir);
     checkDelivery(skillPrompt(dir, "recon"), dir, "where to act", s); // the body itself still arrives
     assert.ok(calls[0].startsWith(`"${dir}/skills/recon/scripts/plan.js"`), calls[0]);

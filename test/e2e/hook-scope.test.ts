@@ -219,7 +219,7 @@ describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, (
   // skill's allowed-tools would cover them too.
   it("the plugin's hook: helper calls for the lead only, and an agent started without a name has none in its sidecar", { timeout: 180_000 }, async () => {
     const home = scratchHome();
-    const helperCall = `node "${PLUGIN_DIR}/skills/execute/scripts/plan.js" health-check .design`;
+    const helperCall = `node "${PLUGIN_DIR}/skills/execute/scripts/plan.js" preflight execute`;
     const results: Record<string, ToolResult | undefined> = {};
     try {
       await session({
@@ -230,7 +230,7 @@ describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, (
         agents: (brief) =>
           flowScript(function* () {
             const who = /^Agent: (\S+)/m.exec(brief)?.[1] ?? "unknown";
-            results[who] = (yield turn("Running the helper.", bash(helperCall, "do helper: health-check"))).results[0];
+            results[who] = (yield turn("Running the helper.", bash(helperCall, "do helper: preflight"))).results[0];
             yield turn("Agent done.");
           }),
         script: flowScript(function* (_first, latest) {
@@ -243,7 +243,7 @@ describe("a skill-scoped PreToolUse hook on the real CLI", { concurrency: 1 }, (
             { name: "Agent", input: { description: "unnamed probe", prompt: "Agent: unnamed\nRun one command.", run_in_background: true } },
           );
           yield* waitFor(latest(), spawned.results.map((r) => r.id), "Waiting.");
-          results.lead = (yield turn("The lead's own call.", bash(helperCall, "do helper: health-check"))).results[0];
+          results.lead = (yield turn("The lead's own call.", bash(helperCall, "do helper: preflight"))).results[0];
           yield turn("Done.");
         }),
       });

@@ -96,7 +96,8 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
       maxTurns: 6,
       script: flowScript(function* (first): Flow {
         digest = lead.digest(first);
-        moved = yield* helper(lead, "A fresh run: earlier researcher artifacts go to history.", "archive", ["--only experts"]);
+        // The user keeps the old recon (asked from the digest); run-begin sets the earlier researcher artifacts aside.
+        moved = yield* helper(lead, "A fresh run: earlier researcher artifacts go to history.", "run-begin", [], { fill: { goal: RECON_GOAL } });
         stale = yield* refused(lead, "The earlier artifact can no longer pass as this run's.", "expert-validate", [], { fill: { name: "codebase-analyst", "names still out": "codebase-analyst" } });
         done((yield* calls("The user keeps the old recon: writing the draft.", lead.write(".design/tmp/recon-draft.json", reconDoc()))).results[0]);
         ranked = yield* helper(lead, "Ranking.", "recon-rank");
@@ -106,8 +107,8 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     assertClean(s);
     assert.equal(digest.recon.exists, true);
     assert.match(digest.nextStep, /ask whether to replace it/);
-    assert.deepEqual(moved.archived, ["expert-codebase-analyst.json"]);
-    assert.ok(project.exists(`${moved.archivedTo}/expert-codebase-analyst.json`));
+    assert.deepEqual(moved.setAside, ["expert-codebase-analyst.json"]);
+    assert.ok(project.list(".design/history").some((h: string) => project.exists(`.design/history/${h}/expert-codebase-analyst.json`)));
     assert.equal(stale.code, "E_NOT_FOUND", JSON.stringify(stale));
     assert.deepEqual([ranked.collision, ranked.writtenTo, ranked.file], [true, ".design/recon-2.json", "recon-2.json"]);
     assert.equal(project.read(".design/recon.json"), before);
@@ -180,55 +181,50 @@ describe("issue 12 behaviours through claude -p", { concurrency: 1 }, () => {
     project.write(".design/draft/plan.json", "{}");
     const lead = new SkillLead("design", PLUGIN_DIR, project, GOAL);
     const h = home();
-    let status: any;
     let digest: any;
     let plain: any;
-    let kept: any;
-    let started: any;
     const question = "A plan is in progress (1 of 2 roles completed). Keep it (run /do:execute) or archive it and plan anew?";
     const s = await session({
       prompt: `/do:design ${GOAL}`,
       cwd: project.dir,
       home: h,
-      maxTurns: 7,
+      maxTurns: 4,
       script: flowScript(function* (first): Flow {
         digest = lead.digest(first);
-        status = yield* helper(lead, "An earlier run stopped: comparing.", "run-status", [], { fill: { goal: GOAL } });
-        // A lead that skipped the question could not move the plan either: the helper refuses without the flag.
-        plain = yield* refused(lead, "Trying the plain archive.", "archive");
-        kept = yield* helper(lead, "Start over: the stopped run's files go to history, the plan stays.", "archive", ["--keep-plan"]);
-        started = ok((yield* calls("Starting afresh.", { name: "Bash", input: { command: `${lead.call("run-start", [], { fill: { goal: GOAL } })} --fresh`, description: "do helper: run-start" } })).results[0]);
+        // A lead that skipped the question could not move the plan: the helper refuses without the flag.
+        plain = yield* refused(lead, "Trying the plain archive.", "archive", ["--include-plan"], { replace: [[" --include-plan", ""]] });
+        // The plan state is asked about before any run starts (SKILL.md, pre-flight step 2).
         yield turn(question);
       }),
     });
     assertClean(s);
-    assert.deepEqual([digest.run.startOver.archive, digest.run.startOver.ask], [false, true]);
-    assert.deepEqual([status.startOver.planState, status.startOver.archive], ["in_progress", false]);
-    assert.match(status.startOver.advice, /^A plan is in progress \(1 of 2 roles completed\): do not archive it now; archive \.design --keep-plan/);
+    assert.deepEqual([digest.plan.state, digest.run.startOver.archive, digest.run.startOver.ask], ["in_progress", false, true]);
     assert.deepEqual([plain.code, plain.planState], ["E_INVALID", "in_progress"]);
-    assert.deepEqual(kept.archived, ["draft", "expert-architect.json"]);
-    assert.equal(started.ok, true);
     assert.equal(project.read(".design/plan.json"), planText, "the plan is where it was, byte for byte");
     assert.equal(s.run.json.result, question);
 
-    // The user's yes, in a session resuming the first: now the plan goes, with the explicit flag.
+    // The user's yes, in a session resuming the first: now the plan goes, with the explicit flag; then a fresh run.
     let archived: any;
+    let started: any;
     const yes = await session({
       prompt: "Archive it and plan anew",
       cwd: project.dir,
       home: h,
       args: ["--resume", s.run.json.session_id],
-      maxTurns: 3,
+      maxTurns: 4,
       script: flowScript(function* (first): Flow {
         check(JSON.stringify(first.body.messages).includes("archive it and plan anew?"), "the resumed session holds the question");
         archived = yield* helper(lead, "Archiving the plan, as you chose.", "archive", ["--include-plan"]);
+        started = yield* helper(lead, "Starting afresh.", "run-begin", [], { fill: { goal: GOAL }, replace: [[" --goal ", " --fresh --goal "]] });
         yield turn("The plan is in history; planning anew.");
       }),
     });
     assertClean(yes);
-    assert.deepEqual(archived.archived, ["plan.json"]);
+    assert.ok(archived.archived.includes("plan.json") && archived.archived.includes("expert-architect.json"), JSON.stringify(archived));
     assert.equal(project.exists(".design/plan.json"), false);
     assert.deepEqual(project.json(`${archived.archivedTo}/plan.json`).roles.map((r: any) => r.status), ["completed", "pending"]);
+    assert.equal(started.action, "start");
+    assert.match(started.archivedTo, /^\.design\/history\//, "the stopped run's state went to history");
   });
 
   it("/do:reflect takes its counts from reflect-metrics [feature:reflect/metrics-from-helper]", { timeout: TIMEOUT }, async () => {

@@ -53,8 +53,7 @@ describe("liveness by the clock through claude -p", { concurrency: 1 }, () => {
       maxTurns: 40,
       timeoutMs: 260_000,
       script: flowScript(function* (_first, latest): Flow {
-        yield* helper(lead, "Starting the recon run.", "run-start", [], { fill: { goal: RECON_GOAL } });
-        yield* helper(lead, "Pre-flight done.", "run-checkpoint", ["--phase pre-flight"], { fill: { n: "0", "replace|keep|none": "none" } });
+        yield* helper(lead, "Opening the recon run.", "run-begin", [], { fill: { goal: RECON_GOAL } });
         done((yield* calls("Phase 2/5 Research.", lead.ref("researcher-briefs.md"))).results[0]);
         // (The stub tells agents apart by their first message: the replacement's brief says it replaces one.)
         const spawn = (name: string, as = name) =>
@@ -112,5 +111,8 @@ describe("liveness by the clock through claude -p", { concurrency: 1 }, () => {
     // The replacement is its own agent: found by its exact name, finished.
     assert.deepEqual([by(third)["domain-specialist-2"].finished, third.waiting.stalled], [true, []], JSON.stringify(third.waiting));
     assert.ok(project.exists(".design/expert-domain-specialist.json"));
+    // Only the last check, with no one left out (the replacement's artifact at its first's path), records research.
+    assert.deepEqual([first.checkpoint, second.checkpoint], [undefined, undefined]);
+    assert.match(third.checkpoint, /recon · phase 2\/5 research: done/);
   });
 });

@@ -9,7 +9,7 @@ import { ensureClaude, PLUGIN_DIR } from "./lib/claude.ts";
 import { agent, bash, done, flowScript, ok, read, turn, waitFor, write } from "./lib/lead.ts";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { cleanup, sampleProject, type Sample } from "./lib/project.ts";
+import { cleanup, forkProject, sampleProject, type Sample } from "./lib/project.ts";
 import { checkDelivery, checkResults, setupCalls } from "./lib/checks.ts";
 import { callCommand, commandNames, commandPrompt, SKILLS, skillPrompt, substitute } from "./lib/prompts.ts";
 import { assertClean, session } from "./lib/session.ts";
@@ -48,19 +48,24 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
     assert.equal(refl.json?.ok, true, refl.stdout);
   });
 
-  after(() => cleanup(project?.dir));
+  const forks: Sample[] = [];
+  after(() => cleanup(project?.dir, ...forks.map((f) => f.dir)));
 
   for (const name of SKILLS) {
     it(`/do:${name} delivers its body and digest, and its written helper calls run without approval`, { timeout: TIMEOUT }, async () => {
       const p = skillPrompt(PLUGIN_DIR, name);
       const calls = setupCalls(p, PLUGIN_DIR);
       let results: ToolResult[] = [];
+      // execute's run-begin without a plan closes an aborted run with its reflection and report: in a copy of the
+      // project, so the views below see the project as seeded.
+      const where = name === "execute" ? forkProject(project) : project;
+      if (where !== project) forks.push(where);
       const s = await session({
         prompt: `/do:${name} ${ARGS[name]}`.trim(),
-        cwd: project.dir,
+        cwd: where.dir,
         maxTurns: 4,
         script: flowScript(function* () {
-          const back = yield turn("Script setup.", ...calls.map((c) => bash(c)));
+          const back = yield turn("Opening the run.", ...calls.map((c) => bash(c)));
           results = back.results;
           yield turn("That is all for this check.");
         }),
@@ -78,6 +83,10 @@ describe("skills and commands through claude -p", { concurrency: 2 }, () => {
 
       checkResults(calls, results).forEach((doc, i) => {
         const r = results[i];
+        if (callCommand(calls[i]) === "run-begin" && name !== "execute") {
+          assert.ok(doc.action === "start" || doc.action === "ask-resume", r.text);
+          if (name !== "reflect" && doc.action === "start") assert.ok(Array.isArray(doc.memories), r.text);
+        }
         if (callCommand(calls[i]) === "memory-search") {
           assert.ok(Array.isArray(doc.memories), r.text);
           // The seeded memory is about the todo store: a query that names the todo API finds it.

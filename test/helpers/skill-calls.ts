@@ -33,7 +33,7 @@ export function filled(call: string, skill: string, root = ROOT): string {
     .replaceAll("${CLAUDE_PLUGIN_ROOT}", root)
     .replaceAll("{skill}", "execute")
     .replaceAll("{archived-plan}", ".design/history/20260101T000000Z/plan.json")
-    .replaceAll("{target path}", ".design/skill-snapshot.md")
+    .replaceAll("{target path}", ".claude/skills/greet/SKILL.md")
     .replaceAll("{k1,k2}", "api,auth")
     .replace(/\{([^{}|]*)\|[^{}]*\}/g, "$1")
     .replace(/\{[^{}]*\}/g, "api");

@@ -20,25 +20,21 @@ describe("design's pre-flight: read first, clarify after, record the goal as giv
   const calls = invocations(f);
   const first = (cmd: string) => calls.find((c) => c.command === cmd)!;
 
-  it("clarifies the goal only after recon-summary and memory-search, and before design-tier", () => {
-    const clarify = lineOf(f, /^\d+\. Clarify the goal, with recon, memories and the handoff now in hand/);
-    const contradicts = lineOf(f, /contradicts a recon constraint, a memory or the handoff's open issues/);
-    assert.ok(clarify > 0 && contradicts > clarify, "the clarify step and its contradiction row");
-    assert.ok(first("recon-summary").line < clarify, "recon is read before the goal is judged against it");
-    assert.ok(first("memory-search").line < clarify, "memories are read before the goal is judged against them");
+  it("clarifies the goal only after run-begin brought recon and the memories, and before design-tier", () => {
+    const clarify = lineOf(f, /^\d+\. Clarify the goal, with recon, memories and the digest's `lifecycle` in hand/);
+    const contradicts = lineOf(f, /contradicts a recon constraint, a\s*$|memory or the handoff's open issues/);
+    assert.ok(clarify > 0 && contradicts >= clarify, "the clarify step and its contradiction row");
+    assert.ok(first("run-begin").line < clarify, "recon and the memories come with run-begin, before the goal is judged");
+    assert.match(f.body, /`memories`[\s\S]*`recon`: an\s+intervention matching the goal/);
     const tier = calls.find((c) => c.command === "design-tier" && c.argv.includes("--goal"))!;
-    assert.ok(tier.line > contradicts, "design-tier gets the clarified goal");
+    assert.ok(tier.line > clarify, "design-tier gets the clarified goal");
     assert.equal(flagValue(tier, "--goal"), "{clarified goal}");
   });
 
-  it("starts and compares the run with the goal as given; the clarified goal goes to the pre-flight checkpoint", () => {
-    assert.equal(flagValue(first("run-status"), "--goal"), "{goal}");
-    assert.equal(flagValue(first("run-start"), "--goal"), "{goal}");
-    assert.ok(first("run-start").line < lineOf(f, /^\d+\. Clarify the goal/), "the run starts before the goal is clarified");
-    assert.match(f.body, /`\{goal\}` is the goal as given \(the line above\) in steps 1, 3 and 6; the clarified goal goes only to the checkpoint/);
-    const pre = calls.find((c) => c.command === "run-checkpoint" && flagValue(c, "--phase") === "pre-flight")!;
-    assert.match(flagValue(pre, "--decisions")!, /^goal: \{clarified goal\}; /);
-    assert.match(f.body, /take `decisions` \(clarified goal, /);
+  it("starts and compares the run with the goal as given; the clarified goal goes to design-tier, which records it", () => {
+    assert.equal(flagValue(first("run-begin"), "--goal"), "{goal}");
+    assert.match(f.body, /`\{goal\}` is the goal as given \(the line above\); the clarified goal goes only to `design-tier`/);
+    assert.match(f.body, /take `resume\.decisions` \(clarified goal,\s+tier\)/);
   });
 
   it("so the same /do:design again is resumable, where recording the clarified goal made it 'changed'", (t) => {
@@ -47,19 +43,15 @@ describe("design's pre-flight: read first, clarify after, record the goal as giv
     const plan = (...args: string[]) => cliSync(args, { cwd: dir }).json as any;
     const given = "add due dates";
     const clarified = "add an optional ISO due date to each todo in src/api, validated on create and update";
-    const phases = flagValue(first("run-start"), "--phases")!;
-    assert.equal(plan("run-start", "design", "--phases", phases, "--goal", given).ok, true);
-    assert.equal(plan("run-checkpoint", "design", "--phase", "pre-flight", "--decisions", `goal: ${clarified}; implementation, low, 0 memories`).ok, true);
-    const again = plan("run-status", "design", "--goal", given);
-    assert.equal(again.resumable, true, JSON.stringify(again));
-    assert.deepEqual(again.changed, []);
-    assert.match(again.decisions?.[0]?.decisions ?? JSON.stringify(again), new RegExp(`goal: ${clarified}`));
-    // What the old text did: the clarified goal in run-start, the user's words again in run-status.
-    const old = mkdtempSync(join(tmpdir(), "do-issue24-old-"));
-    t.after(() => rmSync(old, { recursive: true, force: true }));
-    const oldPlan = (...args: string[]) => cliSync(args, { cwd: old }).json as any;
-    oldPlan("run-start", "design", "--phases", phases, "--goal", clarified);
-    assert.deepEqual(oldPlan("run-status", "design", "--goal", given).changed, ["goal"]);
+    assert.equal(plan("run-begin", "design", "--goal", given).action, "start");
+    const tier = plan("design-tier", "--goal", clarified);
+    assert.match(tier.checkpoint, /design · phase 1\/6 pre-flight: done/);
+    const again = plan("run-begin", "design", "--goal", given);
+    assert.equal(again.action, "ask-resume", JSON.stringify(again));
+    assert.match(again.resume.decisions[0], new RegExp(`goal: ${clarified}`));
+    // What a changed goal does: the run cannot be resumed and starts over.
+    const other = plan("run-begin", "design", "--goal", clarified);
+    assert.match(other.restartedBecause, /goal changed/);
   });
 });
 
@@ -93,11 +85,11 @@ describe("what the skills advertise and ask", () => {
     assert.match(skill("execute").body, /Show each `cascaded` and `restored` entry to the user/);
   });
 
-  it("recon's archive of earlier artifacts keeps those an unfinished plan names (the helper does it)", () => {
+  it("recon's run-begin sets earlier researcher artifacts aside (the helper keeps those an unfinished plan names)", () => {
     const f = skill("recon");
     const pre = phaseSections(f)[0];
-    assert.ok(invocations(f).some((c) => c.command === "archive" && c.argv.includes("experts") && c.line >= pre.line && c.line <= pre.endLine));
-    assert.match(f.body, /it keeps those an unfinished plan still names/);
+    assert.ok(invocations(f).some((c) => c.command === "run-begin" && c.line >= pre.line && c.line <= pre.endLine));
+    assert.match(f.body, /it sets earlier researcher artifacts aside/);
   });
 
   it("execute starts no auxiliary the plan does not list (a quick plan lists no challenger or scout)", () => {
@@ -118,7 +110,7 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
     assert.match(synthesis.text, /The helper counts the findings and domains/);
     const findings = invocations(f).find((c) => c.command === "recon-findings")!;
     assert.ok(findings.line >= synthesis.line && findings.line <= synthesis.endLine);
-    assert.match(f.body, /`findingsCount`\s+\(recon-findings' `findings`\), `interventionsProduced` \(`interventionCount`\)/);
+    assert.match(f.body, /`findingsCount`\s+\(recon-findings' `findings`\)/);
   });
 
   it("recon, improve and reflect each say what to do without AskUserQuestion, in their boundaries", () => {
@@ -131,17 +123,16 @@ describe("recon, improve and reflect: what issue 24 found in their text", () => 
 
   it("improve starts a run on a target outside the project without --inputs, which the helper would refuse", (t) => {
     const f = skill("improve");
-    const start = invocations(f).find((c) => c.command === "run-start")!;
+    const start = invocations(f).find((c) => c.command === "run-begin")!;
     assert.equal(flagValue(start, "--inputs"), "{target path}");
     assert.match(f.body, /a target outside the project: leave out `--inputs`/);
     const dir = mkdtempSync(join(tmpdir(), "do-issue24-improve-"));
     const outside = mkdtempSync(join(tmpdir(), "do-issue24-plugin-"));
     t.after(() => [dir, outside].forEach((d) => rmSync(d, { recursive: true, force: true })));
-    const phases = flagValue(start, "--phases")!;
     const target = join(outside, "SKILL.md");
-    const refused = cliSync(["run-start", "improve", "--phases", phases, "--goal", "execute", "--inputs", target], { cwd: dir }).json as any;
+    const refused = cliSync(["run-begin", "improve", "--goal", "execute", "--inputs", target], { cwd: dir }).json as any;
     assert.equal(refused.code, "E_PATH", "what the written call does for a plugin's skill");
-    const started = cliSync(["run-start", "improve", "--phases", phases, "--goal", "execute"], { cwd: dir }).json as any;
+    const started = cliSync(["run-begin", "improve", "--goal", "execute"], { cwd: dir }).json as any;
     assert.equal(started.ok, true, JSON.stringify(started));
   });
 

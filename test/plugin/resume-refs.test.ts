@@ -1,9 +1,13 @@
-// run-status's `refs` (src/lib/resume-refs.ts) against the SKILL.md texts: a resumed session reads what an earlier
+// run-begin's `resume.refs` (src/lib/resume-refs.ts) against the SKILL.md texts: a resumed session reads what an earlier
 // phase loaded and the resumed phase still works from, and nothing the skill never reads before that phase.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { QUICK_PATH_DECISIONS, QUICK_REFS, RESUME_REFS } from "../../src/lib/resume-refs.ts";
-import { flagValue, invocations, phaseSections, skillFiles } from "./plugin-files.ts";
+import { QUICK_REFS, RESUME_REFS } from "../../src/lib/resume-refs.ts";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { invocations, phaseSections, skillFiles } from "./plugin-files.ts";
+
+const ROOT = resolve(__dirname, "../..");
 
 const READ_NOW = /read `(refs\/[\w.-]+\.md)` now/gi;
 
@@ -34,11 +38,11 @@ describe("the refs run-status names for a resumed run", () => {
     });
   }
 
-  it("design's quick-path checkpoint is the one resume-refs recognises", () => {
+  it("design's quick path records its skipped phases through design-tier --draft, with the decisions resume-refs recognises", () => {
     const design = skillFiles().find((x) => x.name === "design")!;
-    const experts = phaseSections(design).find((p) => p.name === "experts")!;
-    const quick = invocations(design).find((c) => c.command === "run-checkpoint" && c.line >= experts.line && c.line <= experts.endLine && flagValue(c, "--phase") === "{phase}")!;
-    assert.equal(flagValue(quick, "--decisions"), QUICK_PATH_DECISIONS);
+    const plan = phaseSections(design).find((p) => p.name === "plan")!;
+    assert.ok(invocations(design).some((c) => c.command === "design-tier" && c.argv.includes("--draft") && c.line >= plan.line && c.line <= plan.endLine));
+    assert.match(readFileSync(join(ROOT, "src/commands/plan/design-tier.ts"), "utf8"), /experts: QUICK_PATH_DECISIONS, "cross-review": QUICK_PATH_DECISIONS/);
   });
 
   it("design's and improve's finalize fallback rebuilds from the template the table carries over", () => {
@@ -52,7 +56,7 @@ describe("the refs run-status names for a resumed run", () => {
   it("every skill that resumes reads `refs` on resume, except execute, which has its own text", () => {
     for (const f of skillFiles()) {
       if (f.name === "execute") continue;
-      assert.match(phaseSections(f)[0].text, /Resume → Read the files in `refs` and `outputs`/, f.rel);
+      assert.match(phaseSections(f)[0].text, /`resumed` → Read the files in `resume\.refs` and `resume\.outputs`/, f.rel);
     }
   });
 });

@@ -1,7 +1,8 @@
-// The run-state contract as the skills write it: one run-start naming exactly the skill's `## N.` phases, one
-// run-checkpoint at the end of every phase but the last, run-complete in the last, and a resume offer in pre-flight.
-// A skill on the coarse calls (issue 24) writes one run-begin instead (the helper knows its phases, checkpoints
-// pre-flight and answers `ask-resume` for the lead to ask), and closes with run-end (reflection and run-complete).
+// The run-state contract as the skills write it (issue 30): one run-begin in pre-flight (the helper knows the
+// phases, answers `ask-resume` for the lead to ask) and one run-end in the last phase (the reflection and the close
+// in one call). execute ends each phase but the last with its run-checkpoint; the other four make no checkpoint
+// call: the calls that produce a phase's output record it (lib/run-record.ts; RECORDED_BY below, proved against the
+// helper in test/commands/run-record.test.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,6 +14,14 @@ const ROOT = resolve(__dirname, "../..");
 
 const inSection = (c: Invocation, s: { line: number; endLine: number }) => c.line >= s.line && c.line <= s.endLine;
 
+/** Per skill and phase: the written calls that record the phase (it or a later phase's call records it with theirs). */
+const RECORDED_BY: Record<string, Record<string, readonly string[]>> = {
+  design: { "pre-flight": ["design-tier"], experts: ["expert-validate", "design-tier"], "cross-review": ["finalize", "design-tier"], plan: ["finalize"], finalize: ["finalize"] },
+  recon: { "pre-flight": ["run-begin"], research: ["expert-validate"], synthesis: ["recon-rank"], "write-and-validate": ["recon-rank"] },
+  improve: { "pre-flight": ["expert-validate"], mode: ["expert-validate"], analysis: ["expert-validate"], "cross-review": ["improve-guards", "finalize"], synthesis: ["improve-guards", "finalize"], guards: ["improve-guards", "finalize"], finalize: ["finalize"] },
+  reflect: { "pre-flight": ["reflect-metrics"], gather: ["reflect-metrics"], analyse: ["finalize"], hypotheses: ["finalize"], plan: ["finalize"] },
+};
+
 describe("phase checkpoints in skills", () => {
   for (const f of skillFiles()) {
     const calls = invocations(f);
@@ -21,7 +30,6 @@ describe("phase checkpoints in skills", () => {
     const first = phases[0];
     const last = phases[phases.length - 1];
     const of = (command: string) => calls.filter((c) => c.command === command);
-    const coarse = of("run-begin").length > 0;
 
     describe(f.rel, () => {
       it("numbers its phases 1..N in order, with distinct names", () => {
@@ -30,83 +38,54 @@ describe("phase checkpoints in skills", () => {
         assert.equal(first.name, "pre-flight");
       });
 
-      it("starts one run, in pre-flight, whose --phases are its phase headings in order", () => {
-        if (coarse) {
-          assert.equal(of("run-start").length, 0, "run-begin replaces run-start");
-          const begins = of("run-begin");
-          assert.equal(begins.length, 1, "exactly one written run-begin");
-          assert.equal(begins[0].argv[0], f.name);
-          assert.ok(inSection(begins[0], first), `run-begin at line ${begins[0].line} is outside pre-flight`);
-          assert.equal(calls.filter((c) => inSection(c, first))[0], begins[0], "run-begin is pre-flight's first call");
-          return;
+      it("opens one run with run-begin in pre-flight, and none of the older calls", () => {
+        for (const old of ["run-start", "run-status", "run-complete", "reflection-add", "health-check", "validate-checks"]) {
+          assert.equal(of(old).length, 0, `${old} is gone`);
         }
-        const starts = of("run-start");
-        assert.equal(starts.length, 1, "exactly one run-start");
-        const [start] = starts;
-        assert.equal(start.argv[0], f.name);
-        assert.ok(inSection(start, first), `run-start at line ${start.line} is outside pre-flight`);
-        assert.deepEqual(flagValue(start, "--phases")?.split(","), names);
-        assert.notEqual(flagValue(start, "--goal"), undefined, "the goal is hashed to detect a changed goal");
+        const begins = of("run-begin");
+        assert.equal(begins.length, 1, "exactly one written run-begin");
+        assert.equal(begins[0].argv[0], f.name);
+        assert.ok(inSection(begins[0], first), `run-begin at line ${begins[0].line} is outside pre-flight`);
       });
 
       it("offers to resume an interrupted run in pre-flight, and starts over with --fresh", () => {
         assert.match(first.text, /AskUserQuestion "Resume from \{nextPhase\}\?"/);
-        if (coarse) {
-          assert.equal(of("run-status").length, 0, "run-begin answers ask-resume instead");
-          assert.match(first.text, /`ask-resume` → AskUserQuestion/);
-          assert.match(first.text, /`--resume` or `--fresh`/);
-          return;
-        }
-        const status = of("run-status");
-        assert.equal(status.length, 1);
-        assert.equal(status[0].argv[0], f.name);
-        assert.ok(inSection(status[0], first));
-        assert.ok(status[0].line < of("run-start")[0].line, "the interrupted run is looked at before a new one starts");
-        assert.match(first.text, /`--fresh`/);
-        assert.match(first.text, /`resumable` false → tell the user in one line why/);
+        assert.match(first.text, /`ask-resume`( →)? AskUserQuestion/);
+        assert.match(first.text, /`--resume` or `--fresh`/);
       });
 
-      for (const phase of phases.slice(0, -1)) {
-        it(`ends phase ${phase.n} (${phase.name}) with its one checkpoint, the phase's last helper call`, () => {
-          const here = calls.filter((c) => inSection(c, phase));
-          if (coarse && phase === first) {
-            // run-begin checkpoints pre-flight; what follows it are checkpoints of phases it lets the lead skip.
-            assert.ok(here.slice(1).every((c) => c.command === "run-checkpoint" && /^\{.*\}$/.test(flagValue(c, "--phase") ?? "")), JSON.stringify(here.slice(1).map((c) => c.text)));
-            return;
-          }
-          const own = here.filter((c) => c.command === "run-checkpoint" && flagValue(c, "--phase") === phase.name);
-          assert.equal(own.length, 1, `${own.length} checkpoints of ${phase.name}`);
-          assert.equal(own[0].argv[0], f.name);
-          assert.equal(here[here.length - 1], own[0], "a helper call after the checkpoint belongs to the next phase");
-          for (const c of here.filter((x) => x.command === "run-checkpoint")) {
-            const p = flagValue(c, "--phase")!;
-            assert.ok(p === phase.name || /^\{.*\}$/.test(p), `phase ${phase.name} checkpoints ${p} at line ${c.line}`);
-          }
-          assert.ok(!here.some((c) => c.command === "run-complete"), "run-complete belongs to the last phase");
+      if (f.name === "execute") {
+        for (const phase of phases.slice(1, -1)) {
+          it(`ends phase ${phase.n} (${phase.name}) with its one checkpoint, the phase's last helper call`, () => {
+            const here = calls.filter((c) => inSection(c, phase));
+            const own = here.filter((c) => c.command === "run-checkpoint" && flagValue(c, "--phase") === phase.name);
+            assert.equal(own.length, 1, `${own.length} checkpoints of ${phase.name}`);
+            assert.equal(here[here.length - 1], own[0], "a helper call after the checkpoint belongs to the next phase");
+          });
+        }
+        it("tells the lead to checkpoint before acting on the next phase and to show the announcement", () => {
+          assert.match(f.body, /Each phase but the last ends with its `run-checkpoint` call, made before you act on the next phase/);
+        });
+      } else {
+        it("makes no checkpoint call: each phase but the last is recorded by a call that produces its output", () => {
+          assert.equal(of("run-checkpoint").length, 0);
+          const table = RECORDED_BY[f.name];
+          assert.deepEqual(Object.keys(table), names.slice(0, -1));
+          phases.slice(0, -1).forEach((phase) => {
+            const later = calls.filter((c) => c.line >= phase.line && table[phase.name].includes(c.command ?? ""));
+            assert.ok(later.length > 0, `${phase.name}: none of ${table[phase.name].join(", ")} is called in it or after it`);
+          });
+          assert.match(f.body, /The calls that produce a phase's output record its checkpoint/);
         });
       }
 
-      it(`closes the run in the last phase (${last.name}) after recording the reflection`, () => {
-        const here = calls.filter((c) => inSection(c, last));
-        assert.ok(!here.some((c) => c.command === "run-checkpoint"), "the last phase is closed by run-complete");
-        if (coarse) {
-          // run-end records the reflection and closes the run in one call.
-          assert.deepEqual([of("run-complete").length, of("reflection-add").length], [0, 0]);
-          const ends = of("run-end");
-          assert.equal(ends.length, 1);
-          assert.ok(inSection(ends[0], last));
-          assert.equal(ends[0].argv[0], f.name);
-          assert.ok(flagValue(ends[0], "--outcome"), "run-end names the outcome");
-          assert.match(last.text, /Every run ends with steps \d (and|to) \d of this phase/, "aborted and failed runs are closed too");
-          return;
-        }
-        const completes = of("run-complete");
-        assert.equal(completes.length, 1);
-        assert.ok(inSection(completes[0], last));
-        assert.equal(completes[0].argv[0], f.name);
-        const add = of("reflection-add")[0];
-        assert.ok(add.line < completes[0].line, "reflection-add comes before run-complete");
-        assert.match(last.text, /Every run ends with steps \d (and|to) \d of this phase/, "aborted and failed runs are closed too");
+      it(`closes the run in the last phase (${last.name}) with one run-end`, () => {
+        const ends = of("run-end");
+        assert.equal(ends.length, 1);
+        assert.ok(inSection(ends[0], last));
+        assert.equal(ends[0].argv[0], f.name);
+        assert.ok(flagValue(ends[0], "--outcome"), "run-end names the outcome");
+        assert.match(last.text, /Every run ends with steps? \d( (and|to) \d)? of this phase/, "aborted and failed runs are closed too");
       });
 
       it("checkpoints only phases it has, and never a path it cannot know", () => {
@@ -121,23 +100,8 @@ describe("phase checkpoints in skills", () => {
           assert.ok(d && d.length > 0, `line ${c.line}: a checkpoint says what was decided`);
         }
       });
-
-      it("tells the lead to checkpoint before acting on the next phase and to show the announcement", () => {
-        assert.match(f.body, /Each phase but the last ends with its `run-checkpoint` call, made before you act on the next phase/);
-      });
     });
   }
-
-  it("gives the archive-before-write skills a start-over that archives the stopped run first, only when the helper says so", () => {
-    for (const f of skillFiles().filter((x) => ["design", "improve", "reflect"].includes(x.name))) {
-      const pre = phaseSections(f)[0];
-      assert.match(f.body, /Start over → act on run-status's `startOver`\. `archive` true → first move/, f.rel);
-      assert.match(f.body, /`archive` false → do not archive/, f.rel);
-      const archives = invocations(f).filter((c) => c.command === "archive" && inSection(c, pre));
-      const start = invocations(f).find((c) => c.command === "run-start")!;
-      assert.ok(archives.some((a) => a.line < start.line), `${f.rel}: no archive before run-start on a start-over`);
-    }
-  });
 });
 
 // run-begin starts each skill's run with the phase list the helper knows (SKILL_PHASES in src/lib/run-state.ts): it

@@ -6,7 +6,7 @@ import { ROOT, skillFiles } from "./plugin-files.ts";
 
 // The three shared blocks, located the way the helper's sync-check locates them (contract 4.15).
 const BLOCKS = {
-  "Script Setup": /### Script Setup\n\n[\s\S]*?```bash\n([\s\S]*?)```/,
+  "Script Setup": /### Script Setup\n\n([\s\S]*?)\n\n/,
   "Liveness Pipeline Table": /\| Rule \| Action \|\n\|---\|---\|\n((?:\|.*?\|\n)+)/,
   "Finalize Fallback": /\*\*Fallback\*\* \(if finalize fails\):?\n((?:\d+\. .*?\n)+)/,
 };

@@ -37,7 +37,6 @@ interface Writer {
 
 const WRITERS: Writer[] = [
   { skill: "execute", call: (v) => `curator-apply .design/memory-curator-report.json --memory ${v}`, own: [".design/memory.jsonl"] },
-  { skill: "design", call: (v) => `reflection-add ${v} --skill design --goal g --outcome completed < .design/tmp/eval.json`, own: [".design/reflection.jsonl"] },
   { skill: "recon", call: (v) => `recon-rank .design/tmp/eval.json --out ${v}`, own: [".design/recon.json"] },
   { skill: "recon", call: (v) => `recon-rank .design/tmp/eval.json --out=${v} --replace`, own: [".design/recon.json"] },
   { skill: "execute", call: (v) => `update-status ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
@@ -46,10 +45,8 @@ const WRITERS: Writer[] = [
   { skill: "execute", call: (v) => `add-constraints ${v} < .design/tmp/eval.json`, own: [".design/plan.json"] },
   { skill: "design", call: (v) => `finalize ${v}`, own: [".design/draft/plan.json", ".design/plan.json"] },
   { skill: "design", call: (v) => `archive ${v}`, own: [".design"], dir: true },
-  { skill: "recon", call: (v) => `archive ${v} --only experts`, own: [".design"], dir: true },
-  { skill: "design", call: (v) => `run-start design --phases a,b --design-dir ${v}`, own: [".design"], dir: true },
+  { skill: "improve", call: (v) => `archive ${v} --only experts`, own: [".design"], dir: true },
   { skill: "execute", call: (v) => `run-checkpoint execute --phase a --design-dir=${v}`, own: [".design"], dir: true },
-  { skill: "reflect", call: (v) => `run-complete reflect --outcome completed --design-dir "${v}"`, own: [".design"], dir: true },
 ];
 
 const FILE_TARGETS = [

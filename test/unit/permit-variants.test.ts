@@ -236,7 +236,7 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
   const c = status.command;
   const upd = bases.find((b) => b.args === "update-status .design/plan.json" && b.redirect === ".design/tmp/update.json")!;
   const echoUpd = bases.find((b) => b.echo !== undefined)!;
-  const goal = bases.find((b) => /^run-start design /.test(b.args))!;
+  const goal = bases.find((b) => /^run-begin improve /.test(b.args))!;
   const find = bases.find((b) => /^skill-find /.test(b.args))!;
   const cur = bases.find((b) => b.args.startsWith("curator-apply "))!;
   const view = bases.find((b) => b.owner === "commands" && b.args.startsWith("report "))!;
@@ -307,6 +307,11 @@ function mustRefuse(bases: Base[]): Array<[string, string, string?]> {
     ['"!" free text', withGoal('"it works!"')],
     ['"\\"" free text', withGoal('"say \\"hi\\""')],
     ["unquoted $ free text", withGoal("$(id)")],
+    // run-begin's --inputs are hashed only: any file inside the project (improve's target), never one outside it.
+    ["--inputs outside the project", goal.command.replace(/--inputs \S+/, `--inputs '${outside}/secret.json'`)],
+    ["--inputs up and out", goal.command.replace(/--inputs \S+/, "--inputs '../outside/secret.json'")],
+    ["--inputs through a link out", goal.command.replace(/--inputs \S+/, "--inputs '.design/tmp/link.json'")],
+    ["--inputs home", goal.command.replace(/--inputs \S+/, "--inputs '~/.bashrc'")],
     ["unterminated quote", withGoal("'don't'")],
     ["echo in double quotes", `echo "[]" | ${updNode}`],
     ["echo $() ", `echo "$(id)" | ${updNode}`],
@@ -384,7 +389,7 @@ const outsideDesign = () => Object.fromEntries(Object.entries(snapshotLinks(base
 describe("the hook's variant corpus: every written call x the decorations of item 1", () => {
   it("approves every plausible decoration, asks for at most 1 in 10 plausible variants, and each approved one runs exactly the argv and stdin it judged", () => {
     const bases = corpus();
-    assert.ok(bases.length >= 90, `${bases.length} written calls`);
+    assert.ok(bases.length >= 60, `${bases.length} written calls`);
     const variants = [...bases.flatMap(decorations), ...special(bases)];
     const asked = bases.map((b, i) => ({ command: ASKED[i % ASKED.length](b.command), cwd: project }));
     // Every decoration of item 1 is approved, by the plugin's hook and by the call's own skill's.
@@ -440,9 +445,9 @@ describe("the hook's variant corpus: every written call x the decorations of ite
       assert.deepEqual(commaList(value), value.split(",").map((e) => e.replace(/^ +| +$/g, "")));
     }
     // A tab or a no-break space would be trimmed by the helper but is not what the hook judged: refused.
-    const goal = corpus().find((b) => /^run-start design /.test(b.args))!;
+    const goal = corpus().find((b) => /^run-begin improve /.test(b.args))!;
     for (const sep of [",\t", ",\u00a0", ",\n"]) {
-      const command = goal.command.replace(/--inputs \S+/, `--inputs '.design/recon.json${sep}.design/plan.json'`);
+      const command = goal.command.replace(/--inputs \S+/, `--inputs '.claude/skills/greet/SKILL.md${sep}.design/plan.json'`);
       assert.equal(approved({ command, cwd: project }), false, JSON.stringify(sep));
     }
   });

@@ -101,16 +101,21 @@ describe("the hook allows every helper call as the skills spell them", () => {
     assert.equal(file("Write", `${dir}/.design/tmp/grant.json`), true);
   });
 
-  it("improve's run-start on a target outside .design/ is the one written call left to the user (first turn only)", () => {
-    const call = writtenCalls("improve").find((c) => c.includes("run-start"))!;
-    assert.ok(!bash(filled(call, "improve").replace(".design/skill-snapshot.md", ".claude/skills/greet/SKILL.md")));
+  it("improve's run-begin on a project skill is approved in any turn: its --inputs are only hashed, inside the project (issue 30)", () => {
+    const call = filled(writtenCalls("improve").find((c) => c.includes("run-begin"))!, "improve");
+    assert.match(call, /--inputs '\.claude\/skills\/greet\/SKILL\.md'/);
+    assert.ok(bash(call));
+    assert.ok(bash(call, "improve"));
+    assert.ok(!bash(call.replace(".claude/skills/greet/SKILL.md", "../outside/SKILL.md")), "a target outside the project");
+    assert.ok(!bash(call.replace(".claude/skills/greet/SKILL.md", "/etc/passwd")), "an absolute path outside");
+    assert.ok(!bash(call.replace("run-begin improve", "run-start improve")), "run-start is no skill's call any more");
   });
 
   it("allows a quoted argument with the '\\'' escape and text that only looks like a path", () => {
     assert.ok(bash(`${helper("execute")} run-checkpoint execute --phase workers --decisions 'it'\\''s fine'`));
-    assert.ok(bash(`${helper()} run-start design --phases a,b --goal "wait... then see ../docs and /etc"`));
-    assert.ok(bash(`${helper()} run-start design --phases=a,b --goal='x' --inputs=.design/recon.json,.design/tmp/eval.json --design-dir=.design`));
-    assert.ok(bash(`${helper()} run-start design --phases a --design-dir "${dir}/.design"`), "an absolute path inside .design");
+    assert.ok(bash(`${helper()} run-begin design --goal "wait... then see ../docs and /etc"`));
+    assert.ok(bash(`${helper()} run-begin design --goal='x' --inputs=.design/recon.json,.design/tmp/eval.json --fresh`));
+    assert.ok(bash(`${helper()} archive "${dir}/.design" --include-plan`), "an absolute path inside .design");
   });
 
   it("allows the .design/ files the skills and their agents write, and reads of the plugin's own files", () => {
@@ -484,8 +489,9 @@ describe("a skill's own hook approves only that skill's calls", () => {
     assert.ok(!bash(`${helper("design")} status .design/plan.json`, "execute"), "another skill's helper");
     assert.ok(!bash(`${helper("execute")} finalize .design/draft/plan.json`, "execute"), "execute never finalizes");
     assert.ok(!bash(`${helper("recon")} finalize .design/draft/plan.json`, "recon"), "recon never finalizes");
-    assert.ok(bash(`${helper("recon")} archive .design --only experts`, "recon"), "recon moves earlier expert artifacts");
-    assert.ok(!bash(`${helper("recon")} archive .design --only plans`, "recon"), "only a kind archive knows");
+    assert.ok(!bash(`${helper("recon")} archive .design --only experts`, "recon"), "recon's run-begin sets earlier expert artifacts aside itself");
+    assert.ok(bash(`${helper("design")} archive .design --only experts`, "design"));
+    assert.ok(!bash(`${helper("design")} archive .design --only plans`, "design"), "only a kind archive knows");
     assert.ok(bash(`${helper("design")} finalize .design/draft/plan.json`, "design"));
     assert.ok(bash(`${helper("execute")} finalize --help`, "execute"), "--help of any allowed subcommand is read-only");
   });

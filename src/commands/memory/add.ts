@@ -56,19 +56,29 @@ function rewordReadError(err: unknown, target: string): unknown {
   return err;
 }
 
-async function adjust(target: string, shown: string, id: string, boost: boolean) {
+/**
+ * Boost or decay one entry. `mark` (curator-apply's, "<report key>:boost" or ":decay") makes it safe to repeat: the
+ * entry records the marks of the last report that adjusted it in `curator`, and an entry that already holds this
+ * mark is left as it is (`already: true`).
+ */
+async function adjust(target: string, shown: string, id: string, boost: boolean, mark?: string) {
   if (pathKind(target) === "missing") throw new HelperError("E_NOT_FOUND", `Memory file not found: ${shown}`);
   try {
-    return await updateText(
+    return await updateText<{ id: string; importance: number; action: string; already?: boolean }>(
       target,
       (current) => {
         if (current === null) throw new HelperError("E_NOT_FOUND", `Memory file not found: ${shown}`);
         const found = parseJsonl(current).entries.find((e) => e.value.id === id);
         if (!found) throw new HelperError("E_NOT_FOUND", `Entry with id '${id}' not found`);
         const before = importanceOf(found.value);
+        const action = boost ? "boosted" : "decayed";
+        const marks = Array.isArray(found.value.curator) ? (found.value.curator as unknown[]).filter((m): m is string => typeof m === "string") : [];
+        if (mark !== undefined && marks.includes(mark)) return { text: null, result: { id, importance: before, action, already: true } };
         const importance = boost ? Math.min(10, before + 1) : Math.max(1, before - 1);
-        const text = replaceLine(current, found.line, JSON.stringify({ ...found.value, importance }));
-        return { text, result: { id, importance, action: boost ? "boosted" : "decayed" } };
+        const report = mark?.slice(0, mark.indexOf(":") + 1);
+        const curator = mark === undefined ? {} : { curator: [...marks.filter((m) => report && m.startsWith(report)), mark] };
+        const text = replaceLine(current, found.line, JSON.stringify({ ...found.value, importance, ...curator }));
+        return { text, result: { id, importance, action } };
       },
       "Error writing memory file",
       undefined,
@@ -89,6 +99,8 @@ interface NewEntry {
   goal_context: string;
   importance: number;
   usage_count: number;
+  /** curator-apply's mark ("<report key>:store:<i>"): which report stored it, so a retry stores it once. */
+  curator?: string[];
 }
 
 /** The entry a new one duplicates; `offset`: where its line starts, when it was found through an offset. */
@@ -435,7 +447,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
       if (rebuilt) writeIndex(indexPath, rebuilt.finish({ st: st as BigIntStats, tailHash, tailFrom, categories: bit }));
       else if (base && missing && opened) appendInPlace(opened.fd, base, missing.records(), { st: st as BigIntStats, tailHash, tailFrom }, bit);
       const id = pyStr(dup.id);
-      throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (memory-add --boost --id ${id})`, {
+      throw new HelperError("E_INVALID", `Near-duplicate of memory ${id}: boost it instead (write {"id": "${id}"} to .design/tmp/remember.json, then memory-add .design/memory.jsonl --boost --from .design/tmp/remember.json)`, {
         gate: "duplicate",
         duplicateOf: dup.id,
         similarity: pyRound(dup.similarity, 2),
@@ -580,6 +592,7 @@ export async function storeMemory(target: string, input: MemoryInput, now: numbe
     goal_context: input.goalContext,
     importance,
     usage_count: 0,
+    ...(input.curator ? { curator: [input.curator] } : {}),
   };
   await append(target, entry);
   return { id: entry.id, category, keywords, importance };
@@ -593,6 +606,8 @@ export interface MemoryInput {
   source: string;
   goalContext: string;
   id: string | undefined;
+  /** curator-apply's mark for the stored entry (see NewEntry). */
+  curator?: string;
 }
 
 function fromFlags(args: Record<string, unknown>): MemoryInput {

@@ -13,11 +13,31 @@ import { HelperError } from "../../lib/errors.js";
 import { OWN } from "../../lib/owned.js";
 import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
 import { isInt, isObject } from "../../lib/values.js";
-import { argLabel, confine, projectRoots, readConfined, readJson } from "../../store.js";
+import { argLabel, confine, MAX_JSONL_BYTES, parseJsonl, projectRoots, readConfined, readJson, readText } from "../../store.js";
+import { crashPoint } from "../../lib/crash-point.js";
 import { schemaFailure } from "../reports/checks.js";
 import { agentName, AGENT_FLAG, auxiliaryErrors, auxiliaryUsage } from "../reports/auxiliary.js";
 import { loadArtifact } from "../reports/expert-validate.js";
 import { adjustMemory, storeMemory, type MemoryInput } from "./add.js";
+
+/** A short key of the report's content: the same report applied again is recognised by it. */
+function reportKey(doc: Record<string, unknown>): string {
+  const { createHash } = require("node:crypto") as typeof import("node:crypto");
+  return createHash("sha256").update(JSON.stringify(doc)).digest("hex").slice(0, 16);
+}
+
+/** The memories the report with `key` already stored: its mark → the entry's id. */
+function storedBy(target: string, key: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const r = readText(target, MAX_JSONL_BYTES);
+  if (r.kind !== "ok" || !r.text.includes(`"${key}:store:`)) return found;
+  for (const e of parseJsonl(r.text).entries) {
+    const marks = e.value.curator;
+    if (!Array.isArray(marks) || typeof e.value.id !== "string") continue;
+    for (const m of marks) if (typeof m === "string" && m.startsWith(`${key}:store:`)) found.set(m, e.value.id);
+  }
+  return found;
+}
 
 /** Every problem of the report beyond the curator's required keys: each memory's fields, the boost and decay lists. */
 function reportErrors(report: unknown): string[] {
@@ -74,9 +94,15 @@ export default defineCommand({
     const duplicates: Array<{ content: string; duplicateOf: string }> = [];
     const rejected: Array<{ content: string; reason: string; gate?: string }> = [];
     const notFound: Array<{ id: string; list: "boost" | "decay" }> = [];
+    // Safe to repeat after a kill at any point: every memory this report stores and every entry it boosts or
+    // decays carries the report's key in `curator`, so a retry of the same report stores nothing twice and adjusts
+    // nothing twice; it answers what the report did.
+    const key = reportKey(doc);
+    const earlier = storedBy(target, key);
     const bump = async (id: string, up: boolean, list: "boost" | "decay") => {
       try {
-        await adjustMemory(target, shown, id, up);
+        await adjustMemory(target, shown, id, up, `${key}:${list}`);
+        crashPoint("curator:adjusted");
         (up ? boosted : decayed).push(id);
       } catch (err) {
         if ((err as HelperError).code !== "E_NOT_FOUND") throw err;
@@ -84,7 +110,13 @@ export default defineCommand({
       }
     };
 
-    for (const m of doc.memories as Array<Record<string, unknown>>) {
+    for (const [i, m] of (doc.memories as Array<Record<string, unknown>>).entries()) {
+      const mark = `${key}:store:${i}`;
+      const done = earlier.get(mark);
+      if (done !== undefined) {
+        stored.push(done);
+        continue;
+      }
       const input: MemoryInput = {
         category: m.category as string,
         keywords: typeof m.keywords === "string" ? m.keywords.split(",") : (m.keywords as string[]),
@@ -93,9 +125,11 @@ export default defineCommand({
         source: skill,
         goalContext: goal,
         id: undefined,
+        curator: mark,
       };
       try {
         stored.push((await storeMemory(target, input, now)).id);
+        crashPoint("curator:stored");
       } catch (err) {
         const e = err as HelperError;
         const gate = e.extra?.gate;
@@ -111,6 +145,7 @@ export default defineCommand({
     for (const id of (doc.decay as string[] | undefined) ?? []) if (!decayed.includes(id)) await bump(id, false, "decay");
 
     const usage = await auxiliaryUsage(ctx.cwd, agent, now);
+    crashPoint("curator:usage");
     return {
       stored,
       boosted,

@@ -34,7 +34,7 @@ export default defineCommand({
     const runId = openRunId(design);
     if (tokens === undefined) return { set: false, ...standing(loadPlan(ctx.cwd, args.plan_path as string), design, runId) };
     if (tokens < 0) throw new HelperError("E_USAGE", "budget: --tokens must be 0 or more");
-    if (runId === null) throw new HelperError("E_INVALID", "budget: no unfinished execute run to set a budget for (run-start execute first)");
+    if (runId === null) throw new HelperError("E_INVALID", "budget: no unfinished execute run to set a budget for (run-begin execute first)");
     const plan = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       if (!("progress" in doc)) doc.progress = {};
       const progress = doc.progress as Json;

@@ -2,13 +2,17 @@
 // without an expert team; medium or high → the full path) from the goal's words, the project's areas, recon.json,
 // earlier runs (reflection.jsonl) and remembered mistakes (memory.jsonl), plus the project's test and build commands
 // the quick plan needs. With --draft, whether a draft marked low kept the quick path's limits (roles, areas, depth).
-// Reads only inside the project; writes nothing.
+// Reads only inside the project. Its one write: the open design run's checkpoints (lib/run-record.ts): --goal
+// records pre-flight (the clarified goal and the tier), --draft on a draft that fits records experts and
+// cross-review as skipped on the quick path.
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { COMPLEXITIES, type Complexity } from "../../lib/plan.js";
 import { draftShape, goalTier, NOT_AREAS, overlap, QUICK_LIMITS, words, type GoalFacts } from "../../lib/tier.js";
 import { isObject } from "../../lib/values.js";
+import { QUICK_PATH_DECISIONS } from "../../lib/resume-refs.js";
+import { recordPhases } from "../../lib/run-record.js";
 import { listDir, pathKind, readConfined, readJson, readJsonl, readText } from "../../store.js";
 
 const CONTAINERS = new Set(["src", "lib", "app", "apps", "packages", "pkg", "internal", "cmd", "services", "modules", "components", "crates"]);
@@ -90,7 +94,7 @@ export default defineCommand({
     draft: { type: "string", help: "a draft plan: whether one marked low kept the quick path's limits", path: "read" },
     min: { type: "string", help: "low | medium | high: the lowest tier to answer (a signal the lead saw that the rules do not)" },
   },
-  run(ctx, args) {
+  async run(ctx, args) {
     const goal = typeof args.goal === "string" ? args.goal.trim() : undefined;
     const draft = args.draft as string | undefined;
     if ((goal === undefined) === (draft === undefined)) throw new HelperError("E_USAGE", "design-tier: give exactly one of --goal or --draft");
@@ -98,7 +102,11 @@ export default defineCommand({
       const r = readJson(resolve(ctx.cwd, draft));
       if (r.kind === "missing") throw new HelperError("E_NOT_FOUND", `${draft} not found: write the draft first`);
       if (r.kind !== "ok") throw new HelperError(r.kind === "invalid" ? "E_JSON" : "E_READ", `${draft}: ${r.detail}`);
-      return { ...draftShape(r.value), limits: QUICK_LIMITS };
+      const shape = draftShape(r.value);
+      const rec = shape.fits
+        ? await recordPhases(ctx.cwd, "design", "cross-review", ctx.now(), { experts: QUICK_PATH_DECISIONS, "cross-review": QUICK_PATH_DECISIONS })
+        : null;
+      return { ...shape, limits: QUICK_LIMITS, ...(rec ? { checkpoint: rec.announce } : {}) };
     }
     if (!goal) throw new HelperError("E_USAGE", "design-tier: --goal is empty; ask the user for the goal first");
     const min = args.min as string | undefined;
@@ -114,8 +122,10 @@ export default defineCommand({
       .map((m) => ({ content: String(m.content ?? "").slice(0, 120) }));
     const areas = projectAreas(root);
     const tier = goalTier({ goal, areas, recon: reconFor(root, goal), failedRuns, mistakes, min: min as Complexity | undefined });
+    const rec = await recordPhases(ctx.cwd, "design", "pre-flight", ctx.now(), `goal: ${goal}; ${tier.complexity}, ${tier.path} path`);
     return {
       ...tier,
+      ...(rec ? { checkpoint: rec.announce } : {}),
       areas,
       commands: projectCommands(root),
       ...(tier.path === "quick" ? { limits: QUICK_LIMITS } : {}),

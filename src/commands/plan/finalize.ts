@@ -9,6 +9,7 @@
 // checks' judgement already live in lib/.
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { recordFor } from "../../lib/run-record.js";
 import { isSurfaceOnly, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
 import { defineCommand } from "../../lib/command.js";
@@ -438,6 +439,12 @@ export default defineCommand({
       if (error) slots[slot] = `${at}: ${error.message}`;
     });
     const checkWarnings = slots.filter((w): w is string => w !== null);
+    // An installed draft is the output of the plan-writing skill's finalize phase (reflect's plan): its open run
+    // records it, with every phase before it not yet recorded (lib/run-record.ts).
+    const warningCount = checkWarnings.length + e.specWarnings.length + antiPatternWarnings.length;
+    const rec = draft
+      ? await recordFor(ctx.cwd, ["design", "improve", "reflect"], (s) => (s === "reflect" ? "plan" : "finalize"), ctx.now(), `${e.roleCount} roles finalized, ${warningCount} warnings`)
+      : null;
 
     return {
       validated: true,
@@ -450,6 +457,7 @@ export default defineCommand({
       ...(antiPatternWarnings.length ? { antiPatternWarnings } : {}),
       overlapPairs: e.overlapPairs,
       ...(pythonAvailable ? {} : { pythonAvailable: false }),
+      ...(rec ? { checkpoint: rec.announce } : {}),
     };
   },
 });

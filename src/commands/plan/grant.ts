@@ -5,11 +5,12 @@
 // expiry, for the permission hook to consult (src/lib/grant.ts); it records only when started as
 // `skills/execute/scripts/grant-approve.js` (the context's `consent`), the call Claude Code asks the user about.
 // `--revoke` ends it. Scope entries that would reach .design/, .git/, .claude/ or outside the project are refused.
+import { ensureGrantKey } from "../../lib/grant-key.js";
 import { join } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import {
-  ensureGrantKey, GRANT_FILE, GRANT_TTL_MS, GRANT_VERSION, grantKeyPath, PLAN_ITEM, planFingerprint, refusedEdit, signGrant,
+  GRANT_FILE, GRANT_TTL_MS, GRANT_VERSION, grantKeyPath, PLAN_ITEM, planFingerprint, refusedEdit, signGrant,
   type GrantBody, type GrantItem,
 } from "../../lib/grant.js";
 import { loadPlan, PLAN_PATH, rolesOf, scopeOf, str, stringsOf } from "../../lib/plan.js";
@@ -124,7 +125,7 @@ export default defineCommand({
     const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary, budget, forecast, dirty };
     if (!args.approve) return { recorded: false, ...proposal };
 
-    if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-start execute before approving a grant");
+    if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-begin execute before approving a grant");
     if (edits.length === 0 && commands.length === 0) throw new HelperError("E_INVALID", "Nothing to grant: no role is left to run");
     let key: Buffer;
     try {

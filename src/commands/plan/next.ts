@@ -13,6 +13,8 @@
 // earlier runs starts one tier up (`escalation`), each start carries its forecast (`expectedTokens`), and a start that
 // would pass the run's token budget is held back; when that leaves nothing to start or wait for, the run is done with
 // `stoppedBy: "budget"`. The Workflow script decides with schedulerCore itself and records nothing here.
+// Each start also gets its brief as one small file, `.design/briefs/<agent>.md` (`brief`; lib/briefs.ts): its role,
+// scope, checks, its dependencies' reports and its memories, so the worker never searches plan.json for its role.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
@@ -25,6 +27,7 @@ import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 import { projectRoots } from "../../store.js";
 import { memoriesFor } from "../memory/for-roles.js";
+import { writeBriefs } from "../../lib/briefs.js";
 
 /**
  * A retry's previous attempt, for the reflexion update-status requires before the retry starts: its number, how
@@ -79,7 +82,9 @@ export default defineCommand({
     const design = projectRoots(ctx.cwd).design;
     // The snapshot of each first start this call will record, taken before the plan's lock (lib/attempts.ts).
     const snapshots = await takeSnapshots(ctx.cwd, firstStarts(ctx.cwd, args.plan_path as string, design), now);
-    return updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
+    let planAfter: Json | null = null;
+    const answer = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
+      planAfter = plan;
       refuseWhileChallenged(ctx.cwd, plan, "starting workers");
       const stallMinutes = stallMinutesOf(plan);
       const roles = rolesOf(plan);
@@ -134,5 +139,14 @@ export default defineCommand({
       };
       return { write: applied.updated.length > 0, result };
     });
+    // Each start's brief as one small file the worker reads (lib/briefs.ts), written once the starts are recorded.
+    if (planAfter !== null && answer.start.length) {
+      const briefs = writeBriefs(ctx.cwd, planAfter, answer.start as never);
+      for (const s of answer.start as Array<Record<string, unknown>>) {
+        const path = briefs.get(String(s.agent));
+        if (path) s.brief = path;
+      }
+    }
+    return answer;
   },
 });

@@ -2,7 +2,8 @@
 // helper scores with recon-validate's rules, ranks, keeps the best five, counts the rest and writes the result
 // atomically under the target's lock. An existing recon.json is never overwritten silently: without --replace the
 // new one goes to the first free recon-2.json, recon-3.json, ... (seed 000's collision rule); with --replace the old
-// one is first moved to .design/history/<stamp>/ and the new one takes its place.
+// one is first moved to .design/history/<stamp>/ and the new one takes its place. The open recon run records its
+// synthesis (the draft) and write-and-validate (the ranked file) phases (lib/run-record.ts).
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, detail } from "../../lib/errors.js";
@@ -10,6 +11,7 @@ import { rankRecon } from "../../lib/recon-score.js";
 import { compactStamp, isoSeconds } from "../../lib/values.js";
 import { argLabel, confine, ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, realPath, withLock, writeAtomic } from "../../store.js";
 import { OWN } from "../../lib/owned.js";
+import { recordPhases } from "../../lib/run-record.js";
 import { reconError } from "./validate.js";
 
 /** recon-2 ... recon-<MAX_SUFFIX>: more collisions than this means something is wrong, not a busy project. */
@@ -88,7 +90,13 @@ export default defineCommand({
       }
       return { dest, previous, collision: exists && !args.replace };
     });
+    const top = ranked.kept[0] as { title?: unknown } | undefined;
+    const rec = await recordPhases(ctx.cwd, "recon", "write-and-validate", ctx.now(), {
+      synthesis: `${ranked.kept.length + ranked.cut.length} candidate interventions`,
+      "write-and-validate": `rank 1: ${typeof top?.title === "string" ? top.title : "none"}`,
+    }, [show(placed.dest)]);
     return {
+      ...(rec ? { checkpoint: rec.announce } : {}),
       writtenTo: show(placed.dest),
       file: basename(placed.dest),
       collision: placed.collision,

@@ -4,15 +4,16 @@
 // An execute run's reflection also carries what the run cost (`cost`, from record-usage's records in plan.json for
 // the open execute run), which /do:runs shows and the forecast learns from once the plan is archived.
 import { defineCommand } from "../../lib/command.js";
-import { HelperError, usage } from "../../lib/errors.js";
+import { HelperError, detail, usage } from "../../lib/errors.js";
 import { isoSeconds, uuid4 } from "../../lib/values.js";
-import { appendJsonl, argLabel, confine } from "../../store.js";
+import { argLabel, confine, ensureDir, MAX_JSONL_BYTES, updateText, withAppendedLine } from "../../store.js";
+import { readRun, runFile } from "../../lib/run-state.js";
 import { OWN } from "../../lib/owned.js";
 import { openRunId } from "../../lib/budget.js";
 import { runCost } from "../../lib/cost.js";
 import { roleKind } from "../../lib/forecast.js";
-import { projectRoots, readJson } from "../../store.js";
-import { join } from "node:path";
+import { projectRoots, readConfined, readJson, readText } from "../../store.js";
+import { dirname, join } from "node:path";
 import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";
 
 const YES = new Set(["true", "1", "yes"]);
@@ -55,21 +56,77 @@ export default defineCommand({
 /**
  * Append one reflection (already checked: a known skill and outcome, a goal, an evaluation object). An execute
  * run's entry carries the open run's cost. `shown` is the reflection file as given (confined here).
+ *
+ * One reflection per run: the entry carries `runId`, the open run of its skill (`runId` given by run-end, else read
+ * from the skill's run state), and a file that already holds a reflection of that run and skill gets no second one:
+ * the answer is that entry's id with `alreadyRecorded: true`. A call killed after its line was written, retried,
+ * or run-end retried after a kill between its reflection and its close, so leave one line. Without an open run
+ * there is no key and every call appends.
  */
 export async function appendReflection(
   cwd: string,
   shown: string,
-  r: { skill: string; goal: string; outcome: string; goalAchieved: boolean; evaluation: Record<string, unknown> },
+  r: { skill: string; goal: string; outcome: string; goalAchieved: boolean; evaluation: Record<string, unknown>; runId?: string },
   now: number,
 ): Promise<Record<string, unknown>> {
   const target = confine(cwd, argLabel("reflection_path", shown, false), shown, "write", OWN.reflection);
+  const design = projectRoots(cwd).design;
+  const runId = r.runId ?? openRunOf(cwd, r.skill);
   let cost: Record<string, unknown> | null = null;
   if (r.skill === "execute") {
-    const design = projectRoots(cwd).design;
     const plan = readJson(join(design, "plan.json"));
     if (plan.kind === "ok") cost = runCost(plan.value, openRunId(design), roleKind);
   }
-  const entry = { id: uuid4(), timestamp: isoSeconds(now), skill: r.skill, goal: r.goal, outcome: r.outcome, goalAchieved: r.goalAchieved, evaluation: r.evaluation, ...(cost ? { cost } : {}) };
-  await appendJsonl(target, entry, "Error writing reflection file");
+  const entry = {
+    id: uuid4(), timestamp: isoSeconds(now), skill: r.skill, ...(runId ? { runId } : {}), goal: r.goal, outcome: r.outcome,
+    goalAchieved: r.goalAchieved, evaluation: r.evaluation, ...(cost ? { cost } : {}),
+  };
+  try {
+    ensureDir(dirname(target));
+  } catch (err) {
+    throw new HelperError("E_WRITE", `Error writing reflection file: ${detail(err)}`);
+  }
+  const earlier = await updateText<Record<string, unknown> | null>(target, (cur) => {
+    const found = runId && cur !== null ? reflectionOfRun(cur, r.skill, runId) : null;
+    return found ? { text: null, result: found } : { text: withAppendedLine(cur, entry), result: null };
+  }, "Error writing reflection file", undefined, MAX_JSONL_BYTES);
+  if (earlier) {
+    const c = isObject(earlier.cost) ? earlier.cost : null;
+    return {
+      id: earlier.id, skill: r.skill, outcome: earlier.outcome, goalAchieved: earlier.goalAchieved, alreadyRecorded: true,
+      ...(c ? { cost: { tokens: c.tokens, byTier: c.byTier } } : {}),
+    };
+  }
   return { id: entry.id, skill: r.skill, outcome: r.outcome, goalAchieved: r.goalAchieved, ...(cost ? { cost: { tokens: cost.tokens, byTier: cost.byTier } } : {}) };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The id of the open (not completed) run of `skill`, or undefined. */
+function openRunOf(cwd: string, skill: string): string | undefined {
+  if (!(SKILLS as readonly string[]).includes(skill)) return undefined;
+  const state = readRun(runFile(cwd, ".design", skill, "read"));
+  return state.kind === "ok" && state.run.completedAt === null ? state.run.runId : undefined;
+}
+
+/** The entry of `text` (reflection.jsonl) recorded for run `runId` of `skill`, or null. */
+export function reflectionOfRun(text: string, skill: string, runId: string): Record<string, unknown> | null {
+  const needle = JSON.stringify(runId);
+  if (!text.includes(needle)) return null;
+  for (const line of text.split("\n")) {
+    if (!line.includes(needle)) continue;
+    try {
+      const e = JSON.parse(line) as unknown;
+      if (isObject(e) && e.runId === runId && e.skill === skill) return e;
+    } catch {
+      /* a torn or foreign line is no reflection of this run */
+    }
+  }
+  return null;
+}
+
+/** This run's reflection in .design/reflection.jsonl, or null. */
+export function recordedReflection(cwd: string, skill: string, runId: string): Record<string, unknown> | null {
+  const r = readConfined(cwd, join(projectRoots(cwd).design, "reflection.jsonl"), (p) => readText(p, MAX_JSONL_BYTES));
+  return r.kind === "ok" ? reflectionOfRun(r.text, skill, runId) : null;
 }

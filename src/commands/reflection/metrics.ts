@@ -1,6 +1,7 @@
 // reflect-metrics: everything /do:reflect used to count by hand, in one answer: the runs of one skill by outcome,
 // recurring failure patterns with their temporal status and confidence, the trend, advice repeated across runs, and
-// the handoff's open items. Without --skill it picks the skill with the most failed or partial runs. A query.
+// the handoff's open items. Without --skill it picks the skill with the most failed or partial runs. Its one write:
+// the open reflect run's pre-flight and gather checkpoints (lib/run-record.ts).
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError, usage } from "../../lib/errors.js";
@@ -10,6 +11,7 @@ import {
 } from "../../lib/reflect-metrics.js";
 import { SKILLS } from "../../lib/run-state.js";
 import { readJsonl, readText } from "../../store.js";
+import { recordPhases } from "../../lib/run-record.js";
 
 /** The skill with the most failed or partial runs; ties go to the one with more runs, then to the order of SKILLS. */
 export function pickSkill(entries: readonly Record<string, unknown>[]): { skill: string | null; bySkill: Record<string, { runs: number; failedOrPartial: number }> } {
@@ -35,7 +37,7 @@ export default defineCommand({
     memory: { type: "string", path: "read", help: "memory file whose entries can confirm a pattern resolved", default: ".design/memory.jsonl" },
     handoff: { type: "string", path: "read", help: "handoff notes whose open items are reported", default: ".design/handoff.md" },
   },
-  run(ctx, args) {
+  async run(ctx, args) {
     const minRuns = args["min-runs"] as number;
     if (minRuns < 1) throw usage("reflect-metrics: --min-runs must be at least 1");
     const read = readJsonl(resolve(ctx.cwd, args.reflection_path as string));
@@ -53,7 +55,11 @@ export default defineCommand({
     const memories = mem.kind === "ok" ? memoryRefs(mem.entries.map((e) => e.value)) : [];
     const handoffRead = readText(resolve(ctx.cwd, args.handoff as string));
     const metrics = computeMetrics(mine, memories);
+    const rec = mine.length >= minRuns
+      ? await recordPhases(ctx.cwd, "reflect", "gather", ctx.now(), `skill ${skill}, ${mine.length} runs, at least ${minRuns}`)
+      : null;
     return {
+      ...(rec ? { checkpoint: rec.announce } : {}),
       skill,
       skillChosen: asked === "" && skill !== null,
       ...(asked === "" ? { chosenBecause: skill === null ? "no reflections recorded" : `most failed or partial runs (${picked.bySkill[skill].failedOrPartial} of ${picked.bySkill[skill].runs})` } : {}),

@@ -4,11 +4,16 @@
 // must be scored exactly once and nothing else. With --scores (improve's analysts, seed 001) the artifact must score
 // all seven quality dimensions 1-5, each with evidence (`qualityScores`); an artifact that carries qualityScores
 // without the flag is held to the same rule.
-import { resolve } from "node:path";
+// A valid artifact with no one else still out (every `--waiting` name's artifact there and valid) records the open
+// run's expert phase (design's experts, recon's research, improve's analysis) with every valid artifact as its
+// outputs (lib/run-record.ts): the lead makes no checkpoint call of its own.
+import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { isInt, isObject } from "../../lib/values.js";
-import { readJson } from "../../store.js";
+import { commaList, listDir, projectRoots, readJson } from "../../store.js";
+import { recordFor } from "../../lib/run-record.js";
+import type { Skill } from "../../lib/run-state.js";
 import { absentKeys } from "./checks.js";
 import { qualityScoreProblems } from "../../lib/quality.js";
 import { WAITING_FLAGS, withWaiting } from "./waiting.js";
@@ -73,10 +78,45 @@ export default defineCommand({
     scores: { type: "boolean", help: "an improve analyst's artifact: qualityScores must score all seven dimensions 1-5 with evidence" },
     ...WAITING_FLAGS,
   },
-  run(ctx, args) {
-    return withWaiting(ctx, args, "expert-validate", () => check(ctx.cwd, args));
+  async run(ctx, args) {
+    const out = withWaiting(ctx, args, "expert-validate", () => check(ctx.cwd, args));
+    const recorded = await recordExperts(ctx.cwd, args, ctx.now());
+    return recorded ? { ...out, checkpoint: recorded.announce } : out;
   },
 });
+
+/** The phase each skill's experts produce. */
+const EXPERT_PHASE: Partial<Record<Skill, string>> = { design: "experts", recon: "research", improve: "analysis" };
+
+/** Whether an artifact passes the check this call made (with the same flags). */
+function passes(cwd: string, path: string, args: Record<string, unknown>): boolean {
+  try {
+    check(cwd, { ...args, artifact_path: path });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Record the open run's expert phase once nobody is still out: each `--waiting` name's artifact (`expert-<name>.json`,
+ * a replacement `<name>-2` writing its first's) exists and passes. Outputs: every valid `.design/expert-*.json`.
+ */
+async function recordExperts(cwd: string, args: Record<string, unknown>, now: number) {
+  const artifact = (n: string) => [`.design/expert-${n}.json`, `.design/expert-${n.replace(/-\d+$/, "")}.json`];
+  for (const name of commaList((args.waiting as string | undefined) ?? "")) {
+    if (!artifact(name).some((p) => passes(cwd, p, args))) return null;
+  }
+  let names: string[];
+  try {
+    names = listDir(projectRoots(cwd).design).map((e) => e.name).filter((n) => /^expert-.+\.json$/.test(n)).sort();
+  } catch {
+    return null;
+  }
+  const valid = names.map((n) => join(".design", n)).filter((p) => passes(cwd, p, args));
+  const skills: Skill[] = args.scores ? ["improve"] : ["design", "recon"];
+  return recordFor(cwd, skills, (s) => EXPERT_PHASE[s] ?? null, now, `${valid.length} valid: ${valid.map((p) => p.slice(".design/expert-".length, -5)).join(", ")}`, valid);
+}
 
 /** The artifact check itself. */
 function check(cwd: string, args: Record<string, unknown>): Record<string, unknown> {

@@ -2,7 +2,8 @@
 // (seed 001: "regression safety (no dimension may degrade)" and "token budget tracking"). Before scores are the
 // analysts' qualityScores (the lowest per dimension); each role of the draft plan declares its effect on the seven
 // dimensions (`qualityEffects`, -1/0/1) and the lines it adds or removes in the target (`lineDelta`); the skill's
-// size comes from the snapshot improve saved. The answer names the guards that fail. Read-only.
+// size comes from the snapshot improve saved. The answer names the guards that fail. Its one write: the open improve
+// run's checkpoints up to guards, once the guards pass (lib/run-record.ts).
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
@@ -13,6 +14,7 @@ import {
 } from "../../lib/quality.js";
 import { isInt, isObject } from "../../lib/values.js";
 import { commaList, readText } from "../../store.js";
+import { recordPhases } from "../../lib/run-record.js";
 import { loadArtifact } from "./expert-validate.js";
 
 export const GUARD_NAMES = { regression: "regression-safety", budget: "token-budget" } as const;
@@ -26,7 +28,7 @@ export default defineCommand({
     "max-growth": { type: "int", default: 10, help: "a skill may grow by at most this percentage" },
     "max-tokens": { type: "int", default: 5000, help: "a skill's estimated tokens (4 characters each) after the roles" },
   },
-  run(ctx, args) {
+  async run(ctx, args) {
     const limits = { maxLines: args["max-lines"] as number, maxGrowthPercent: args["max-growth"] as number, maxTokens: args["max-tokens"] as number };
     for (const [k, v] of Object.entries(limits)) if (v < 0) throw new HelperError("E_USAGE", `improve-guards: ${k} must be 0 or more`);
 
@@ -82,7 +84,11 @@ export default defineCommand({
     for (const r of regression.regressions) says.push(`${GUARD_NAMES.regression}: role ${r.role} makes ${r.title} worse`);
     for (const d of regression.netLosses) says.push(`${GUARD_NAMES.regression}: ${d} ends at ${regression.after[d]}, below ${regression.before[d]}`);
     for (const t of budget.targets) for (const p of t.problems) says.push(`${GUARD_NAMES.budget}: ${t.path} ${p}`);
+    const rec = failed.length === 0
+      ? await recordPhases(ctx.cwd, "improve", "guards", ctx.now(), `${rolesOf(plan).length} roles, guards passed`)
+      : null;
     return {
+      ...(rec ? { checkpoint: rec.announce } : {}),
       passed: failed.length === 0,
       failed,
       reasons: says,

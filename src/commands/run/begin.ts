@@ -11,8 +11,14 @@
 // For execute it also does the rest of the pre-flight: interrupted roles back to pending (resume-reset), the run's
 // budget (--budget), the pre-flight checkpoint, and, when no work is left, the skipped checkpoints of challenge,
 // grant and workers, so the run goes on at verify.
+import { crashPoint } from "../../lib/crash-point.js";
+// For design, recon and improve, reflect (issue 30) a start also does what their pre-flights asked for call by call:
+// a finished plan goes to history (design, improve, reflect: nobody wants it), earlier expert artifacts are set aside
+// (design, recon, improve: archive --only experts' rule), the goal's memories come with the answer (`memories`,
+// memory-search's ranking), design gets recon.json's summary (`recon`), and a resume names the refs to read first
+// (`resume.refs`). recon's pre-flight is recorded here; the other skills' phases by the calls that produce them.
 import { join } from "node:path";
-import { defineCommand } from "../../lib/command.js";
+import { defineCommand, type Context } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { refuseWhileGranted, END_GRANT_FLAG } from "../../lib/grant-hold.js";
 import { lifecycle } from "../../lib/lifecycle.js";
@@ -20,7 +26,8 @@ import { guardPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan.js
 import { updatePlan } from "../../lib/plan-update.js";
 import { neededReports, openRun } from "../../lib/run-open.js";
 import {
-  checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState, type Skill,
+  checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState,
+  type Skill,
 } from "../../lib/run-state.js";
 import { schedulerCore } from "../../lib/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
@@ -29,8 +36,11 @@ import {
 } from "../../store.js";
 import { standing } from "../plan/budget.js";
 import { planSummary } from "../plan/summary.js";
-import { appendReflection } from "../reflection/add.js";
+import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { completeRun } from "./complete.js";
+import { resumeRefs } from "../../lib/resume-refs.js";
+import { recordPhases } from "../../lib/run-record.js";
+import { archiveDesign } from "../workspace/archive.js";
 import { healthOf } from "../workspace/health-check.js";
 import { digestPlan } from "../workspace/preflight.js";
 
@@ -83,6 +93,59 @@ function summaryOf(plan: Json) {
   return { goal: s.goal, roles: s.roleCount, depth: s.maxDepth, modelMix: s.modelDistribution, auxiliaryRoles: s.auxiliaryRoles, depthSummary: s.depthSummary, cost: s.cost };
 }
 
+/** A missing plan is execute's problem only: the other skills plan, research or learn without one. */
+function withoutPlanAdvice<T extends { issues: string[] }>(execute: boolean, h: T): T {
+  return execute ? h : { ...h, issues: h.issues.filter((i) => !i.startsWith("plan.json not found")) };
+}
+
+/** Skills whose pre-flight sets earlier expert artifacts aside; skills that write a plan (a finished one goes). */
+const EXPERT_SKILLS: readonly Skill[] = ["design", "recon", "improve"];
+const PLAN_WRITERS: readonly Skill[] = ["design", "improve", "reflect"];
+const MEMORY_LIMIT: Partial<Record<Skill, number>> = { design: 5, recon: 3, improve: 5 };
+
+/** What a design, recon, improve or reflect run gets besides its state: see the header. */
+async function startExtras(ctx: Context, skill: Skill, goal: string, action: Action, now: number, endGrant: unknown): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const cwd = ctx.cwd;
+  if (action === "start") {
+    const archived: string[] = [];
+    const plan = digestPlan(readConfined(cwd, join(projectRoots(cwd).design, "plan.json"), readJson));
+    if (PLAN_WRITERS.includes(skill) && plan.state === "done") {
+      const r = await archiveDesign(ctx, { endGrant });
+      if ("archived" in r) archived.push(...(r.archived as string[]));
+    }
+    if (EXPERT_SKILLS.includes(skill)) {
+      const r = await archiveDesign(ctx, { only: "experts", endGrant });
+      if ("archived" in r) archived.push(...(r.archived as string[]));
+    }
+    if (archived.length) out.setAside = archived;
+  }
+  const limit = MEMORY_LIMIT[skill];
+  if (limit !== undefined && goal !== "") {
+    const search = (await import("../memory/search.js")).default;
+    try {
+      const found = (await search.run(ctx, { memory_path: `${DESIGN}/memory.jsonl`, goal, limit })) as { memories: Array<Record<string, unknown>> };
+      out.memories = found.memories.map((m) => ({ id: m.id, category: m.category, content: m.content, importance: m.importance }));
+    } catch {
+      out.memories = [];
+    }
+  }
+  if (skill === "design" && pathKind(join(projectRoots(cwd).design, "recon.json")) === "file") {
+    const summary = (await import("../recon/summary.js")).default;
+    try {
+      out.recon = await summary.run(ctx, { recon_path: `${DESIGN}/recon.json` });
+    } catch (err) {
+      out.recon = { error: (err as Error).message };
+    }
+  }
+  if (skill === "recon" && action === "start") {
+    const n = Array.isArray(out.memories) ? out.memories.length : 0;
+    const rec = await recordPhases(cwd, "recon", "pre-flight", now, `${n} memories`);
+    if (rec) out.checkpoint = rec.announce;
+  }
+  return out;
+}
+
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
   flags: {
@@ -119,7 +182,7 @@ export default defineCommand({
       const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(design, name), reader);
       const designKind = pathKind(design);
       return {
-        health: designKind === "directory" ? (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now)) : { issues: [], warnings: [] },
+        health: designKind === "directory" ? withoutPlanAdvice(execute, (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now))) : { issues: [], warnings: [] },
         lifecycle: lifecycle(read("handoff.md", readText), read("reflection.jsonl", readJsonl), planRead),
       };
     };
@@ -127,7 +190,6 @@ export default defineCommand({
     // execute without a usable plan: a run opened and closed as aborted, so the lead only tells the user.
     if (execute && plan === null) {
       const action: Action = "problem" in usable && usable.problem === "none" ? "no-plan" : "invalid-plan";
-      const opened = await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
       const problem = "problem" in usable ? usable.problem : "";
       const evaluation = {
         summary: action === "no-plan" ? "No plan to execute" : `plan.json cannot be executed: ${problem}`,
@@ -136,8 +198,19 @@ export default defineCommand({
         doNextTime: [action === "no-plan" ? "Run /do:design <goal> before /do:execute" : "Re-run /do:design to write a valid plan"],
         minimal: true,
       };
-      const reflection = await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation }, now);
-      await completeRun(cwd, DESIGN, skill, "aborted", now);
+      // Safe to repeat. A call killed before it closed its run left it open, unchecked, goal "no plan": the retry
+      // ends that run (its reflection keyed by its id) instead of opening a second one. While the last run is such
+      // a run, closed, for the same reason (its reflection says so), the answer is that run again with the report
+      // rewritten: a call killed before its report, or before it answered, adds no second aborted run.
+      const left = open && prior.goal === "no plan" && prior.completed.length === 0 ? prior : null;
+      const earlier = !open && prior !== null && prior.goal === "no plan" && prior.outcome === "aborted" ? recordedReflection(cwd, skill, prior.runId) : null;
+      const ended = earlier && isObject(earlier.evaluation) && earlier.evaluation.summary === evaluation.summary ? earlier : null;
+      const opened = ended || left ? (prior as RunState) : await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
+      crashPoint("run-begin:opened");
+      const reflection = ended ?? (await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation, runId: opened.runId }, now));
+      crashPoint("run-begin:reflected");
+      if (!ended) await completeRun(cwd, DESIGN, skill, "aborted", now);
+      crashPoint("run-begin:closed");
       // Every run ends with its report (issue 19), this one too: the aborted run, why, and the history.
       const { writeReport } = await import("../plan/report.js");
       const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
@@ -203,6 +276,7 @@ export default defineCommand({
       opened = await openRun(cwd, { skill, phases, goal, inputs, fresh: true, designDir: DESIGN, now, archiveBroken: true, keep: plan ? neededReports(plan) : new Set() });
       runId = opened.runId;
       runPhases = phases;
+      crashPoint("run-begin:opened");
     }
 
     const out: Record<string, unknown> = { action };
@@ -235,6 +309,7 @@ export default defineCommand({
       });
     }
 
+    crashPoint("run-begin:plan-reset");
     // The pre-flight checkpoint (execute), and the phases a run without work skips.
     let skippedPhases: string[] = [];
     let checkpointed: string[] = [];
@@ -256,7 +331,8 @@ export default defineCommand({
     out.run = { runId, phases: runPhases, nextPhase: next };
     if (action === "resumed" && prior) {
       const d = describeRun(prior, cwd, now, goal);
-      out.resume = { nextPhase: next, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions };
+      const refs = resumeRefs(prior, next);
+      out.resume = { nextPhase: next, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions, ...(refs ? { refs } : {}) };
     }
     if (restartedBecause) out.restartedBecause = restartedBecause;
     if (opened?.archivedTo) {
@@ -285,7 +361,10 @@ export default defineCommand({
       const b = standing(planAfter, design, runId);
       if (b.budget || budget !== undefined) out.budget = { ...b, set: budget !== undefined };
     } else if (!execute) {
-      out.plan = digestPlan(planRead);
+      Object.assign(out, await startExtras(ctx, skill, goal, action, now, args["end-grant"]));
+      const after = readRun(runFile(cwd, DESIGN, skill, "read"));
+      if (after.kind === "ok") (out.run as Record<string, unknown>).nextPhase = nextPhase(after.run);
+      out.plan = digestPlan(readConfined(cwd, join(design, "plan.json"), readJson));
     }
     return out;
   },

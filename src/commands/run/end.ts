@@ -3,13 +3,17 @@
 // for execute and any skill whose project has a plan, the report (.design/report.html and its terminal summary).
 // Everything that could refuse is checked before the first write: a run that is not open, `completed` with phases
 // never checkpointed, an unreadable evaluation all leave every file as it was.
+// Keyed by the run: the reflection carries the run's id, so a repeat (the answer lost, a kill between the two writes)
+// adds no second reflection: a run already closed answers `alreadyClosed` with the reflection it has, and an open
+// run whose reflection is already written is only closed.
 import { join, resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
+import { checkSkill, readRun, reportSinceRunState, runFile } from "../../lib/run-state.js";
+import { crashPoint } from "../../lib/crash-point.js";
 import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
 import { writeReport } from "../plan/report.js";
-import { appendReflection } from "../reflection/add.js";
+import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
 import { cannotComplete, completeRun, phasesNotReached } from "./complete.js";
 
@@ -51,7 +55,28 @@ export default defineCommand({
     if (state.kind === "none") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-begin first`);
     if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
     const run = state.run;
-    if (run.completedAt !== null) throw new HelperError("E_INVALID", `The ${skill} run ${run.runId} is already closed (${run.outcome}): nothing to end`);
+    const earlier = recordedReflection(ctx.cwd, skill, run.runId);
+    if (run.completedAt !== null) {
+      // A run-end killed after closing the run, before its report was written, is finished by its retry: the same
+      // outcome, this run's reflection on file, and no report written since the close. Any other repeat of a closed
+      // run is answered as it stands, nothing recorded again.
+      const recorded = run.outcome === outcome && !reportSinceRunState(ctx.cwd, skill) ? recordedReflection(ctx.cwd, skill, run.runId) : null;
+      if (recorded) {
+        const out: Record<string, unknown> = {
+          reflection: { id: recorded.id, goalAchieved: recorded.goalAchieved, alreadyRecorded: true },
+          run: { runId: run.runId, closed: true, outcome, skippedPhases: run.skippedPhases ?? [] },
+          announce: `${skill}: run ${outcome} (already ended; its report written again)`,
+          alreadyEnded: true,
+        };
+        return addReport(ctx.cwd, skill, out, now);
+      }
+      return {
+        alreadyClosed: true,
+        reflection: earlier ? { id: earlier.id, goalAchieved: earlier.goalAchieved } : null,
+        run: { runId: run.runId, closed: true, outcome: run.outcome, skippedPhases: run.skippedPhases ?? [] },
+        announce: `${skill}: run already closed (${run.outcome}): nothing recorded again`,
+      };
+    }
     const notReached = phasesNotReached(run);
     if (outcome === "completed" && notReached.length) throw cannotComplete(skill, notReached, "end");
     const evalPath = args.eval as string | undefined;
@@ -68,18 +93,30 @@ export default defineCommand({
     const warnings = EVALUATION_FIELDS.filter((f) => missing.includes(f) || notArrays.includes(f)).map((f) => `evaluation missing array field: ${f}`);
     const goal = (args.goal as string).trim() || run.goal.trim() || (skill === "execute" ? "no plan" : skill);
 
-    const reflection = await appendReflection(ctx.cwd, `${DESIGN}/reflection.jsonl`, { skill, goal, outcome, goalAchieved, evaluation }, now);
+    // Three steps, each safe to repeat: the reflection is keyed by the run's id (a retry after a kill finds it and
+    // adds none), the close and the report are whole-file writes.
+    const reflection = await appendReflection(ctx.cwd, `${DESIGN}/reflection.jsonl`, { skill, goal, outcome, goalAchieved, evaluation, runId: run.runId }, now);
+    crashPoint("run-end:reflected");
     const closed = await completeRun(ctx.cwd, DESIGN, skill, outcome, now);
+    crashPoint("run-end:closed");
     const out: Record<string, unknown> = {
-      reflection: { id: reflection.id, goalAchieved, ...(reflection.cost ? { cost: reflection.cost } : {}), ...(warnings.length ? { warnings } : {}) },
+      reflection: {
+        id: reflection.id, goalAchieved: reflection.goalAchieved, ...(reflection.alreadyRecorded ? { alreadyRecorded: true } : {}),
+        ...(reflection.cost ? { cost: reflection.cost } : {}), ...(warnings.length ? { warnings } : {}),
+      },
       run: { runId: run.runId, closed: true, outcome, skippedPhases: closed.skippedPhases },
       announce: closed.announce,
     };
-    const { design } = projectRoots(ctx.cwd);
-    if (skill === "execute" || pathKind(join(design, "plan.json")) === "file") {
-      const r = await writeReport(ctx.cwd, `${DESIGN}/plan.json`, now);
-      out.report = { path: r.path, link: r.url, summary: r.summary.split("\n"), state: r.state, ...(r.problems.length ? { problems: r.problems } : {}) };
-    }
-    return out;
+    return addReport(ctx.cwd, skill, out, now);
   },
 });
+
+/** For execute and any skill whose project has a plan: the report, written, and its summary in `out`. */
+async function addReport(cwd: string, skill: string, out: Record<string, unknown>, now: number): Promise<Record<string, unknown>> {
+  const { design } = projectRoots(cwd);
+  if (skill === "execute" || pathKind(join(design, "plan.json")) === "file") {
+    const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
+    out.report = { path: r.path, link: r.url, summary: r.summary.split("\n"), state: r.state, ...(r.problems.length ? { problems: r.problems } : {}) };
+  }
+  return out;
+}

@@ -11,7 +11,7 @@
 // (`kept`) those a ready or in-progress plan names: its workers read them.
 import { join } from "node:path";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
-import { defineCommand } from "../../lib/command.js";
+import { defineCommand, type Context } from "../../lib/command.js";
 import { HelperError, detail, usage } from "../../lib/errors.js";
 import { compactStamp } from "../../lib/values.js";
 import { isRunFileName, readRun } from "../../lib/run-state.js";
@@ -104,57 +104,77 @@ export default defineCommand({
     "end-grant": END_GRANT_FLAG,
   },
   async run(ctx, args) {
-    refuseWhileGranted(ctx, args["end-grant"], "archiving");
-    const given = args.design_dir as string;
-    const includePlan = args["include-plan"] === true;
-    const keepPlan = args["keep-plan"] === true;
-    const only = args.only as string | undefined;
-    if (includePlan && keepPlan) throw usage("archive: --include-plan and --keep-plan exclude each other");
-    if (only !== undefined && (includePlan || keepPlan)) throw usage(`archive: --only ${only} moves no plan; drop --include-plan/--keep-plan`);
-    const shown = given.replace(/\/+$/, "") || given;
-    // Only the project's own .design/ is ever archived (confineArgs already refused anything outside it).
-    const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write", OWN.designDir);
-    const { design } = projectRoots(ctx.cwd);
-    if (dir !== design) {
-      throw new HelperError("E_PATH", `design_dir '${given}' is not the project's .design/: ${dir}`, { path: dir });
-    }
-    const kind = pathKind(dir);
-    if (kind === "missing") return NOTHING;
-    if (kind !== "directory") throw new HelperError("E_USAGE", `${shown} is not a directory`);
-    if (selected(candidates(dir, shown), only, keepPlan).length === 0) return NOTHING;
-
-    return withLock(join(dir, "plan.json"), () => {
-      // Listed again under the lock: the entries to move are the ones present now.
-      let names = selected(candidates(dir, shown), only, keepPlan);
-      let kept: string[] = [];
-      if (only === "experts") {
-        const read = readConfined(ctx.cwd, join(dir, "plan.json"), readJson);
-        if (read.kind === "ok" && (digestPlan(read).state === "ready" || digestPlan(read).state === "in_progress")) {
-          const named = namedByPlan(read.value);
-          kept = names.filter((n) => named.has(n));
-          names = names.filter((n) => !named.has(n));
-        }
-      }
-      if (names.length === 0) return kept.length ? { ...NOTHING, kept } : NOTHING;
-      const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
-      if (names.includes("plan.json") && !includePlan) {
-        const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
-        if (WANTED.has(plan.state)) {
-          const why = plan.state === "invalid" ? ` (${plan.error})` : "";
-          throw new HelperError(
-            "E_INVALID",
-            `${shown}/plan.json is ${STATE_WORDS[plan.state]}${why}: archive it only after the user chose to (--include-plan), or keep it (--keep-plan)`,
-            { planState: plan.state },
-          );
-        }
-      }
-      const folder = makeDestination(historyDir, compactStamp(ctx.now()));
-      try {
-        moveEntries(dir, names, join(historyDir, folder));
-      } catch (err) {
-        throw new HelperError("E_WRITE", `Error archiving files: ${detail(err)}`);
-      }
-      return { archivedTo: `${shown}/history/${folder}`, archived: names, ...(kept.length ? { kept } : {}) };
+    return archiveDesign(ctx, {
+      designDir: args.design_dir as string,
+      includePlan: args["include-plan"] === true,
+      keepPlan: args["keep-plan"] === true,
+      only: args.only as string | undefined,
+      endGrant: args["end-grant"],
     });
   },
 });
+
+export interface ArchiveOptions {
+  /** The design dir as given (default `.design`). */
+  designDir?: string;
+  includePlan?: boolean;
+  keepPlan?: boolean;
+  only?: string;
+  endGrant?: unknown;
+}
+
+/** The archive itself (see the header); run-begin calls it to set a finished plan and earlier experts aside. */
+export async function archiveDesign(ctx: Context, o: ArchiveOptions): Promise<Record<string, unknown>> {
+  refuseWhileGranted(ctx, o.endGrant, "archiving");
+  const given = o.designDir ?? ".design";
+  const includePlan = o.includePlan === true;
+  const keepPlan = o.keepPlan === true;
+  const only = o.only;
+  if (includePlan && keepPlan) throw usage("archive: --include-plan and --keep-plan exclude each other");
+  if (only !== undefined && (includePlan || keepPlan)) throw usage(`archive: --only ${only} moves no plan; drop --include-plan/--keep-plan`);
+  const shown = given.replace(/\/+$/, "") || given;
+  // Only the project's own .design/ is ever archived (confineArgs already refused anything outside it).
+  const dir = confine(ctx.cwd, argLabel("design_dir", given, false), given, "write", OWN.designDir);
+  const { design } = projectRoots(ctx.cwd);
+  if (dir !== design) {
+    throw new HelperError("E_PATH", `design_dir '${given}' is not the project's .design/: ${dir}`, { path: dir });
+  }
+  const kind = pathKind(dir);
+  if (kind === "missing") return NOTHING;
+  if (kind !== "directory") throw new HelperError("E_USAGE", `${shown} is not a directory`);
+  if (selected(candidates(dir, shown), only, keepPlan).length === 0) return NOTHING;
+
+  return withLock(join(dir, "plan.json"), () => {
+    // Listed again under the lock: the entries to move are the ones present now.
+    let names = selected(candidates(dir, shown), only, keepPlan);
+    let kept: string[] = [];
+    if (only === "experts") {
+      const read = readConfined(ctx.cwd, join(dir, "plan.json"), readJson);
+      if (read.kind === "ok" && (digestPlan(read).state === "ready" || digestPlan(read).state === "in_progress")) {
+        const named = namedByPlan(read.value);
+        kept = names.filter((n) => named.has(n));
+        names = names.filter((n) => !named.has(n));
+      }
+    }
+    if (names.length === 0) return kept.length ? { ...NOTHING, kept } : NOTHING;
+    const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
+    if (names.includes("plan.json") && !includePlan) {
+      const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
+      if (WANTED.has(plan.state)) {
+        const why = plan.state === "invalid" ? ` (${plan.error})` : "";
+        throw new HelperError(
+          "E_INVALID",
+          `${shown}/plan.json is ${STATE_WORDS[plan.state]}${why}: archive it only after the user chose to (--include-plan), or keep it (--keep-plan)`,
+          { planState: plan.state },
+        );
+      }
+    }
+    const folder = makeDestination(historyDir, compactStamp(ctx.now()));
+    try {
+      moveEntries(dir, names, join(historyDir, folder));
+    } catch (err) {
+      throw new HelperError("E_WRITE", `Error archiving files: ${detail(err)}`);
+    }
+    return { archivedTo: `${shown}/history/${folder}`, archived: names, ...(kept.length ? { kept } : {}) };
+  });
+}

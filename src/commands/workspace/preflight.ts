@@ -59,7 +59,7 @@ export function digestPlan(read: JsonRead): PlanDigest {
 /** What starting over may do to the files of a stopped run, given the plan that is there now. */
 export interface StartOver {
   planState: PlanState;
-  /** True when `archive .design` may run before `run-start --fresh` without asking anyone. */
+  /** True when the plan may go to history without asking anyone (run-begin archives a finished one itself). */
   archive: boolean;
   /** True when a plan someone may still want is there: the user decides (the skill's plan-state step asks). */
   ask: boolean;
@@ -78,19 +78,19 @@ export function startOverFor(skill: string | null, plan: PlanDigest): StartOver 
   if (skill === null) return undefined;
   const planState = plan.state;
   if (skill === "recon") {
-    return { planState, archive: false, ask: false, advice: "Start over with archive .design --only experts (the earlier runs' expert artifacts), then run-start --fresh; recon never archives the plan" };
+    return { planState, archive: false, ask: false, advice: "Start over with run-begin --fresh (it sets the earlier runs' expert artifacts aside); recon never archives the plan" };
   }
   if (!PLAN_WRITERS.includes(skill)) {
-    return { planState, archive: false, ask: false, advice: "Start over with run-start --fresh; this skill never archives on a start-over" };
+    return { planState, archive: false, ask: false, advice: "Start over with run-begin --fresh; this skill never archives on a start-over" };
   }
-  const fresh = "then run-start --fresh (it moves the stopped run's recorded outputs to history)";
+  const fresh = "run-begin --fresh (it moves the stopped run's recorded outputs to history)";
   const keep =
-    "do not archive it now; archive .design --keep-plan (the stopped run's other files), run-start --fresh, then ask the user whether to keep the plan or archive it (the plan-state step; on their yes archive .design --include-plan)";
+    "ask the user first whether to keep it or archive it (on their yes archive .design --include-plan; keep it: nothing starts), then " + fresh;
   switch (planState) {
     case "none":
-      return { planState, archive: true, ask: false, advice: `No plan in the way: archive .design, ${fresh}` };
+      return { planState, archive: true, ask: false, advice: `No plan in the way: ${fresh}` };
     case "done":
-      return { planState, archive: true, ask: false, advice: `The plan is finished: archive .design, ${fresh}` };
+      return { planState, archive: true, ask: false, advice: `The plan is finished: ${fresh}, which also archives it` };
     case "ready":
       return { planState, archive: false, ask: true, advice: `An unexecuted plan exists (${plan.roleCount} roles): ${keep}` };
     case "in_progress":
@@ -142,7 +142,7 @@ export function nextStep(f: Facts): string {
   const { plan } = f;
   if (f.run) {
     const why = [...f.run.changed.map((c) => `${c} changed`), ...f.run.missingOutputs.map((o) => `${o} is gone`)];
-    if (!f.run.resumable) return `An interrupted ${f.skill} run cannot be resumed (${why.join(", ")}): tell the user why in one line, archive it with run-start --fresh and start over`;
+    if (!f.run.resumable) return `An interrupted ${f.skill} run cannot be resumed (${why.join(", ")}): tell the user why in one line; run-begin archives it and starts over`;
     return `An interrupted ${f.skill} run stopped after ${f.run.lastPhase ?? "its start"} ${f.run.age} ago: ask the user "Resume from ${f.run.nextPhase}?"`;
   }
   switch (f.skill) {

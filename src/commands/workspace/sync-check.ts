@@ -62,7 +62,8 @@ interface Block {
 }
 
 export const BLOCKS: readonly Block[] = [
-  { name: "Script Setup", pattern: /### Script Setup\n\n[\s\S]*?```bash\n([\s\S]*?)```/, normalize: normalizeScriptSetup },
+  // The paragraph under the heading (it names no call: each run opens with run-begin, which checks health).
+  { name: "Script Setup", pattern: /### Script Setup\n\n([\s\S]*?)\n\n/, normalize: normalizeScriptSetup },
   {
     name: "Liveness Pipeline Table",
     // execute judges its workers by `next`'s clock and its auxiliaries by the same `--waiting`: its table is its own.

@@ -15,6 +15,8 @@ export const FILL: Record<string, string> = {
   "main failure words": "expert timeout",
   "skill name": "greet",
   focus: "clarity",
+  arguments: "design --min-runs 1",
+  "target path": ".claude/skills/greet/SKILL.md",
 };
 
 export function fill(call: string, values: Record<string, string> = FILL): string {
@@ -26,16 +28,15 @@ export function fill(call: string, values: Record<string, string> = FILL): strin
 }
 
 /**
- * The calls a scripted lead makes for a skill: its Script Setup block and its memory-search, as written (execute
- * writes none: `next` hands each start its memories).
+ * The calls a scripted lead makes first for a skill: its run-begin (the Script Setup names no call: run-begin checks
+ * health) and its memory-search where it writes one (reflect; the others get their memories from run-begin, execute
+ * from `next`), as written.
  */
 export function setupCalls(p: Prompt, pluginDir: string): string[] {
-  const setup = /### Script Setup[\s\S]*?```bash\n([\s\S]*?)```/.exec(p.body);
-  assert.ok(setup, `${p.name}: no Script Setup bash block`);
-  const lines = setup[1].split("\n").filter((l) => l.trim());
+  const begin = writtenCalls(p).filter((c) => callCommand(c) === "run-begin");
+  assert.equal(begin.length, 1, `${p.name}: writes ${begin.length} run-begin calls`);
   const search = writtenCalls(p).filter((c) => callCommand(c) === "memory-search");
-  assert.ok(search.length > 0 || p.name === "execute", `${p.name}: writes no memory-search call`);
-  return [...lines, ...search.slice(0, 1)].map((c) => fill(substitute(c, p, pluginDir, "")));
+  return [...begin, ...search.slice(0, 1)].map((c) => fill(substitute(c, p, pluginDir, "")));
 }
 
 /** The delivered prompt: body verbatim, nothing unresolved, the !-line's output the helper's ok:true JSON. */

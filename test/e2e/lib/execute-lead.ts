@@ -153,20 +153,17 @@ export interface LoopHooks {
   maxRounds?: number;
 }
 
-/** The text a worker's brief carries from the `next` entry: memories and the dependencies' context. */
-export function* startContext(lead: SkillLead, s: any): Gen<{ memories: string; context: string }> {
-  const memories = (s.memories ?? []).map((m: any) => `- ${m.content}`).join("\n") || "none";
-  const context: string[] = [];
-  for (const dep of s.dependencies ?? []) {
-    if (!dep.reportExists) {
-      context.push(`${dep.name}: ${dep.result ?? "no report"}`);
-      continue;
-    }
-    done((yield* calls(`Reading ${dep.name}'s report.`, lead.readFile(dep.reportPath))).results[0]);
-    const r = lead.project.json(dep.reportPath);
-    context.push(`${dep.name}: ${r.contextForDependents} (decisions: ${r.keyDecisions.join("; ")})`);
-  }
-  return { memories, context: context.join(" | ") || "none" };
+/**
+ * The start's brief file, as `next` wrote it (issue 30): the worker reads it, so the lead reads no dependency report
+ * and pastes no memory. Checks it holds what the entry hands on: the memories and each dependency's context.
+ */
+export function briefOf(lead: SkillLead, s: any): string {
+  check(typeof s.brief === "string" && lead.project.exists(s.brief), `next wrote no brief for ${s.agent}: ${JSON.stringify(s)}`);
+  const text = lead.project.read(s.brief);
+  check(text.includes(`Report path: ${s.reportPath}`), `${s.brief} names another report path`);
+  for (const m of s.memories ?? []) check(text.includes(String(m.content)), `${s.brief} lacks the memory ${m.content}`);
+  for (const dep of s.dependencies ?? []) check(text.includes(`- ${dep.name} (${dep.reportPath})`), `${s.brief} lacks ${dep.name}'s context`);
+  return s.brief;
 }
 
 /** A retry's start: read refs/retry-reflexion.md, write the start with its reflexion, record it (next did not). */
@@ -187,7 +184,7 @@ export function finishCall(lead: SkillLead, agentName: string, giveUp = false): 
 
 /**
  * Phase 4's loop as SKILL.md spells it: ask `next` (it records the starts); for each start clean what it replaces,
- * record a retry's reflexion, read the dependencies' reports, spawn with the entry's memories; end the turn until
+ * record a retry's reflexion, spawn with a prompt naming the entry's brief file; end the turn until
  * workers finish; `finish` each one (cost, report, checks, status, commit); ask again until done.
  */
 export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: LoopHooks = {}): Gen<Loop> {
@@ -203,10 +200,10 @@ export function* workerLoop(lead: SkillLead, latest: () => TurnContext, hooks: L
       }
       if (s.retry) out.retried.push(yield* recordRetry(lead, s));
       hooks.beforeSpawn?.(s);
-      const { memories, context } = yield* startContext(lead, s);
+      const file = briefOf(lead, s);
       const prompt = brief(
         hooks.key?.(s) ?? `worker-${s.agent}`,
-        `You are ${s.agent}, the worker for role ${s.roleIndex} ("${s.name}"), attempt ${s.attempt}.\nPast learnings:\n${memories}\nContext from roles you depend on: ${context}\n${hooks.extra?.(s) ?? ""}Write your completion report to ${s.reportPath}.`,
+        `You are ${s.agent}, the worker for role ${s.roleIndex} ("${s.name}"), attempt ${s.attempt}.\nRead your brief first: ${file}.\n${hooks.extra?.(s) ?? ""}Write your completion report to ${s.reportPath}.`,
       );
       const input = agent(`work on ${s.name}`, s.agent, s.model, prompt);
       const spawn = yield* calls(`Spawning ${s.agent}.`, input);
