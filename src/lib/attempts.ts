@@ -10,7 +10,11 @@ import { firstTierFailures, gatherSamples, roleKind, type Sample } from "./forec
 import type { Decision, SchedulerCore } from "./scheduler.js";
 import { openRunId } from "./budget.js";
 import { isoSeconds, parseTimestamp } from "./values.js";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { projectRoots } from "../store.js";
+import { crashPoint } from "./crash-point.js";
+import type { SnapshotRecord } from "./snapshot.js";
 
 type Json = Record<string, unknown>;
 
@@ -44,7 +48,7 @@ function escalation(core: SchedulerCore, role: Json, entry: Json, samples: () =>
  * `startedAt`, the open execute run's `runId` (read once, when the first attempt opens) and `escalated` when it
  * starts above the scheduler's tier.
  */
-export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: number): (entry: Json, role: Json) => void {
+export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: number, snapshots?: Snapshots): (entry: Json, role: Json) => void {
   const at = isoSeconds(nowMs);
   const design = projectRoots(cwd).design;
   let runId: string | null | undefined;
@@ -55,7 +59,66 @@ export function stampOpen(cwd: string, doc: Json, core: SchedulerCore, nowMs: nu
     if (runId !== null) entry.runId = runId;
     const why = escalation(core, role, entry, () => (samples ??= gatherSamples(design, doc)), runId);
     if (why) entry.escalated = why;
+    const snap = typeof role.name === "string" ? snapshots?.get(role.name) : undefined;
+    if (snap && snap.attempt === entry.attempt) entry.snapshot = snap.record;
   };
+}
+
+/** Whether the project or a folder above it holds a `.git` entry. */
+export function underGit(project: string): boolean {
+  for (let dir = project; ; ) {
+    if (existsSync(join(dir, ".git"))) return true;
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
+/** The snapshot of a role's newest ended attempt, when it recorded one. */
+function endedSnapshot(role: Json): SnapshotRecord | null {
+  const log = Array.isArray(role.attemptLog) ? (role.attemptLog as unknown[]) : [];
+  for (let k = log.length - 1; k >= 0; k--) {
+    const e = log[k] as Json;
+    if (e && typeof e === "object" && e.outcome !== "running") {
+      const snap = e.snapshot as Json | undefined;
+      return snap && typeof snap === "object" && typeof snap.tree === "string" ? (snap as unknown as SnapshotRecord) : null;
+    }
+  }
+  return null;
+}
+
+/** The snapshots taken for the starts a call is about to record: role name → the attempt it opens and its snapshot. */
+export type Snapshots = Map<string, { attempt: number; record: SnapshotRecord }>;
+
+/**
+ * Take the snapshot of each role about to open an attempt (lib/snapshot.ts), before the plan's lock is taken and the
+ * start recorded, so a recorded attempt always names one taken before it (a kill in between leaves an unused
+ * snapshot, never a start without one). `starts`: the role and the attempt number it will open.
+ */
+export async function takeSnapshots(cwd: string, starts: Array<{ role: Json; attempt: number; replaces?: boolean }>, nowMs: number): Promise<Snapshots> {
+  const out: Snapshots = new Map();
+  if (starts.length === 0) return out;
+  const { project } = projectRoots(cwd);
+  // No `.git` in the project or a folder above it: no repository (git finds one only that way here, with no GIT_DIR),
+  // so nothing is snapshot and no git process (nor child_process) is started.
+  if (!underGit(project)) return out;
+  const { takeSnapshot } = await import("./snapshot.js");
+  for (const { role, attempt, replaces } of starts) {
+    if (typeof role.name !== "string") continue;
+    // A start `next` records in place of an ended attempt (an interrupted one) comes before the lead's clean-attempt,
+    // which puts the scope back to that attempt's snapshot: the new attempt starts from the same one.
+    const before = replaces ? endedSnapshot(role) : null;
+    if (before) {
+      out.set(role.name, { attempt, record: before });
+      continue;
+    }
+    const record = await takeSnapshot(project, role, isoSeconds(nowMs));
+    // Outside a repository the attempt records nothing: there is nothing git could put back or commit.
+    if ("none" in record && (record.none === "not a git repository" || record.none === "git is not installed")) continue;
+    out.set(role.name, { attempt, record });
+    crashPoint("snapshot:taken");
+  }
+  return out;
 }
 
 export interface RunningAttempt {

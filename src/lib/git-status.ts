@@ -1,9 +1,9 @@
 // What git says of the work tree, read-only, for run-begin: the paths `git status --porcelain` lists, outside the
 // project's .design/. git is found, configured and given its environment as lib/git.ts does for the granted calls
-// (no shell, hooks, fsmonitor and the rest off, no GIT_* variable of the caller), with optional locks off (status
+// (no shell, no configuration file but the repository's, and every program it could name off: lib/git.ts), with optional locks off (status
 // then never rewrites the index), a bounded time and output, from the project root. Loaded only by run-begin.
 import { spawnSync } from "node:child_process";
-import { findGit, gitEnv, SAFE_CONFIG } from "./git.js";
+import { findGit, safeEnvSync } from "./git.js";
 
 export { findGit };
 
@@ -19,13 +19,17 @@ export interface GitFacts {
   error?: string;
 }
 
-export function gitStatus(root: string, timeoutMs = GIT_TIMEOUT_MS): GitFacts {
+/**
+ * `limit`: how many paths `dirty` keeps (run-begin shows 50; the grant's listing of dirty files in the roles' scopes
+ * takes every untracked file one by one, `untrackedFiles: true`, and all of them).
+ */
+export function gitStatus(root: string, timeoutMs = GIT_TIMEOUT_MS, opts: { limit?: number; untrackedFiles?: boolean } = {}): GitFacts {
   const git = findGit(root);
   if (git === null) return { repo: false, dirty: [], dirtyCount: 0, error: "git is not installed (no git on PATH outside the project)" };
-  const env = { ...gitEnv(), GIT_OPTIONAL_LOCKS: "0" };
+  const env = { ...safeEnvSync(git, root), GIT_OPTIONAL_LOCKS: "0" };
   const r = spawnSync(
     git,
-    ["--no-optional-locks", ...SAFE_CONFIG.flatMap((c) => ["-c", c]), "status", "--porcelain", "-z", "--", ".", ":(exclude).design"],
+    ["--no-pager", "--no-optional-locks", "status", "--porcelain", "-z", ...(opts.untrackedFiles ? ["--untracked-files=all"] : []), "--", ".", ":(exclude).design"],
     { cwd: root, env, shell: false, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024, windowsHide: true },
   );
   const none = { dirty: [], dirtyCount: 0 };
@@ -49,5 +53,5 @@ export function gitStatus(root: string, timeoutMs = GIT_TIMEOUT_MS): GitFacts {
     if (f[0] === "R" || f[0] === "C") i++;
   }
   dirty.sort();
-  return { repo: true, dirty: dirty.slice(0, MAX_DIRTY), dirtyCount: dirty.length };
+  return { repo: true, dirty: dirty.slice(0, opts.limit ?? MAX_DIRTY), dirtyCount: dirty.length };
 }

@@ -51,6 +51,14 @@ export const OWN = {
     what: "a brief (.design/briefs/<agent>.md)",
     allows: (rel) => rel.length === 2 && rel[0] === "briefs" && /^[A-Za-z0-9][A-Za-z0-9_-]*\.md$/.test(rel[1]),
   } as Owner,
+  /**
+   * next, update-status (a start's snapshot), commit and clean-attempt (their private index): the attempts' snapshot
+   * store, `.design/snapshots/…` (lib/snapshot.ts: an object folder, private index files, no link followed).
+   */
+  snapshots: {
+    what: "the attempts' snapshots (.design/snapshots/…)",
+    allows: (rel) => rel.length >= 1 && rel[0] === "snapshots" && rel.every((s) => s !== "" && s !== ".."),
+  } as Owner,
   /** workflow: the Workflow script. */
   workflow: named("workflow.js"),
   /** grant: the user's grant. */
@@ -115,9 +123,12 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "validate-auxiliary-report": [OWN.plan],
   // each start's brief (lib/briefs.ts), and the live report: rewritten while the execute run is open and the
   // report exists (commands/plan/live-report.ts)
-  next: [OWN.brief, OWN.report],
-  finish: [OWN.report],
-  "update-status": [OWN.report],
+  next: [OWN.brief, OWN.report, OWN.snapshots],
+  finish: [OWN.report, OWN.snapshots],
+  "update-status": [OWN.report, OWN.snapshots],
+  // a start's snapshot and the private index of a commit or a clean-up (lib/snapshot.ts, lib/git.ts)
+  commit: [OWN.snapshots],
+  "clean-attempt": [OWN.snapshots],
   "run-checks": [OWN.report],
   "run-checkpoint": [OWN.report],
   // the checkpoints of the open run whose phase output they produce (lib/run-record.ts)

@@ -51,18 +51,76 @@ describe("clean-attempt", () => {
     assert.deepEqual([again.restored, again.removed], [[], []]);
   });
 
-  it("cleans by git status alone when the attempt wrote no report, and keeps staged content", async (t) => {
+  it("the user's dirty edit and untracked file in the scope survive a failed attempt and its retry, byte for byte", async (t) => {
     const p = await gitProject(t, plan(), files);
+    // Before the run: an uncommitted edit, a staged edit, and a new untracked file, all inside the role's scope.
+    p.write("src/api/a.ts", "the user's uncommitted edit\n");
+    p.write("src/api/gone.ts", "the user's staged edit\n");
+    p.git("add", "--", "src/api/gone.ts");
+    p.write("src/api/notes.md", "the user's own notes\n");
+    const staged = p.git("diff", "--cached", "--name-only");
     await failedOnce(p);
-    p.write("src/api/a.ts", "staged by the user\n");
-    p.git("add", "--", "src/api/a.ts");
-    p.write("src/api/a.ts", "then changed by the attempt\n");
-    p.write("src/api/x.ts", "new\n");
+    // Attempt 1 edits on top of the user's work, creates a file, deletes one, then fails.
+    p.write("src/api/a.ts", "attempt 1 was here\n");
+    p.write("src/api/notes.md", "attempt 1 overwrote the notes\n");
+    rmSync(join(p.dir, "src/api/gone.ts"));
+    p.write("src/api/x.ts", "attempt 1's new file\n");
     const out: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
     assert.equal(out.ok, true, JSON.stringify(out));
     assert.equal(out.report, null);
-    assert.deepEqual([out.restored, out.removed], [["src/api/a.ts"], ["src/api/x.ts"]]);
-    assert.equal(p.read("src/api/a.ts"), "staged by the user\n", "restored from the index: what was staged stays");
+    assert.deepEqual([out.restored, out.removed], [["src/api/a.ts", "src/api/gone.ts", "src/api/notes.md"], ["src/api/x.ts"]]);
+    const user = () => {
+      assert.equal(p.read("src/api/a.ts"), "the user's uncommitted edit\n");
+      assert.equal(p.read("src/api/gone.ts"), "the user's staged edit\n");
+      assert.equal(p.read("src/api/notes.md"), "the user's own notes\n");
+      assert.equal(exists(join(p.dir, "src/api/x.ts")), false);
+      assert.equal(p.git("diff", "--cached", "--name-only"), staged, "what the user staged stays staged");
+      assert.equal(p.git("show", ":src/api/gone.ts"), "the user's staged edit\n");
+    };
+    user();
+    // The retry starts (snapshot of the tree as the user left it), fails too, and is cleaned the same way.
+    const retry: any = await p.run("update-status", [PLAN], {
+      stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", agent: "api-2", reflexion: { rootCause: "the first try ran out of time", wrongAssumptions: "the module was simpler than it is", alternative: "split the work into two steps" } }]),
+    });
+    assert.equal(retry.ok, true, JSON.stringify(retry));
+    assert.ok(p.json(PLAN).roles[0].attemptLog[1].snapshot.tree, "the retry's start recorded its snapshot");
+    p.write("src/api/a.ts", "attempt 2 was here\n");
+    p.write("src/api/y.ts", "attempt 2's new file\n");
+    const failed: any = await p.run("update-status", [PLAN], { stdin: JSON.stringify([{ roleIndex: 0, status: "failed", result: "no" }]) });
+    assert.equal(failed.ok, true, JSON.stringify(failed));
+    const again: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
+    assert.deepEqual([again.attempt, again.restored, again.removed], [2, ["src/api/a.ts"], ["src/api/y.ts"]]);
+    user();
+    assert.equal(exists(join(p.dir, "src/api/y.ts")), false);
+    // Nothing left: a third call changes nothing.
+    const third: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
+    assert.deepEqual([third.restored, third.removed], [[], []]);
+    user();
+  });
+
+  it("a role that never ran: nothing touched, the untracked files in its scope included", async (t) => {
+    const p = await gitProject(t, plan(), files);
+    p.write("src/api/mine.ts", "the user's untracked file\n");
+    p.write("src/api/a.ts", "the user's edit\n");
+    const out: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual([out.restored, out.removed], [[], []]);
+    assert.match(out.untouched, /no attempt to undo/);
+    assert.equal(p.read("src/api/mine.ts"), "the user's untracked file\n");
+    assert.equal(p.read("src/api/a.ts"), "the user's edit\n");
+  });
+
+  it("in a repository with no commits, undoes only the attempt and keeps the project's own files", async (t) => {
+    const p = await gitProject(t, plan(), files, { repo: false });
+    p.git("init", "-q", "-b", "main");
+    await failedOnce(p);
+    p.write("src/api/a.ts", "attempt\n");
+    p.write("src/api/new.ts", "attempt's new file\n");
+    const out: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual([out.restored, out.removed], [["src/api/a.ts"], ["src/api/new.ts"]]);
+    for (const [rel, text] of Object.entries(files)) assert.equal(p.read(rel), text, `${rel} kept`);
+    assert.throws(() => p.git("rev-parse", "--verify", "HEAD"), "still no commit");
   });
 
   it("never follows a link out of the scope, never removes an ignored file, runs no configured program", async (t) => {
@@ -89,14 +147,14 @@ describe("clean-attempt", () => {
     assert.equal(why["src/api/link.txt"], "a symbolic link pointing outside the project");
     assert.equal(why["src/api/uidir/u.ts"], "a symbolic link pointing outside the role's granted scope");
     assert.equal(why["src/api/debug.log"], "ignored by git: left in place");
-    assert.match(why["src/api/blob.dat"], /filter 'evil'/);
+    assert.equal(why["src/api/blob.dat"], undefined, "a filtered file the attempt created is removed: no filter runs");
     assert.equal(why[".git/config"], "inside .git/");
     assert.equal(why[".design/plan.json"], "inside .design/");
     assert.equal(why[victim], "outside the project");
-    assert.deepEqual(out.removed, []);
+    assert.deepEqual(out.removed, ["src/api/blob.dat"]);
     assert.equal(readFileSync(victim, "utf8"), "keep me\n");
     assert.equal(p.read("src/ui/u.ts"), "original u\n");
-    assert.ok(exists(join(p.dir, "src/api/debug.log")) && exists(join(p.dir, "src/api/blob.dat")) && exists(join(p.dir, ".design/plan.json")));
+    assert.ok(exists(join(p.dir, "src/api/debug.log")) && exists(join(p.dir, ".design/plan.json")));
     for (const m of [smudge, fsmonitor, hook]) assert.equal(exists(m), false, `${m}: nothing the repository configures ran`);
   });
 
@@ -113,7 +171,11 @@ describe("clean-attempt", () => {
     const done: any = await q.run("clean-attempt", [PLAN, "--role", "ui"]);
     assert.match(done.error, /role 1 \(ui\) is completed: its work stays/);
     const bare = await gitProject(t, plan(), files, { repo: false });
+    await failedOnce(bare);
+    bare.write("src/api/new.ts", "new\n");
     const out: any = await bare.run("clean-attempt", [PLAN, "--role", "0"]);
-    assert.deepEqual([out.ok, out.skipped, out.restored, out.removed], [true, "not a git repository", [], []]);
+    assert.deepEqual([out.ok, out.restored, out.removed], [true, [], []]);
+    assert.match(out.untouched, /no snapshot/);
+    assert.equal(bare.read("src/api/new.ts"), "new\n", "outside a repository nothing is ever removed");
   });
 });

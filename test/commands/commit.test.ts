@@ -31,6 +31,61 @@ const files = {
 
 const report = (filesChanged: unknown[], role = "api") => JSON.stringify({ role, achieved: true, filesChanged, acceptanceCriteria: [] });
 
+/** Role 0 (api) started as agent `api` and ran: its start recorded the snapshot of its scope. */
+async function startApi(p: any): Promise<void> {
+  const out: any = await p.run("update-status", [PLAN], { stdin: JSON.stringify([{ roleIndex: 0, status: "in_progress", agent: "api" }]) });
+  assert.equal(out.ok, true, JSON.stringify(out));
+}
+
+describe("commit: the attempt's changes, never the user's", () => {
+  it("a reported file the user had dirty and the attempt did not touch stays uncommitted; one it changed is named", async (t) => {
+    const p = await gitProject(t, plan(), files);
+    p.write("src/api/a.ts", "the user's uncommitted edit\n");
+    p.write("src/api/old.ts", "the user's edit, which the attempt builds on\n");
+    p.write("src/api/staged.ts", "the user's staged new file\n");
+    p.git("add", "--", "src/api/staged.ts");
+    await startApi(p);
+    p.write("src/api/old.ts", "the user's edit, which the attempt builds on\nand the attempt's line\n");
+    p.write("src/api/new.ts", "the attempt's file\n");
+    p.write(".design/worker-api.json", report(["src/api/a.ts", "src/api/old.ts", "src/api/new.ts"]));
+    const out: any = await p.run("commit", [PLAN, "--role", "api"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual(out.files, ["src/api/old.ts", "src/api/new.ts"]);
+    assert.deepEqual(out.withUserChanges, ["src/api/old.ts"]);
+    assert.deepEqual(out.skipped, [{ path: "src/api/a.ts", reason: "holds your uncommitted change, which the attempt did not touch: left uncommitted" }]);
+    assert.equal(p.read("src/api/a.ts"), "the user's uncommitted edit\n");
+    assert.deepEqual(p.headFiles().sort(), ["A src/api/new.ts", "M src/api/old.ts"]);
+    // The user's index: the committed paths follow HEAD, the user's staged file stays staged, the dirty one unstaged.
+    assert.deepEqual(p.status().sort(), [" M src/api/a.ts", "A  src/api/staged.ts"]);
+    // Repeated: nothing committed twice.
+    const again: any = await p.run("commit", [PLAN, "--role", "api"]);
+    assert.deepEqual([again.ok, again.sha, again.files], [true, null, []]);
+    assert.equal(p.git("rev-list", "--count", "HEAD").trim(), "2");
+  });
+
+  it("commits a role's work in a repository with no commits yet, and a deletion the index already has", async (t) => {
+    const p = await gitProject(t, plan(), files, { repo: false });
+    p.git("init", "-q", "-b", "main");
+    p.git("config", "user.name", "Test User");
+    p.git("config", "user.email", "test@example.com");
+    await startApi(p);
+    p.write("src/api/a.ts", "the attempt's a\n");
+    p.write(".design/worker-api.json", report(["src/api/a.ts"]));
+    const out: any = await p.run("commit", [PLAN, "--role", "api"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual(out.files, ["src/api/a.ts"]);
+    assert.deepEqual(p.headFiles(), ["A src/api/a.ts"]);
+    assert.equal(p.git("log", "-1", "--format=%an").trim(), "Test User");
+    // A deletion staged by an earlier, killed call (git rm --cached as that call's index update left it) still commits.
+    rmSync(join(p.dir, "src/api/a.ts"));
+    p.git("rm", "-q", "--cached", "--", "src/api/a.ts");
+    const del: any = await p.run("commit", [PLAN, "--role", "api"]);
+    assert.deepEqual([del.ok, del.files], [true, ["src/api/a.ts"]]);
+    assert.deepEqual(p.headFiles(), ["D src/api/a.ts"]);
+    assert.equal(p.status().filter((l) => l.endsWith("src/api/a.ts")).length, 0, "index, HEAD and work tree agree on the deletion");
+  });
+});
+
 describe("commit", () => {
   it("commits exactly the role's reported files: changed, new and deleted [ac:execute/3]", async (t) => {
     const p = await gitProject(t, planWithDocs(), files);
@@ -126,7 +181,7 @@ describe("commit", () => {
       "src/api/.git/config": "inside .git/",
       "src/api/folder": "a folder, not a file",
       "src/api/": "a folder, not a file",
-      "src/api/none.ts": "does not exist, and git does not track it",
+      "src/api/none.ts": "does not exist, and HEAD does not have it",
       "42": "not a path (a string)",
       "": "not a path",
     });
@@ -174,7 +229,7 @@ describe("commit", () => {
     const out: any = await p.run("commit", [PLAN, "--role", "0", "--report", ".design/worker-api.json"]);
     assert.equal(out.ok, true, JSON.stringify(out));
     assert.deepEqual(out.files, ["src/api/a.ts"]);
-    assert.deepEqual(out.skipped, [{ path: "src/api/data.dat", reason: "its git attributes name the filter 'evil', a program git would run: commit it yourself" }]);
+    assert.deepEqual(out.skipped, [{ path: "src/api/data.dat", reason: "its git attributes name the filter 'evil': commit it yourself" }]);
     assert.deepEqual(p.headFiles(), ["M src/api/a.ts"]);
     for (const m of marks) assert.equal(exists(m), false, `${m}: nothing the repository configures ran`);
     // The markers do work: git itself, outside the helper, runs them.
@@ -264,5 +319,31 @@ describe("commit in a project below the repository's root", () => {
     assert.deepEqual(out.files, ["src/api/a.ts"]);
     assert.equal(git(repo, "show", "--name-only", "--format=", "HEAD").trim(), "packages/app/src/api/a.ts");
     assert.match(git(repo, "status", "--porcelain"), / M root\.txt/);
+  });
+});
+
+describe("grant: the user's uncommitted work inside the roles' scopes", () => {
+  it("lists each dirty file in a scope with its roles and says what the run does with it; outside git, says so", async (t) => {
+    const p = await gitProject(t, planWithDocs(), files, { grant: false });
+    p.write("src/api/a.ts", "the user's edit\n");
+    p.write("src/api/notes.txt", "the user's new file\n");
+    p.write("README.md", "# the user's readme edit\n");
+    p.git("add", "--", "README.md");
+    p.write("elsewhere.txt", "outside every scope\n");
+    const out: any = await p.run("grant", [PLAN]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual(out.dirty.files, [
+      { path: "README.md", state: "staged", roles: ["docs"] },
+      { path: "src/api/a.ts", state: "modified", roles: ["api"] },
+      { path: "src/api/notes.txt", state: "untracked", roles: ["api"] },
+    ]);
+    const line = out.summary.find((l: string) => l.includes("uncommitted work"));
+    assert.match(line, /3 files inside the workers' scopes hold your uncommitted work/);
+    assert.match(line, /commit or stash it before approving/);
+    assert.match(line, /src\/api\/notes\.txt \(untracked; api\)/);
+    const bare = await gitProject(t, planWithDocs(), files, { repo: false, grant: false });
+    const none: any = await bare.run("grant", [PLAN]);
+    assert.equal(none.dirty.repo, false);
+    assert.ok(none.summary.some((l: string) => /No git repository to work with .*never deletes a file/.test(l)), JSON.stringify(none.summary));
   });
 });

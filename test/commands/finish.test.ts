@@ -42,10 +42,15 @@ describe("finish", () => {
     assert.equal(role.status, "completed");
     const entry = role.attemptLog[0];
     assert.deepEqual([entry.outcome, entry.usage.tokens, entry.evidence.length, entry.evidence[0].passed], ["completed", 1200, 1, true]);
-    // Finished once: a second call has no running attempt to finish.
+    // Finished once: a second call records nothing again and commits nothing twice (it would complete a commit a kill
+    // interrupted).
+    const head = p.git("rev-parse", "HEAD").trim();
     const again: any = await finish(p);
-    assert.equal(again.code, "E_TRANSITION");
-    assert.match(again.error, /no longer running \(completed\)/);
+    assert.equal(again.ok, true, JSON.stringify(again));
+    assert.deepEqual([again.alreadyRecorded, again.status, again.commit.sha], [true, "completed", null]);
+    assert.match(again.commit.note, /as HEAD has them/);
+    assert.equal(p.git("rev-parse", "HEAD").trim(), head);
+    assert.equal(p.json(PLAN).roles[0].attemptLog.length, 1);
   });
 
   it("a failing check: failed, naming the check, nothing committed, dependents cascaded", async (t) => {

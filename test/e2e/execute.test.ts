@@ -323,6 +323,13 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       { name: "page-dev", model: "haiku", dirs: ["src/ui"] },
     ];
     const project = planned(projects, "retry the page", roles);
+    // The user's own uncommitted work inside page-dev's scope before the first run: an edit of the tracked page and a
+    // new untracked file. It must survive the failed attempt, its clean-up and the retry byte for byte.
+    const original = project.read("src/ui/index.html");
+    const userPage = original + "<!-- the user's uncommitted edit -->\n";
+    const userNotes = "the user's untracked notes\n";
+    project.write("src/ui/index.html", userPage);
+    project.write("src/ui/notes.md", userNotes);
     // The first run: store-dev completed, page-dev failed once on haiku after changing its page, adding a draft and
     // (outside its scope, so never the helper's to touch) the README; run closed.
     helperSync(project, ["run-start", "execute", "--phases", "pre-flight,challenge,grant,workers,verify,learn,close", "--goal", "retry the page"]);
@@ -337,7 +344,9 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     project.write("src/ui/draft.html", "<p>draft</p>\n");
     project.write("README.md", readme + "a note outside the role's scope\n");
     const errors: string[] = [];
-    const agents = agentTable(project, { "worker-page-dev--2": { file: ".design/worker-page-dev--2.json", content: report("page-dev", true), reply: "page-dev: done." } }, errors);
+    // The retry's report claims the user's files too, though it did not touch them: commit must leave them out.
+    const retried = report("page-dev", true, { filesChanged: ["src/ui/index.html", "src/ui/notes.md"] });
+    const agents = agentTable(project, { "worker-page-dev--2": { file: ".design/worker-page-dev--2.json", content: retried, reply: "page-dev: done." } }, errors);
     const lead = new SkillLead("execute", PLUGIN_DIR, project, "");
     let loop!: Loop;
     const s = await session({
@@ -365,12 +374,19 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
       [["page-dev", "page-dev--2", 2, true, false, "failed", "haiku", "sonnet", { agent: "page-dev", outcome: "failed" }]],
     );
     assert.equal(loop.spawned["page-dev--2"].model, "sonnet");
-    // clean-attempt: the tracked page restored, the new draft removed, the README (outside the scope) untouched.
+    // clean-attempt: the tracked page back to the user's uncommitted version (not HEAD's), the new draft removed, the
+    // user's untracked notes and the README (outside the scope) untouched.
     assert.equal(loop.cleaned.length, 1);
     assert.deepEqual(loop.cleaned[0].restored, ["src/ui/index.html"]);
     assert.deepEqual(loop.cleaned[0].removed, ["src/ui/draft.html"]);
-    assert.equal(project.read("src/ui/index.html"), page);
+    assert.equal(page, userPage);
     assert.equal(project.exists("src/ui/draft.html"), false);
+    // After the retry and its finish: the user's bytes, uncommitted, byte for byte.
+    assert.equal(project.read("src/ui/index.html"), userPage);
+    assert.equal(project.read("src/ui/notes.md"), userNotes);
+    const headPage = spawnSync("git", ["show", "HEAD:src/ui/index.html"], { cwd: project.dir, encoding: "utf8" });
+    assert.equal(headPage.stdout, original, "the user's edit was not committed under the role's name");
+    assert.equal(spawnSync("git", ["cat-file", "-e", "HEAD:src/ui/notes.md"], { cwd: project.dir }).status !== 0, true, "nor the user's notes");
     assert.equal(project.read("README.md"), readme + "a note outside the role's scope\n");
     assert.match(loop.last.reason, /all 2 roles completed/);
     const plan = project.json(".design/plan.json");

@@ -1,19 +1,25 @@
-// clean-attempt: undo what a role's replaced attempt (stopped, stalled, failed, interrupted) left in the work tree
-// before its next attempt starts, so the lead never types `git restore`/`git clean` (which Claude Code asks the user
-// about). The files considered are the ones the replaced attempt's report lists (`.design/worker-<agent>.json`,
-// when there is one) and the ones `git status` shows changed; of those only the files the execute grant lets the
-// role edit are touched (lib/role-files.ts, as commit judges them): a tracked file changed or deleted is restored
-// from the index (`git restore -- <files>`, what is staged stays), a new untracked file is removed
-// (`git clean -f -- <files>`); a file git ignores, one whose attributes name a filter and everything outside the
-// role's scope stay as they are. Only while the grant verifies; git as lib/git.ts runs it.
+// clean-attempt: undo what a role's replaced attempt (stopped, stalled, failed, interrupted) changed in the work tree
+// before its next attempt starts, and nothing else, so the lead never types `git restore`/`git clean` (which Claude
+// Code asks the user about). Judged against the attempt's snapshot (lib/snapshot.ts: the bytes of every file of the
+// role's scope when the attempt started, the user's uncommitted edits and untracked files included): a file of the
+// scope whose bytes differ from the snapshot's goes back to them (`git restore --source=<snapshot> --worktree`, the
+// index untouched), a file the snapshot lacks that git does not track or ignore is removed (`git clean -f` of that
+// path; never when the snapshot left files out), everything else stays byte for byte. An attempt without a snapshot
+// (the role never ran, the project is no git repository, the start predates snapshots) changes nothing. Only the
+// files the execute grant lets the role edit (lib/role-files.ts) and only while the grant verifies; a file git would
+// write with converted bytes (ident, working-tree-encoding, eol=crlf) is left to the user. Repeating it changes
+// nothing more: a kill at any point is completed by the next call. git as lib/git.ts runs it.
 import { defineCommand } from "../../lib/command.js";
+import { crashPoint } from "../../lib/crash-point.js";
 import { HelperError } from "../../lib/errors.js";
-import { filteredPaths, filterOverrides, fromTop, gitError, gitFor, repoOf, zList, type GitRun } from "../../lib/git.js";
+import { gitError, rewrittenPaths, type GitRun } from "../../lib/git.js";
 import { findRole } from "../../lib/grant.js";
 import { PLAN_PATH, rolesOf, type Json } from "../../lib/plan.js";
 import { roleFiles, type Skipped } from "../../lib/role-files.js";
+import { inRoleScope, isSnapshot, leftOut, openRepo, scopeListing, snapshotEnv, treeEntries, workEntry } from "../../lib/snapshot.js";
 import { isObject } from "../../lib/values.js";
 import { projectRoots } from "../../store.js";
+import { join } from "node:path";
 import { granteePlan, holdingGrant, reportedFiles } from "./commit.js";
 
 /** The newest attempt of a role that is no longer running (the one a new attempt replaces), or null. */
@@ -37,10 +43,17 @@ export default defineCommand({
     const role = rolesOf(plan)[found.index];
     if (role.status === "completed") throw new HelperError("E_INVALID", `clean-attempt: role ${found.index} (${found.name}) is completed: its work stays`);
     const head = { role: found.name, roleIndex: found.index };
-
-    // The replaced attempt's report, when it wrote one that lists its files.
+    const nothing = (why: string) => ({ ...head, restored: [], removed: [], skipped: [], untouched: why });
     const attempt = replacedAttempt(role);
-    const agent = attempt && typeof attempt.agent === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(attempt.agent) ? attempt.agent : null;
+    if (attempt === null) return nothing("the role has no attempt to undo: nothing changed");
+    const snap = attempt.snapshot;
+    if (!isSnapshot(snap)) {
+      const why = isObject(snap) && typeof snap.none === "string" ? snap.none : "its start recorded no snapshot";
+      return nothing(`attempt ${String(attempt.attempt)} has no snapshot to go back to (${why}): nothing changed; undo its work yourself`);
+    }
+
+    // The replaced attempt's report, when it wrote one that lists its files: what it lists outside the scope is answered.
+    const agent = typeof attempt.agent === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(attempt.agent) ? attempt.agent : null;
     let listed: unknown[] = [];
     let report: string | null = null;
     if (agent !== null) {
@@ -48,66 +61,73 @@ export default defineCommand({
         listed = reportedFiles(ctx.cwd, `.design/worker-${agent}.json`);
         report = `.design/worker-${agent}.json`;
       } catch {
-        /* no report, or none that lists files: git status alone */
+        /* no report, or none that lists files */
       }
     }
-
-    const git = gitFor(project);
-    if (git === null) return { ...head, skipped: "git is not installed", restored: [], removed: [] };
-    const repo = await repoOf(git);
-    if ("none" in repo) return { ...head, skipped: repo.none, restored: [], removed: [] };
-    if ("why" in repo) throw new HelperError("E_INVALID", `clean-attempt: ${repo.why}`);
-    const overrides = await filterOverrides(git);
-    if (!Array.isArray(overrides)) throw new HelperError("E_INVALID", `clean-attempt: ${overrides.why}`);
+    const opened = await openRepo(project);
+    if ("none" in opened) return nothing(`${opened.none}: nothing changed`);
+    if ("why" in opened) throw new HelperError("E_INVALID", `clean-attempt: ${opened.why}`);
+    const repo = opened;
     const fail = (what: string, r: GitRun) => new HelperError("E_INVALID", `clean-attempt: git ${what} failed: ${gitError(r)}`);
-
-    const st = await git.run(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames", "--", "."], overrides);
-    if (st.code !== 0) throw fail("status", st);
-    const changed = zList(st.stdout)
-      .filter((e) => e.length > 3)
-      .map((e) => fromTop(repo.top, project, e.slice(3)))
-      .filter((p): p is string => p !== null);
-
-    // What the report lists is answered when left out; what git status adds outside the role's scope is not the
-    // role's business and goes unmentioned.
-    const fromReport = roleFiles(project, grant, found.name, listed);
-    const fromStatus = roleFiles(project, grant, found.name, changed);
-    const skipped: Skipped[] = [...fromReport.skipped];
-    const seen = new Set<string>();
-    const files = [...fromReport.files, ...fromStatus.files].filter((f) => !seen.has(f.rel) && seen.add(f.rel));
-    const filtered = await filteredPaths(git, files.map((f) => f.rel));
-    if (!(filtered instanceof Map)) throw new HelperError("E_INVALID", `clean-attempt: ${filtered.why}`);
-    const paths = files
-      .filter((f) => {
-        const v = filtered.get(f.rel);
-        if (v !== undefined) skipped.push({ path: f.rel, reason: `its git attributes name the filter '${v}', a program git would run: restore it yourself` });
-        return v === undefined;
-      })
-      .map((f) => f.rel);
-    if (paths.length === 0) return { ...head, report, restored: [], removed: [], skipped };
-
-    const diff = await git.run(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--", ...paths], overrides);
-    if (diff.code !== 0) throw fail("diff", diff);
-    const modified = new Set(zList(diff.stdout).map((p) => fromTop(repo.top, project, p)));
-    const others = await git.run(["ls-files", "-z", "--full-name", "--others", "--exclude-standard", "--", ...paths], overrides);
-    if (others.code !== 0) throw fail("ls-files", others);
-    const untracked = new Set(zList(others.stdout).map((p) => fromTop(repo.top, project, p)));
-    const ignored = await git.run(["ls-files", "-z", "--full-name", "--others", "--ignored", "--exclude-standard", "--", ...paths], overrides);
-    if (ignored.code !== 0) throw fail("ls-files", ignored);
-    for (const p of zList(ignored.stdout)) {
-      const rel = fromTop(repo.top, project, p);
-      if (rel !== null) skipped.push({ path: rel, reason: "ignored by git: left in place" });
+    const objects = join(project, ".design", "snapshots", "objects");
+    const scoped = (rel: string) => inRoleScope(role, rel);
+    let before;
+    let now;
+    try {
+      before = await treeEntries(repo, objects, snap.tree, scoped);
+      now = await scopeListing(repo, scoped);
+    } catch (err) {
+      throw new HelperError("E_INVALID", `clean-attempt: ${(err as Error).message}`);
     }
-    const restore = paths.filter((p) => modified.has(p));
-    const remove = paths.filter((p) => untracked.has(p) && !modified.has(p));
-    if (restore.length) {
-      const r = await git.run(["restore", "--worktree", "--", ...restore], overrides);
+    const fromReport = roleFiles(project, grant, found.name, listed);
+    const candidates = [...new Set([...before.keys(), ...now.keys(), ...fromReport.files.map((f) => f.rel)])].sort();
+    const judged = roleFiles(project, grant, found.name, candidates);
+    const skipped: Skipped[] = [...fromReport.skipped];
+    const restore: string[] = [];
+    const remove: string[] = [];
+    const unrestore: string[] = [];
+    for (const f of judged.files) {
+      const s = before.get(f.rel) ?? null;
+      const w = workEntry(project, repo.format, f.rel);
+      if (s !== null) {
+        if (w === null || w.id !== s.id || w.mode !== s.mode) restore.push(f.rel);
+      } else if (w !== null) {
+        if (!now.has(f.rel)) skipped.push({ path: f.rel, reason: "ignored by git: left in place" });
+        else if (!snap.complete || leftOut(snap, f.rel)) skipped.push({ path: f.rel, reason: "the snapshot left files out, so this one may predate the attempt: left in place" });
+        else if (now.get(f.rel) === true) unrestore.push(f.rel); // in git's index, absent when the attempt began
+        else remove.push(f.rel);
+      }
+    }
+    const rewritten = await rewrittenPaths(repo.git, restore);
+    if (!(rewritten instanceof Map)) throw new HelperError("E_INVALID", `clean-attempt: ${rewritten.why}`);
+    const restoring = restore.filter((p) => {
+      const v = rewritten.get(p);
+      if (v !== undefined) skipped.push({ path: p, reason: `its git attributes (${v}) make git write other bytes than the snapshot's: restore it yourself` });
+      return v === undefined;
+    });
+    if (restoring.length) {
+      // Every blob to put back must be there before any file is touched (a repository missing one refuses whole).
+      const ids = restoring.map((p) => (before.get(p) as { id: string }).id);
+      const check = await repo.git.run(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { env: snapshotEnv(repo, objects), input: ids.map((id) => `${id}\n`).join("") });
+      if (check.code !== 0) throw fail("cat-file", check);
+      const missing = check.stdout.split("\n").filter((l) => l.endsWith(" missing"));
+      if (missing.length) throw new HelperError("E_INVALID", `clean-attempt: the snapshot's content of ${missing.length} file(s) is missing from the repository (${missing[0].split(" ")[0]}): nothing changed`);
+      const r = await repo.git.run(["restore", `--source=${snap.tree}`, "--worktree", "--", ...restoring], { env: snapshotEnv(repo, objects) });
       if (r.code !== 0) throw fail("restore", r);
+      crashPoint("clean:restored");
+    }
+    if (unrestore.length) {
+      // A file git's index tracks that the snapshot lacks (the user had deleted it, the attempt made it again): restore
+      // from the snapshot removes it from the work tree, the index untouched.
+      const r = await repo.git.run(["restore", `--source=${snap.tree}`, "--worktree", "--", ...unrestore], { env: snapshotEnv(repo, objects) });
+      if (r.code !== 0) throw fail("restore", r);
+      crashPoint("clean:unrestored");
     }
     if (remove.length) {
-      const r = await git.run(["clean", "-f", "-q", "--", ...remove], overrides);
+      const r = await repo.git.run(["clean", "-f", "-q", "--", ...remove]);
       if (r.code !== 0) throw fail("clean", r);
+      crashPoint("clean:removed");
     }
-    return { ...head, report, restored: restore, removed: remove, skipped };
+    return { ...head, attempt: attempt.attempt ?? null, report, snapshot: { tree: snap.tree, at: snap.at }, restored: restoring, removed: [...unrestore, ...remove].sort(), skipped };
   },
 });

@@ -10,8 +10,12 @@
 // word: failed, no check run. Otherwise the checks run (only while the grant covers every one of them, as
 // run-checks) and decide. Usage, evidence and status go into plan.json in one locked write, and only if the
 // attempt is still the running one; the commit follows a completion (a commit refused by git leaves the role
-// completed and says why in `commit.error`).
-import { defineCommand } from "../../lib/command.js";
+// completed and says why in `commit.error`), judged against the attempt's snapshot (commit.ts). Called again for an
+// attempt it already recorded completed (a finish killed between its plan write and its commit), it records nothing
+// and completes the commit; the commit being idempotent, a repeat never commits twice (`alreadyRecorded`).
+import { defineCommand, type Context } from "../../lib/command.js";
+import { crashPoint } from "../../lib/crash-point.js";
+import { isSnapshot } from "../../lib/snapshot.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash, type Evidence } from "../../lib/evidence.js";
 import { checksGrant, grantState } from "../../lib/grant.js";
@@ -84,6 +88,42 @@ const oneLine = (s: string) => {
   return t.length > MAX_RESULT ? `${t.slice(0, MAX_RESULT - 1)}…` : t;
 };
 
+/**
+ * The role whose newest attempt is `agent`'s and ended completed, the role completed: what a finish killed between
+ * its plan write and its commit leaves. Its commit is then completed (or found made) by `finishCommit`.
+ */
+function completedAttemptOf(doc: Json, agent: string): { index: number; role: Json; entry: Json } | null {
+  const roles = rolesOf(doc);
+  for (let i = 0; i < roles.length; i++) {
+    const log = Array.isArray(roles[i].attemptLog) ? (roles[i].attemptLog as unknown[]) : [];
+    const last = log.length ? log[log.length - 1] : null;
+    if (isObject(last) && last.agent === agent && last.outcome === "completed" && roles[i].status === "completed") return { index: i, role: roles[i], entry: last };
+  }
+  return null;
+}
+
+/**
+ * finish called again for a completed attempt: nothing is recorded again; the role's reported files are committed
+ * where HEAD does not have them yet (none are when the first call's commit was made: the answer says so).
+ */
+async function finishCommit(ctx: Context, project: string, done: { index: number; role: Json; entry: Json }, agent: string, message: unknown) {
+  const roleName = typeof done.role.name === "string" ? done.role.name : "";
+  const reportPath = `.design/worker-${agent}.json`;
+  const head = { roleIndex: done.index, role: roleName, agent, attempt: done.entry.attempt ?? null, status: "completed", result: typeof done.role.result === "string" ? done.role.result : "", alreadyRecorded: true };
+  const read = readReport(ctx.cwd, reportPath);
+  if (!read.valid) return { ...head, commit: { skipped: `its report cannot be read again (${read.error}): nothing is committed` } };
+  const now = grantState(project, ctx.now());
+  if ("why" in now) return { ...head, commit: { skipped: `the execute grant no longer holds (${now.why}): nothing is committed` } };
+  let commit: CommitAnswer | { error: string };
+  try {
+    const snap = isSnapshot(done.entry.snapshot) ? done.entry.snapshot : null;
+    commit = await commitRoleFiles(project, now.grant, roleName, read.report.filesChanged as unknown[], commitMessage(message, done.role), snap);
+  } catch (err) {
+    commit = { error: err instanceof Error ? err.message : String(err) };
+  }
+  return { ...head, commit };
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {
@@ -111,7 +151,12 @@ export default defineCommand({
 
     const plan = loadPlan(ctx.cwd, planPath);
     const hit = attemptOf(plan, agent);
-    if (!hit) throw noAttempt(plan, agent);
+    if (!hit) {
+      // A finish killed after its plan write and before its commit: the role reads completed; complete the commit.
+      const done = completedAttemptOf(plan, agent);
+      if (done === null || args["give-up"]) throw noAttempt(plan, agent);
+      return finishCommit(ctx, project, done, agent, args.message);
+    }
     const roleName = typeof hit.role.name === "string" ? hit.role.name : "";
     const head = { roleIndex: hit.index, role: roleName, agent, attempt: hit.entry.attempt ?? null };
     const reportPath = `.design/worker-${agent}.json`;
@@ -182,7 +227,8 @@ export default defineCommand({
         if ("why" in now) commit = { skipped: `the execute grant no longer holds (${now.why}): nothing is committed` };
         else {
           const role = { ...hit.role, result };
-          commit = await commitRoleFiles(project, now.grant, roleName, report.filesChanged as unknown[], commitMessage(args.message, role));
+          crashPoint("finish:recorded");
+          commit = await commitRoleFiles(project, now.grant, roleName, report.filesChanged as unknown[], commitMessage(args.message, role), isSnapshot(hit.entry.snapshot) ? hit.entry.snapshot : null);
         }
       } catch (err) {
         commit = { error: err instanceof Error ? err.message : String(err) };

@@ -23,6 +23,7 @@ import { budgetFor, planForecast } from "../../lib/budget.js";
 import { OWN } from "../../lib/owned.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
 import { prefixProblem, runsOf } from "../../lib/role-runs.js";
+import { dirtyInScopes } from "../../lib/dirty-scope.js";
 
 function add(list: GrantItem[], value: string, role: string, kind: GrantItem["kind"]): void {
   const v = value.trim();
@@ -199,7 +200,10 @@ export default defineCommand({
       `The grant ends when this run ends, when anything in the plan or its spec files changes, or at ${expiresAt}.`,
       ...cost,
     ];
-    const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary, budget, forecast };
+    // The user's uncommitted work inside the scopes, and what the run does with it (lib/dirty-scope.ts).
+    const dirty = await dirtyInScopes(project, toRun);
+    summary.push(dirty.files.length ? `${dirty.note} Those files: ${dirty.files.map((f) => `${f.path} (${f.state}; ${f.roles.join(", ")})`).join(", ")}${dirty.count > dirty.files.length ? `, and ${dirty.count - dirty.files.length} more` : ""}.` : dirty.note);
+    const proposal = { grantPath, planFingerprint: fingerprint, runId, expiresAt, requiresSandbox, edits, commands, refused, summary, budget, forecast, dirty };
     if (!args.approve) return { recorded: false, ...proposal };
 
     if (runId === null) throw new HelperError("E_INVALID", "No unfinished execute run: start it with run-begin execute before approving a grant");

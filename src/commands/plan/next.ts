@@ -19,9 +19,9 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
-import { liveness, refineByActivity, stallMinutesOf, stampOpen } from "../../lib/attempts.js";
+import { liveness, refineByActivity, stallMinutesOf, stampOpen, takeSnapshots, underGit } from "../../lib/attempts.js";
 import { openRunId, underBudget } from "../../lib/budget.js";
-import { PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
+import { loadPlan, PLAN_PATH_WRITE, rolesOf, type Json } from "../../lib/plan.js";
 import { updatePlan } from "../../lib/plan-update.js";
 import { schedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { refuseWhileChallenged } from "../../lib/challenge.js";
@@ -58,12 +58,31 @@ function failureOf(role: Json, cwd: string) {
   };
 }
 
+/**
+ * The first starts the plan as it reads now would record (read without the lock; the locked decision may differ, and
+ * a start it adds then goes without a snapshot). A plan that cannot be read starts nothing here: the locked call
+ * answers its error.
+ */
+function firstStarts(cwd: string, path: string, design: string): Array<{ role: Json; attempt: number; replaces: boolean }> {
+  if (!underGit(projectRoots(cwd).project)) return [];
+  try {
+    const plan = loadPlan(cwd, path);
+    const roles = rolesOf(plan);
+    const { decision } = underBudget(schedulerCore().decide(roles, cwd), roles, plan, design, openRunId(design));
+    return decision.start.filter((s) => !s.retry).map((s) => ({ role: roles[s.roleIndex], attempt: s.attempt, replaces: s.replaces != null }));
+  } catch {
+    return [];
+  }
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
   async run(ctx, args) {
     const now = ctx.now();
     const design = projectRoots(ctx.cwd).design;
+    // The snapshot of each first start this call will record, taken before the plan's lock (lib/attempts.ts).
+    const snapshots = await takeSnapshots(ctx.cwd, firstStarts(ctx.cwd, args.plan_path as string, design), now);
     let planAfter: Json | null = null;
     const answer = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (plan) => {
       planAfter = plan;
@@ -84,7 +103,7 @@ export default defineCommand({
         fail: (code, message) => {
           throw new HelperError(code as "E_TRANSITION", message);
         },
-        onOpen: stampOpen(ctx.cwd, plan, core, now),
+        onOpen: stampOpen(ctx.cwd, plan, core, now, snapshots),
       });
       const warnings: string[] = [];
       const memories = memoriesFor(ctx.cwd, roles, decision.start.map((s) => s.roleIndex), now, warnings);

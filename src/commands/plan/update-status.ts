@@ -7,8 +7,8 @@
 import { defineCommand } from "../../lib/command.js";
 import { HelperError } from "../../lib/errors.js";
 import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
-import { PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { stampOpen } from "../../lib/attempts.js";
+import { loadPlan, PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
+import { stampOpen, takeSnapshots, underGit, type Snapshots } from "../../lib/attempts.js";
 import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
 import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
@@ -134,7 +134,11 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
  * refused, having changed nothing the caller then writes. `repeated` lists the roles whose update only repeated a
  * start already recorded (by `next`).
  */
-export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: string; project: string; now: number }): ReturnType<SchedulerCore["apply"]> & { repeated: number[] } {
+export function applyUpdates(
+  doc: Json,
+  updates: StatusUpdate[],
+  env: { cwd: string; project: string; now: number; snapshots?: Snapshots },
+): ReturnType<SchedulerCore["apply"]> & { repeated: number[] } {
   const roles = rolesOf(doc);
   checkReflexions(roles, updates);
   const at = isoSeconds(env.now);
@@ -148,7 +152,7 @@ export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: str
       const gaps = evidenceGaps(doc, i, sha256, (path) => specFileHash(env.project, path, sha256));
       if (gaps.length) throw noEvidence(role, i, gaps);
     },
-    onOpen: stampOpen(env.cwd, doc, core, env.now),
+    onOpen: stampOpen(env.cwd, doc, core, env.now, env.snapshots),
     onSame: (role, i, u) => {
       if (repeatedStart(role, i, u)) repeated.push(i);
     },
@@ -166,6 +170,21 @@ export function applyUpdates(doc: Json, updates: StatusUpdate[], env: { cwd: str
   return { ...result, repeated };
 }
 
+/** The roles a batch would open an attempt of (in_progress for a role not running), read without the lock. */
+function opening(cwd: string, path: string, input: string): Array<{ role: Json; attempt: number }> {
+  if (!underGit(projectRoots(cwd).project)) return [];
+  try {
+    const roles = rolesOf(loadPlan(cwd, path));
+    const core = schedulerCore();
+    const updates = parseUpdates(input, roles.length);
+    return updates
+      .filter((u) => u.status === "in_progress" && core.statusOf(roles[u.roleIndex]) !== "in_progress")
+      .map((u) => ({ role: roles[u.roleIndex], attempt: core.nextAttempt(roles[u.roleIndex]) }));
+  } catch {
+    return [];
+  }
+}
+
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],
   flags: {},
@@ -173,9 +192,12 @@ export default defineCommand({
   async run(ctx, args) {
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
+    const now = ctx.now();
+    // The snapshot of each attempt this batch opens (a retry's start), taken before the plan's lock (lib/attempts.ts).
+    const snapshots = await takeSnapshots(ctx.cwd, opening(ctx.cwd, args.plan_path as string, input), now);
     const out = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const updates = parseUpdates(input, rolesOf(doc).length);
-      const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now: ctx.now() });
+      const { repeated, ...result } = applyUpdates(doc, updates, { cwd: ctx.cwd, project, now, snapshots });
       // A batch that only repeats recorded starts leaves the file as it is.
       const onlyRepeats = repeated.length === updates.length && !updates.some((u) => u.hasResult);
       const already = repeated.length ? { alreadyRecorded: true, alreadyRecordedRoles: [...new Set(repeated)] } : {};
