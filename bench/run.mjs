@@ -11,6 +11,7 @@
 // Wall-clock medians over interleaved rounds (node -e 0 runs in every round, so the ratios compare like with like),
 // plus the child's CPU time (user + sys, from /usr/bin/time) which other load on the machine disturbs far less.
 import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -199,11 +200,43 @@ function role(i, n, rnd) {
   };
 }
 
-function planOf(n, { finalized = true } = {}) {
+/**
+ * The auxiliaries finalize requires of a plan that is not design's quick path (lib/plan-rules.ts): the memory
+ * curator and integration verifier always, challenger and scout since the bench's goals touch code.
+ */
+const AUXILIARIES = [
+  { name: "challenger", type: "pre-execution", trigger: "before-execution", goal: "Find the plan's gaps before any worker starts" },
+  { name: "scout", type: "pre-execution", trigger: "before-execution", goal: "Check the plan's assumptions against the code" },
+  { name: "integration-verifier", type: "post-execution", trigger: "after-all-roles-complete", goal: "Verify the roles work together" },
+  { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", goal: "Keep what this run teaches" },
+];
+
+/** A skill's phases as run-start takes them: the whole list the skill declares (SKILL_PHASES in src/lib/run-state.ts). */
+const PHASES = {
+  design: "pre-flight,experts,cross-review,plan,finalize,reflect-and-report",
+  execute: "pre-flight,challenge,grant,workers,verify,learn,close",
+};
+
+/** The verification specs of a plan's first two roles, as design installs them under .design/specs/. */
+const SPECS = [0, 1].map((i) => ({ role: `role-${i}`, path: `.design/specs/spec-${i}.test.ts`, runCommand: `npx vitest run .design/specs/spec-${i}.test.ts` }));
+
+/** A spec file of `lines` tests. */
+const specText = (lines = 1) => `import { test } from "vitest";\n${"test('part', () => {});\n".repeat(lines)}`;
+
+/** The spec files SPECS names, `lines` tests each. */
+const specFiles = (lines = 1) => Object.fromEntries(SPECS.map((s) => [s.path, specText(lines)]));
+
+/**
+ * An n-role plan as design writes it (a complex plan: its auxiliaries and specs, which finalize requires). A
+ * finalized one records each spec file's SHA-256 as finalize does when it installs them (the grant checks it).
+ */
+function planOf(n, { finalized = true, specLines = 1 } = {}) {
   const rnd = rng(7);
   const roles = Array.from({ length: n }, (_, i) => role(i, n, rnd));
   if (!finalized) for (const r of roles) for (const k of ["status", "attempts", "result", "directoryOverlaps"]) delete r[k];
-  return { schemaVersion: 4, goal: `A ${n}-role plan`, roles, auxiliaryRoles: [], progress: { completedRoles: [] } };
+  const sha256 = createHash("sha256").update(specText(specLines)).digest("hex");
+  const verificationSpecs = SPECS.map((s) => (finalized ? { ...s, sha256 } : { ...s }));
+  return { schemaVersion: 4, goal: `A ${n}-role plan`, roles, auxiliaryRoles: AUXILIARIES, verificationSpecs, progress: { completedRoles: [] } };
 }
 
 function memoryLines(n, seed = 42) {
@@ -275,8 +308,12 @@ function historyLines(n, seed = 11) {
 function project(dir, files) {
   mkdirSync(join(dir, ".design"), { recursive: true });
   for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(join(dir, rel, ".."), { recursive: true });
     writeFileSync(join(dir, rel), typeof content === "string" ? content : JSON.stringify(content, null, 2));
   }
+  // A plan's spec files exist (one test each unless given), as design installs them beside it.
+  const specs = Object.values(files).some((c) => typeof c === "object" && Array.isArray(c.verificationSpecs));
+  if (specs) for (const [rel, text] of Object.entries(specFiles())) if (!(rel in files)) project(dir, { [rel]: text });
   return dir;
 }
 
@@ -324,7 +361,7 @@ try {
       ".design/reflection.jsonl": reflectionLines(100),
       ".design/handoff.md": "# Handoff\n\nAll roles done.\n",
     });
-    execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "pre-flight,execute,verify", "--goal", "bench"], { cwd: typical });
+    execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", PHASES.execute, "--goal", "bench"], { cwd: typical });
     const starts = project(join(tmp, "starts"), { ".design/memory.jsonl": "" });
     let adds = 0;
     const addArgs = () => {
@@ -350,7 +387,7 @@ try {
       { label: "run-checkpoint", argv: helper("run-checkpoint", "execute", "--phase", "pre-flight", "--outputs", ".design/plan.json"), cwd: typical, check: ok },
       { label: "preflight (plan 40, 2k memories)", argv: helper("preflight", "execute"), cwd: typical, check: ok },
       // A fresh run each time (the previous state removed outside the timing): hashes the goal, draws a run id.
-      { label: "run-start", argv: helper("run-start", "design", "--phases", "pre-flight,experts,finalize", "--goal", "bench"), cwd: starts, check: ok,
+      { label: "run-start", argv: helper("run-start", "design", "--phases", PHASES.design, "--goal", "bench"), cwd: starts, check: ok,
         before: () => rmSync(join(starts, ".design/run-design.json"), { force: true }) },
     ];
     // The original's memory-add needs the same arguments as ours in the same round.
@@ -432,6 +469,9 @@ try {
       return dir;
     };
     const pct = (x) => `${(100 * x).toFixed(1)} %`;
+    // The keywords a curator gives a learning: its own words (here its three longest), never a placeholder, which
+    // memory-add's keyword gate refuses before the gate a set measures would speak.
+    const keywordsOf = (text) => [...new Set(text.match(/[\p{L}\p{N}_-]+/gu) ?? [])].filter((w) => w.replace(/[_-]/g, "").length >= 2).sort((a, b) => b.length - a.length).slice(0, 3).join(",");
     const order = ["tune", "holdout", "blind", "all"];
     const bySplit = ([a], [b]) => order.indexOf(a) - order.indexOf(b);
 
@@ -439,9 +479,9 @@ try {
     const splits = new Map();
     for (const [k, pair] of pairs.entries()) {
       const dir = fresh(`pair-${k}`);
-      const first = await call(dir, ["memory-add", "--category", "pattern", "--keywords", "k", "--content", pair.a]);
+      const first = await call(dir, ["memory-add", "--category", "pattern", "--keywords", keywordsOf(pair.a), "--content", pair.a]);
       if (!first.ok) throw new Error(`pair ${pair.id}: the first text was refused: ${first.error}`);
-      const second = await call(dir, ["memory-add", "--category", "pattern", "--keywords", "k", "--content", pair.b]);
+      const second = await call(dir, ["memory-add", "--category", "pattern", "--keywords", keywordsOf(pair.b), "--content", pair.b]);
       const refused = second.ok === false && second.gate === "duplicate";
       if (second.ok === false && !refused) throw new Error(`pair ${pair.id}: refused by another gate: ${second.error}`);
       for (const split of [pair.split, "all"]) {
@@ -463,7 +503,7 @@ try {
     const gate = new Map();
     const dir = fresh("session");
     for (const item of items) {
-      const out = await call(dir, ["memory-add", "--category", "convention", "--keywords", "k", "--content", item.text]);
+      const out = await call(dir, ["memory-add", "--category", "convention", "--keywords", keywordsOf(item.text), "--content", item.text]);
       const refused = out.ok === false && out.gate === "session-specific";
       for (const split of [item.split, "all"]) {
         const c = gate.get(split) ?? { right: 0, n: 0, caught: 0, session: 0, kept: 0, durable: 0, wrong: [] };
@@ -510,15 +550,13 @@ try {
   if (want("hook")) {
     // A project in an execute run with a grant the user approved (grant-approve.js, the key in a scratch Claude
     // config folder), 40 roles, two verification spec files; the CLI gives the hook CLAUDE_PROJECT_DIR.
-    const hp = project(join(tmp, "hook"), { ".design/plan.json": { ...planOf(40), verificationSpecs: [0, 1].map((i) => ({ role: `role-${i}`, path: `.design/specs/spec-${i}.test.ts`, runCommand: `npx vitest run .design/specs/spec-${i}.test.ts` })) } });
-    mkdirSync(join(hp, ".design/specs"), { recursive: true });
+    const hp = project(join(tmp, "hook"), { ".design/plan.json": planOf(40, { specLines: 200 }), ...specFiles(200) });
     // The helper call's stdin file: the hook approves `< file` only for an existing regular file.
     mkdirSync(join(hp, ".design/tmp"), { recursive: true });
     writeFileSync(join(hp, ".design/tmp/updates.json"), JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
-    for (const i of [0, 1]) writeFileSync(join(hp, `.design/specs/spec-${i}.test.ts`), `import { test } from "vitest";\n${"test('part', () => {});\n".repeat(200)}`);
     const config = join(tmp, "hook-config");
     const env = { CLAUDE_PROJECT_DIR: hp, CLAUDE_CONFIG_DIR: config };
-    execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", "pre-flight,grant,workers", "--goal", "bench"], { cwd: hp });
+    execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", PHASES.execute, "--goal", "bench"], { cwd: hp });
     const approved = JSON.parse(execFileSync(process.execPath, [join(ROOT, "skills/execute/scripts/grant-approve.js"), ".design/plan.json"], { cwd: hp, env: { ...process.env, ...env }, encoding: "utf8" }));
     if (approved.recorded !== true) throw new Error(`hook bench: no grant recorded: ${JSON.stringify(approved).slice(0, 300)}`);
     // A worker's call: its name is in the CLI's sidecar next to the session's transcript.
