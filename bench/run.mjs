@@ -201,7 +201,7 @@ function role(i, n, rnd) {
 }
 
 /**
- * The auxiliaries finalize requires of a plan that is not design's quick path (lib/plan-rules.ts): the memory
+ * The auxiliaries finalize requires of a plan that is not design's quick path (lib/plan/plan-rules.ts): the memory
  * curator and integration verifier always, challenger and scout since the bench's goals touch code.
  */
 const AUXILIARIES = [
@@ -211,7 +211,7 @@ const AUXILIARIES = [
   { name: "memory-curator", type: "post-execution", trigger: "after-all-roles-complete", goal: "Keep what this run teaches" },
 ];
 
-/** A skill's phases as run-start takes them: the whole list the skill declares (SKILL_PHASES in src/lib/run-state.ts). */
+/** A skill's phases as run-start takes them: the whole list the skill declares (SKILL_PHASES in src/lib/run/run-state.ts). */
 const PHASES = {
   design: "pre-flight,experts,cross-review,plan,finalize,reflect-and-report",
   execute: "pre-flight,challenge,grant,workers,verify,learn,close",
@@ -568,7 +568,7 @@ try {
       JSON.stringify({ session_id: "bench", transcript_path: transcript, cwd: hp, permission_mode: "default", hook_event_name: "PreToolUse", tool_name, tool_input, ...extra });
     const allow = (r) => r.status === 0 && r.stdout.includes('"allow"');
     const none = (r) => r.status === 0 && r.stdout === "";
-    // The hook's record of a verified grant (src/lib/grant-cache.ts) lives beside the key: a "cold" case removes it
+    // The hook's record of a verified grant (src/lib/grant/grant-cache.ts) lives beside the key: a "cold" case removes it
     // first (the call verifies the grant in full, loading dist/permit-verify.js and node:crypto, and writes it anew);
     // the others find the record the call before them wrote ("record").
     const keyDir = join(config, "do");

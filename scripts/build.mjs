@@ -166,7 +166,7 @@ const yamlSafeOnly = {
 // holds the CLI, the registry and the argument parser; each registry entry's module is bundled on its own to
 // dist/commands/<area>/<name>.js, the very path the registry's `import("./commands/...")` names, which stays an
 // external require in every bundle. Command files throw their own copy of HelperError, so the CLI recognises it
-// by name (lib/command.ts), not by class.
+// by name (lib/command/command.ts), not by class.
 const registry = readFileSync("src/registry.ts", "utf8");
 const commandModules = [...new Set([...registry.matchAll(/import\("(\.\/commands\/[^"]+)\.js"\)/g)].map((m) => m[1]))];
 if (commandModules.length === 0) throw new Error("no command modules found in src/registry.ts");
@@ -180,7 +180,7 @@ const externalCommands = {
 };
 // The hook runs before every tool call: V8 compiles the whole of permit.js at each start, so what only a full
 // verification of the execute grant needs (node:crypto's use, the canonical JSON, the fingerprint, the scheduler core
-// for the worker names: src/lib/grant-verify.ts, which grant.ts requires on first use) is its own file beside it,
+// for the worker names: src/lib/grant/grant-verify.ts, which grant.ts requires on first use) is its own file beside it,
 // dist/permit-verify.js. The helper's bundles include that module as usual.
 // Likewise the sandbox check (src/hooks/sandbox.ts: settings files, PATH, node:os), which only a plan that asks for
 // the sandbox needs: dist/permit-sandbox.js.
@@ -188,12 +188,12 @@ const hookRarePaths = {
   name: "hook-rare-paths",
   setup(b) {
     b.onResolve({ filter: /^\.\/grant-verify\.js$/ }, (args) =>
-      args.importer.endsWith(join("src", "lib", "grant.ts")) ? { path: "./permit-verify.js", external: true } : undefined);
+      args.importer.endsWith(join("src", "lib", "grant", "grant.ts")) ? { path: "./permit-verify.js", external: true } : undefined);
     b.onResolve({ filter: /^\.\/sandbox\.js$/ }, (args) =>
       args.importer.endsWith(join("src", "hooks", "permit.ts")) ? { path: "./permit-sandbox.js", external: true } : undefined);
   },
 };
-// The live report (src/commands/plan/live-report.ts) loads the report command's own bundle at run time: its import of
+// The live report (src/commands/run/live-report.ts) loads the report command's own bundle at run time: its import of
 // `../plan/report.js` stays external, a path that names dist/commands/plan/report.js from every command folder.
 const liveReport = {
   name: "live-report",
@@ -206,7 +206,7 @@ rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [hookRarePaths], banner: true },
-  { entry: "src/lib/grant-verify.ts", file: "permit-verify.js", plugins: [], banner: false },
+  { entry: "src/lib/grant/grant-verify.ts", file: "permit-verify.js", plugins: [], banner: false },
   { entry: "src/hooks/sandbox.ts", file: "permit-sandbox.js", plugins: [], banner: false },
   ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly, liveReport], zod: true, banner: false })),
 ];

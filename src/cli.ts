@@ -6,8 +6,8 @@
 // Required rather than run (`require("dist/plan.js")`), the bundle runs nothing and exports `run(argv, ctx)`: the
 // same commands, arguments and JSON document, in the caller's process. self-test runs a command's further cases
 // that way, and the unit suite its in-process tables; neither prints or exits.
-import { fail } from "./lib/command.js";
-import { writeOut } from "./lib/out.js";
+import { fail } from "./lib/command/command.js";
+import { writeOut } from "./lib/command/out.js";
 import { main, run } from "./main.js";
 
 export { run };

@@ -1,7 +1,7 @@
 // argv → registry → command → one result. Shared by the CLI entry (cli.ts), self-test and the tests.
 import { readSync } from "node:fs";
-import { execute, fail, ok, type CommandDef, type Context, type Dispatch, type Outcome } from "./lib/command.js";
-import { HelperError, usage } from "./lib/errors.js";
+import { execute, fail, ok, type CommandDef, type Context, type Dispatch, type Outcome } from "./lib/command/command.js";
+import { HelperError, usage } from "./base/errors.js";
 import { commandNames, registry } from "./registry.js";
 
 /** More standard input than any command takes (update batches, reports, evaluations): refused, not read on. */

@@ -1,6 +1,6 @@
 // Command name → one-line summary and a loader. Imports no command code: each module is loaded on first use,
 // so a call pays only for what its own command needs.
-import type { CommandDef } from "./lib/command.js";
+import type { CommandDef } from "./lib/command/command.js";
 
 export interface CommandEntry {
   summary: string;
@@ -36,15 +36,15 @@ export const registry: Record<string, CommandEntry> = {
   "reflect-metrics": { kind: "query", summary: "Reflect's numbers: failure patterns, status, confidence, trend, repeated advice, handoff", load: () => import("./commands/reflection/metrics.js") },
   "reflection-search": { kind: "query", summary: "Latest reflections, optionally for one skill", load: () => import("./commands/reflection/search.js") },
   // mutation
-  "grant": { kind: "mutation", summary: "Show, record or revoke what execute's workers may edit and run", load: () => import("./commands/plan/grant.js") },
-  "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/plan/workflow.js") },
-  "run-checks": { kind: "mutation", summary: "Run a role's granted checks and spec; record the evidence in its running attempt", load: () => import("./commands/plan/run-checks.js") },
-  "commit": { kind: "mutation", summary: "Commit a role's reported files inside its granted scope (git without hooks, filters or a shell)", load: () => import("./commands/plan/commit.js") },
-  "finish": { kind: "mutation", summary: "A worker finished: record its cost, check its report, run its checks under the grant, record the outcome, commit its files", load: () => import("./commands/plan/finish.js") },
-  "clean-attempt": { kind: "mutation", summary: "Undo a replaced attempt's changes inside its role's granted scope: restore tracked files, remove new ones", load: () => import("./commands/plan/clean-attempt.js") },
-  "record-usage": { kind: "mutation", summary: "Record what an agent cost (tokens, tool uses, duration) from its transcript", load: () => import("./commands/plan/record-usage.js") },
-  "budget": { kind: "mutation", summary: "Set or show the execute run's token budget, its spend and the forecast", load: () => import("./commands/plan/budget.js") },
-  "next": { kind: "mutation", summary: "What execute does now: records and hands out the starts (model, agent, memories), what runs and for how long, waits, done", load: () => import("./commands/plan/next.js") },
+  "grant": { kind: "mutation", summary: "Show, record or revoke what execute's workers may edit and run", load: () => import("./commands/run/grant.js") },
+  "workflow": { kind: "build", summary: "Compile the plan into a Claude Code Workflow script (.design/workflow.js)", load: () => import("./commands/run/workflow.js") },
+  "run-checks": { kind: "mutation", summary: "Run a role's granted checks and spec; record the evidence in its running attempt", load: () => import("./commands/run/run-checks.js") },
+  "commit": { kind: "mutation", summary: "Commit a role's reported files inside its granted scope (git without hooks, filters or a shell)", load: () => import("./commands/run/commit.js") },
+  "finish": { kind: "mutation", summary: "A worker finished: record its cost, check its report, run its checks under the grant, record the outcome, commit its files", load: () => import("./commands/run/finish.js") },
+  "clean-attempt": { kind: "mutation", summary: "Undo a replaced attempt's changes inside its role's granted scope: restore tracked files, remove new ones", load: () => import("./commands/run/clean-attempt.js") },
+  "record-usage": { kind: "mutation", summary: "Record what an agent cost (tokens, tool uses, duration) from its transcript", load: () => import("./commands/run/record-usage.js") },
+  "budget": { kind: "mutation", summary: "Set or show the execute run's token budget, its spend and the forecast", load: () => import("./commands/run/budget.js") },
+  "next": { kind: "mutation", summary: "What execute does now: records and hands out the starts (model, agent, memories), what runs and for how long, waits, done", load: () => import("./commands/run/next.js") },
   "update-status": { kind: "mutation", summary: "Batch status change with state machine, cascade and restoration", load: () => import("./commands/plan/update-status.js") },
   "resume-reset": { kind: "mutation", summary: "Return interrupted roles to pending after a lost session", load: () => import("./commands/plan/resume-reset.js") },
   "challenge-resolve": { kind: "mutation", summary: "Record how each blocking challenger issue was resolved (a constraint, or the user's decision)", load: () => import("./commands/plan/challenge-resolve.js") },

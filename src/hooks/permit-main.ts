@@ -9,7 +9,7 @@
 // to fd 1 synchronously (process.stdin and process.stdout build stream stacks, net for a pipe: ~5 ms each).
 import { readSync } from "node:fs";
 import { resolve } from "node:path";
-import { writeOut } from "../lib/out.js";
+import { writeOut } from "../lib/command/out.js";
 import { supportedNode } from "./node-version.js";
 import { ALLOW, permits, SKILLS, type HookInput, type Skill } from "./permit.js";
 

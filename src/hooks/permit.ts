@@ -14,19 +14,19 @@
 //               only for the plan-writing skills.
 //   Read        a file whose real path is inside the plugin.
 //   The grant   during an execute run the user approved with `grant --approve` (.design/grant.json, bound to the
-//               plan and the run: src/lib/grant.ts), a Bash command equal to a granted command, or a Write/Edit
+//               plan and the run: src/lib/grant/grant.ts), a Bash command equal to a granted command, or a Write/Edit
 //               whose real path lies in a granted scope of the project (never .design/, .git/, .claude/), for an
 //               event whose cwd is the project root (CLAUDE_PROJECT_DIR). Never with the sandbox turned off. A
 //               worker's call (an agent named after a role's `agent`) only within its own role's items. A grant
-//               verified in full is recorded beside the user's key (src/lib/grant-cache.ts, the hook's one write):
+//               verified in full is recorded beside the user's key (src/lib/grant/grant-cache.ts, the hook's one write):
 //               later calls compare the files it binds with that record, byte for byte, instead of verifying anew.
 //
 // Why one file: the hook's allow-list is one decision (`permits`), read top to bottom by whoever checks what it
 // approves; the helper-line grammar and the sandbox check already live beside it.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
-import { checksGrant, findRole, grantAllows, grantState, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant.js";
-import { ownerOf, type Owner } from "../lib/owned.js";
+import { checksGrant, findRole, grantAllows, grantState, isGrantAuxiliary, readGrant, type Grant, type GrantRequest } from "../lib/grant/grant.js";
+import { ownerOf, type Owner } from "../base/owned.js";
 import { parseHelperLine } from "./helper-line.js";
 import { SPECS } from "./specs.js";
 
@@ -269,7 +269,7 @@ export function projectOf(cwd: unknown): Project | null {
 /**
  * A helper path argument: relative or absolute, no `..` segment, real path inside `.design/` (or `.design/` itself
  * when `orSame`), and not a file with other hard links (one may be a file outside under another name). A write
- * argument's real path must also be one its command owns (`owner`, from lib/owned.ts: the helper's own table).
+ * argument's real path must also be one its command owns (`owner`, from base/owned.ts: the helper's own table).
  */
 function pathInDesign(value: string, project: Project, cwd: string, orSame = false, owner?: Owner): boolean {
   if (value === "" || value.includes("\0") || value.split("/").includes("..") || value.startsWith("~")) return false;
@@ -510,7 +510,7 @@ function flagsOf(words: readonly string[]): Map<string, string> {
  * - `finish --agent A`: the same for the role whose worker A is (finish runs its checks); `--give-up` runs nothing
  *   and is approved as update-status is, and so is finish while no grant is in force (it then runs nothing);
  * - `commit --role R`, `clean-attempt --role R`: the grant verifies and R names one role of its plan (git touches
- *   only files inside that role's granted scope: lib/role-files.ts).
+ *   only files inside that role's granted scope: lib/grant/role-files.ts).
  */
 function grantedCall(words: readonly string[], root: string): boolean {
   if (words.length === 2 && words[1] === "--help") return true;
@@ -716,7 +716,7 @@ function granted(tool: unknown, t: NonNullable<HookInput["tool_input"]>, input: 
   }
   // A call no recorded item covers (for anyone) is refused before the key, the HMAC and the plan's fingerprint:
   // most Bash calls of a session are no granted command. One it covers is answered by the record of an earlier full
-  // verification when every file the grant binds reads as it did then (src/lib/grant-cache.ts): no node:crypto.
+  // verification when every file the grant binds reads as it did then (src/lib/grant/grant-cache.ts): no node:crypto.
   const grant = readGrant(root, Date.now(), process.env, (unverified) => grantAllows({ ...unverified, workers: new Map() }, request, root), {});
   if (!grant) return false;
   const role = grantShare(input.agent_id === undefined ? { kind: "lead" } : callerOf(input), grant);

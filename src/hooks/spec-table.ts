@@ -1,7 +1,7 @@
 // The compact form of a helper command's argument spec that the permission hook checks calls against. Built from
 // the commands' own defineCommand specs (scripts/build.mjs writes src/hooks/specs.ts with it; a unit test rebuilds
 // it from the registry and fails when the committed table differs), so the hook never carries zod or command code.
-import type { ArgSpec } from "../lib/args.js";
+import type { ArgSpec } from "../lib/command/args.js";
 
 /** [type, required, choices]: "s" string, "i" integer, "b" boolean. */
 export type HookFlag = readonly ["s" | "i" | "b", 0 | 1, ...string[]];

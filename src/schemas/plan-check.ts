@@ -3,8 +3,8 @@
 // (a plan that passes) never inflates, compiles and builds the zod schemas (~100 ms). The unit test
 // test/unit/plan-check.test.ts proves the two agree on valid plans and on thousands of mutations of them; a
 // change to PlanSchema must be mirrored here (that test fails until it is).
-import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan.js";
-import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan/plan-rules.js";
 
 type Json = Record<string, unknown>;
 

@@ -2,8 +2,8 @@
 // not know are kept. finalize runs it after the contract's own checks, so a plan finalize accepts also satisfies
 // it; the `schema` command prints z.toJSONSchema(PlanSchema) as documentation for the skills.
 import { z } from "zod";
-import { ATTEMPT_OUTCOMES, COMPLEXITIES, DEFAULT_STALL_MINUTES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan.js";
-import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan-rules.js";
+import { ATTEMPT_OUTCOMES, COMPLEXITIES, DEFAULT_STALL_MINUTES, MODEL_TIERS, ROLE_STATUSES, STALL_MINUTES_RANGE } from "../lib/plan/plan.js";
+import { GOAL_TYPES, SPEC_WAIVERS, TIERS } from "../lib/plan/plan-rules.js";
 
 const nonEmpty = (what: string) => z.string().min(1).describe(what);
 

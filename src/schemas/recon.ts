@@ -1,7 +1,7 @@
 // recon.json v1 as a zod schema (contract 2.4), for the `schema` command: it describes what the recon lead writes.
 // recon-validate checks the file by hand with the contract's exact messages; this schema states the same shape.
 import { z } from "zod";
-import { CONFIDENCES, EFFORTS, LEVELS, LEVERAGE_GROUPS } from "../lib/recon-score.js";
+import { CONFIDENCES, EFFORTS, LEVELS, LEVERAGE_GROUPS } from "../lib/recon/recon-score.js";
 
 const levelTable = LEVELS.map((l) => `${l.level} ${l.name} (${l.group}, weight ${l.weight})`).join("; ");
 

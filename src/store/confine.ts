@@ -1,10 +1,10 @@
 // Confinement: every path the helper writes must resolve inside the project's .design/, every path it reads inside
 // the project (CLAUDE.md, "Confinement"). The one check is confine(); commands' declared path arguments go through
-// it before run() (lib/command.ts).
+// it before run() (lib/command/command.ts).
 import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { HelperError } from "../lib/errors.js";
-import type { Owner } from "../lib/owned.js";
+import { HelperError } from "../base/errors.js";
+import type { Owner } from "../base/owned.js";
 
 /**
  * What the helper may do with a path: `write` (write, create, move, append, lock) only inside the project's
@@ -68,7 +68,7 @@ export function outsideMessage(label: string, real: string, access: PathAccess):
  * `label` names it in the error (e.g. `--inputs entry '/etc/passwd'`). Returns the real path to operate on, so a
  * symlink inside the allowed root is followed (written through) and never replaced; anything resolving outside
  * the allowed root throws E_PATH before anything is read or written. A write also names its owner rule
- * (lib/owned.ts): the real path must be a file that rule allows (so a link from the command's own file to another
+ * (base/owned.ts): the real path must be a file that rule allows (so a link from the command's own file to another
  * command's file is refused too), else E_PATH naming the rule.
  */
 export function confine(cwd: string, label: string, value: string, access: "read"): string;

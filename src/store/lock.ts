@@ -5,8 +5,8 @@ import {
   closeSync, constants, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { crashPoint } from "../lib/crash-point.js";
-import { HelperError, detail } from "../lib/errors.js";
+import { crashPoint } from "../base/crash-point.js";
+import { HelperError, detail } from "../base/errors.js";
 
 export const LOCK_TIMEOUT_MS = 10_000;
 /** A lock whose holder stopped refreshing it for this long is broken by the next writer. */

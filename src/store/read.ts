@@ -1,14 +1,14 @@
 // Reading .design files: readers never lock (writers only rename complete files into place or append one whole
 // line), so a read sees a whole old or a whole new file. Startup is a hot path: everything here is synchronous.
-// Every file is opened through openRegular (lib/safe-read.ts): without blocking, a regular file only (a FIFO or a
+// Every file is opened through openRegular (base/safe-read.ts): without blocking, a regular file only (a FIFO or a
 // device is refused at once), and at most the cap of its kind.
 //
 // Why one file: every read of .design/ (text, JSON, JSONL scans and counts) shares the same bounded, non-blocking
 // open and chunked UTF-8 decoding.
 import { closeSync, lstatSync, readSync, readdirSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { grewPast, openRegular, readSmallRegular } from "../lib/safe-read.js";
-import { detail } from "../lib/errors.js";
+import { grewPast, openRegular, readSmallRegular } from "../base/safe-read.js";
+import { detail } from "../base/errors.js";
 
 const MiB = 1024 * 1024;
 /** Plans, drafts, reports, recon files, spec and input files: the largest plan the benchmarks use (30,000 roles) is

@@ -5,8 +5,8 @@ import {
   chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { crashPoint } from "../lib/crash-point.js";
-import { HelperError, detail } from "../lib/errors.js";
+import { crashPoint } from "../base/crash-point.js";
+import { HelperError, detail } from "../base/errors.js";
 import { acquire, alive, hex12, LOCK_STALE_MS, LOCK_TIMEOUT_MS, type Release } from "./lock.js";
 import { MAX_FILE_BYTES, MAX_JSONL_BYTES, readText } from "./read.js";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { invoke } from "../../src/main.ts";
-import { makeContext } from "../../src/lib/command.ts";
+import { makeContext } from "../../src/lib/command/command.ts";
 import { Browser, chromiumWorks, type Page } from "../helpers/browser.ts";
 import { decodePng, inkOf } from "../helpers/png.ts";
 import { reportPlan } from "../helpers/report-plans.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planWith, project, withEvidence, type Project } from "../helpers/design-dir.ts";
-import { expectedTokens, firstTierFailures, gatherSamples, roleKind, type Sample } from "../../src/lib/forecast.ts";
+import { expectedTokens, firstTierFailures, gatherSamples, roleKind, type Sample } from "../../src/lib/cost/forecast.ts";
 
 const P = ".design/plan.json";
 const RUN = "run-1";

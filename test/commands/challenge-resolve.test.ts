@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { planWith, project } from "../helpers/design-dir.ts";
-import { blockingOf, validChallengerReport } from "../../src/lib/challenge.ts";
+import { blockingOf, validChallengerReport } from "../../src/lib/plan/challenge.ts";
 import { auxiliaryErrors } from "../../src/commands/reports/auxiliary.ts";
 
 const P = ".design/plan.json";

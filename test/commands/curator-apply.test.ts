@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
 import { changed, outsideOwned, snapshot } from "../helpers/changes.ts";
-import { projectFolderName } from "../../src/lib/usage.ts";
+import { projectFolderName } from "../../src/lib/cost/usage.ts";
 
 const T0 = Date.parse("2026-11-26T10:00:00Z");
 const R = ".design/memory-curator-report.json";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { areaOf, draftShape, goalTier, namedAreas } from "../../src/lib/tier.ts";
+import { areaOf, draftShape, goalTier, namedAreas } from "../../src/lib/plan/tier.ts";
 import { planWith, project, type Files } from "../helpers/design-dir.ts";
 
 /** The sample project of the e2e suite, in short: a todo API with db, api and ui areas and an npm test script. */

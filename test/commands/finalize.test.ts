@@ -7,7 +7,7 @@ import { planWith, project, REQUIRED_AUXILIARIES, writeFiles, type RoleInit } fr
 const P = ".design/plan.json";
 type T = Parameters<typeof project>[0];
 
-/** Issues of the seed's planning rules (src/lib/plan-rules.ts) start with the rule's name. */
+/** Issues of the seed's planning rules (src/lib/plan/plan-rules.ts) start with the rule's name. */
 const SEED_RULE = /^Rule '/;
 
 /**

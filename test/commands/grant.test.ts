@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { planWith, project } from "../helpers/design-dir.ts";
-import { canonicalJson, globMatch, grantAllows, grantKeyPath, planFingerprint, planWorkers, readGrant, signGrant } from "../../src/lib/grant.ts";
+import { canonicalJson, globMatch, grantAllows, grantKeyPath, planFingerprint, planWorkers, readGrant, signGrant } from "../../src/lib/grant/grant.ts";
 
 const P = ".design/plan.json";
 const run = (over: Record<string, unknown> = {}) => ({ schemaVersion: 1, skill: "execute", runId: "run-1", completedAt: null, ...over });
@@ -289,7 +289,7 @@ describe("grant", () => {
         rmSync(target, { recursive: true, force: true });
         plant();
         // In a child, so a regression hangs the child (killed) and fails here instead of hanging the suite.
-        const r = spawnSync(process.execPath, ["--import", "tsx", "-e", `const { readGrant } = require(${JSON.stringify(join(__dirname, "../../src/lib/grant.ts"))}); process.stdout.write(String(readGrant(${JSON.stringify(p.dir)})))`], { encoding: "utf8", timeout: 20_000, env: process.env });
+        const r = spawnSync(process.execPath, ["--import", "tsx", "-e", `const { readGrant } = require(${JSON.stringify(join(__dirname, "../../src/lib/grant/grant.ts"))}); process.stdout.write(String(readGrant(${JSON.stringify(p.dir)})))`], { encoding: "utf8", timeout: 20_000, env: process.env });
         assert.equal(r.stdout, "null", `${name}: ${plant.toString()} ${r.stderr}`);
       }
     }

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { claudeSession } from "../helpers/claude-session.ts";
 import { project, type Project } from "../helpers/design-dir.ts";
-import { projectFolderName } from "../../src/lib/usage.ts";
-import { agentLiveness, stallLimitMs } from "../../src/lib/liveness.ts";
+import { projectFolderName } from "../../src/lib/cost/usage.ts";
+import { agentLiveness, stallLimitMs } from "../../src/lib/attempts/liveness.ts";
 import { permits, type HookInput } from "../../src/hooks/permit.ts";
 
 const FIXTURES = resolve(__dirname, "../fixtures/transcripts");

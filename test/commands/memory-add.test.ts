@@ -393,7 +393,7 @@ describe("memory-add: the session-specific gate", () => {
   });
 
   it("refuses counts, durations and file lists, from the flags and from --from", async (t) => {
-    const p = project(t, { ".design/tmp/r.json": { category: "mistake", keywords: ["files"], content: "Changed src/store.ts, src/lib/args.ts and test/unit/args.test.ts to fix the lock." } });
+    const p = project(t, { ".design/tmp/r.json": { category: "mistake", keywords: ["files"], content: "Changed src/store.ts, src/lib/command/args.ts and test/unit/args.test.ts to fix the lock." } });
     const cases: Array<[string, string]> = [
       ["The build took 3m12s on CI.", "run-metrics"],
       ["5 files changed in the auth refactor.", "run-metrics"],

@@ -1,6 +1,6 @@
 // `next`'s stall verdict, second look (issue 24, liveness by the clock): an attempt that has run past the plan's
 // `stallMinutes` is stalled only if its agent's transcript in this session has been quiet that long too
-// (lib/liveness.ts); a worker whose transcript was written lately is on a long task, and one whose transcript ends in
+// (lib/attempts/liveness.ts); a worker whose transcript was written lately is on a long task, and one whose transcript ends in
 // its final answer has finished (its report is due). Where no transcript is found, the clock alone decides. The
 // transcripts are the real CLI's (test/fixtures/transcripts/), aged here.
 import { describe, it, type TestContext } from "node:test";
@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from
 import { join, resolve } from "node:path";
 import { claudeSession } from "../helpers/claude-session.ts";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
-import { projectFolderName } from "../../src/lib/usage.ts";
+import { projectFolderName } from "../../src/lib/cost/usage.ts";
 
 const P = ".design/plan.json";
 const FIXTURES = resolve(__dirname, "../fixtures/transcripts");

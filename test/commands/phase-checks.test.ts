@@ -1,4 +1,4 @@
-// run-checkpoint checks the record a review leaves (src/lib/phase-checks.ts): the cross-review's audit trail, the
+// run-checkpoint checks the record a review leaves (src/lib/run/phase-checks.ts): the cross-review's audit trail, the
 // user's review of a full-path draft, and the goal review's verdict at execute's verify.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { project, type Project } from "../helpers/design-dir.ts";
 
 const put = (p: Project, rel: string, doc: unknown) => writeFileSync(join(p.dir, rel), JSON.stringify(doc));
-import { SKILL_PHASES } from "../../src/lib/run-state.ts";
+import { SKILL_PHASES } from "../../src/lib/run/run-state.ts";
 
 const ARTIFACT = { summary: "s", verificationProperties: [{ property: "p" }] };
 

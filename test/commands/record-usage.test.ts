@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
-import { projectFolderName, usageOfTranscripts } from "../../src/lib/usage.ts";
+import { projectFolderName, usageOfTranscripts } from "../../src/lib/cost/usage.ts";
 
 const P = ".design/plan.json";
 const FIXTURES = resolve(__dirname, "../fixtures/transcripts");

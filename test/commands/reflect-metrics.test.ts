@@ -4,7 +4,7 @@ import { project } from "../helpers/design-dir.ts";
 import {
   HIGH_CONFIDENCE_RUNS, SIMILARITY, TREND_DELTA, TREND_MIN_RUNS, confidenceFor, contentWords, handoffItems, similar, trend,
   type RunRef,
-} from "../../src/lib/reflect-metrics.ts";
+} from "../../src/lib/reflection/reflect-metrics.ts";
 
 const day = (d: number, h = 0) => new Date(Date.UTC(2026, 10, d, h)).toISOString().replace(/\.\d{3}Z$/, "Z");
 const run = (d: number, skill: string, outcome: string, whatFailed: string[], doNextTime: string[] = []) => ({

@@ -318,7 +318,7 @@ describe("run-begin for the other skills", () => {
 
 describe("run-begin's git", () => {
   it("never runs a git the project put in its own folder, even with an empty PATH entry", async (t) => {
-    const { findGit } = await import("../../src/lib/git-status.ts");
+    const { findGit } = await import("../../src/lib/git/git-status.ts");
     const { chmodSync, mkdirSync, realpathSync } = await import("node:fs");
     const p = project(t, { "bin/git": "#!/bin/sh\ntouch pwned\n", "git": "#!/bin/sh\ntouch pwned\n" });
     chmodSync(join(p.dir, "bin/git"), 0o755);

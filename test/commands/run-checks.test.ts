@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planWith, project, withEvidence, type Project } from "../helpers/design-dir.ts";
 
-/** A retry's start carries a reflexion (update-status requires it: lib/reflexion.ts). */
+/** A retry's start carries a reflexion (update-status requires it: lib/attempts/reflexion.ts). */
 const REFLEXION = { rootCause: "The check ran before the build", wrongAssumptions: "The brief assumed a built tree", alternative: "Build first, then run the check" };
 
 const P = ".design/plan.json";

@@ -23,7 +23,7 @@ async function checkpoint(p: Project, upTo: string) {
   const done = new Set(p.json(".design/run-execute.json").completed.map((c: { phase: string }) => c.phase));
   for (const phase of PHASES) {
     if (phase === "close") break;
-    // The verify checkpoint records the goal review's verdict (lib/phase-checks.ts).
+    // The verify checkpoint records the goal review's verdict (lib/run/phase-checks.ts).
     const decisions = phase === "verify" ? ["--decisions", "goal achieved, 0 fix rounds"] : [];
     if (!done.has(phase)) assert.equal((await p.run("run-checkpoint", ["execute", "--phase", phase, ...decisions], { now: T0 + 1000 })).exitCode, 0);
     if (phase === upTo) break;

@@ -1,5 +1,5 @@
 // Issue 30: the four skills besides execute open with run-begin, close with run-end, and make no checkpoint call:
-// the calls that produce a phase's output record it (src/lib/run-record.ts). Each skill's sequence of written calls,
+// the calls that produce a phase's output record it (src/lib/run/run-record.ts). Each skill's sequence of written calls,
 // as its SKILL.md orders them, run in-process: every phase recorded once, a `completed` close accepted, a repeat of
 // any call recording nothing twice, and the helper-call count each skill's cap is built on.
 import { describe, it } from "node:test";
@@ -8,7 +8,7 @@ import { writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
 import { changed, outsideOwned, snapshot } from "../helpers/changes.ts";
-import { QUICK_PATH_DECISIONS } from "../../src/lib/resume-refs.ts";
+import { QUICK_PATH_DECISIONS } from "../../src/lib/run/resume-refs.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 4, 0, 0);
 const EVAL = { whatWorked: ["it worked"], whatFailed: [], doNextTime: ["again"] };

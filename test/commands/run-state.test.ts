@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SKILL_PHASES } from "../../src/lib/run-state.ts";
+import { SKILL_PHASES } from "../../src/lib/run/run-state.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { project } from "../helpers/design-dir.ts";

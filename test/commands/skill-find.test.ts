@@ -4,8 +4,8 @@ import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { project, writeFiles } from "../helpers/design-dir.ts";
-import { readFrontmatter } from "../../src/lib/frontmatter.ts";
-import { indexSkills, resolveSkill, type SkillInfo } from "../../src/lib/skill-index.ts";
+import { readFrontmatter } from "../../src/lib/skills/frontmatter.ts";
+import { indexSkills, resolveSkill, type SkillInfo } from "../../src/lib/skills/skill-index.ts";
 
 const skill = (name: string, description = `Use when ${name}`) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
 

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeContext } from "../../src/lib/command.ts";
-import { indexSkills, ownPluginRoot, resolveSkill, SHADOWED, startedBySession, type SkillInfo } from "../../src/lib/skill-index.ts";
+import { makeContext } from "../../src/lib/command/command.ts";
+import { indexSkills, ownPluginRoot, resolveSkill, SHADOWED, startedBySession, type SkillInfo } from "../../src/lib/skills/skill-index.ts";
 import { invoke } from "../../src/main.ts";
 import { FIXTURE, installSnapshot, MARKETPLACES, marketplaceNames, skillProject, type SkillProject } from "../helpers/skill-project.ts";
 

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { planWith, project, writeFiles } from "../helpers/design-dir.ts";
 
-import { SKILL_PHASES, type Skill } from "../../src/lib/run-state.ts";
+import { SKILL_PHASES, type Skill } from "../../src/lib/run/run-state.ts";
 
 const PHASES = (skill: string) => SKILL_PHASES[skill as Skill].join(",");
 const plans: Record<string, unknown> = {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { makeContext, type Result } from "../../src/lib/command.ts";
+import { makeContext, type Result } from "../../src/lib/command/command.ts";
 import { invoke } from "../../src/main.ts";
 import { project } from "../helpers/design-dir.ts";
 

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, realpathSync, utimesSync, writeFileSync } from
 import { join, resolve } from "node:path";
 import { claudeSession } from "../helpers/claude-session.ts";
 import { planWith, project, type Project } from "../helpers/design-dir.ts";
-import { projectFolderName } from "../../src/lib/usage.ts";
+import { projectFolderName } from "../../src/lib/cost/usage.ts";
 import { permits, type HookInput } from "../../src/hooks/permit.ts";
 import { watchBoundMs } from "../../src/commands/run/watch.ts";
 

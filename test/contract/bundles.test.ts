@@ -11,7 +11,7 @@ const DIST = dirname(PLAN_JS);
 /** nanoid's URL-safe alphabet, which every copy of it carries. */
 const NANOID_ALPHABET = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
 /** The bundles of the commands that call newId() (src/lib/ids.ts): add a command here when it starts to. */
-const ID_MAKERS = ["commands/plan/grant.js", "commands/run/begin.js", "commands/run/start.js"];
+const ID_MAKERS = ["commands/run/grant.js", "commands/run/begin.js", "commands/run/start.js"];
 
 function bundles(): string[] {
   const commands = readdirSync(join(DIST, "commands"), { recursive: true }).map(String).filter((f) => f.endsWith(".js")).map((f) => join("commands", f));

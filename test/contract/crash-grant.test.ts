@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { assertNothingBlocks, assertSound, copyProject, crashSweep, runCrashing } from "../helpers/crash.ts";
 import { planWith, writeFiles } from "../helpers/design-dir.ts";
-import { signGrant } from "../../src/lib/grant.ts";
+import { signGrant } from "../../src/lib/grant/grant.ts";
 
 const APPROVE = resolve(__dirname, "../../skills/execute/scripts/grant-approve.js");
 const P = ".design/plan.json";

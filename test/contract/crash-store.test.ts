@@ -1,4 +1,4 @@
-// The store's locked write protocol killed at every step boundary (src/lib/crash-point.ts) and at random moments
+// The store's locked write protocol killed at every step boundary (src/base/crash-point.ts) and at random moments
 // between: plan.json is always the old or the new content, never torn; the next writer goes through at once and
 // finds no lock, temp file or half-applied change left.
 import { describe, it } from "node:test";

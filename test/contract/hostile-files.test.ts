@@ -57,7 +57,7 @@ describe("readSmallRegular (the hook's and the store's reader)", () => {
     sparse(join(dir, "big.json"), 2 * MiB);
     mkdirSync(join(dir, "folder.json"));
     const script = `
-      const { readSmallRegular, readSmallText } = require(${JSON.stringify(join(ROOT, "src/lib/safe-read.ts"))});
+      const { readSmallRegular, readSmallText } = require(${JSON.stringify(join(ROOT, "src/base/safe-read.ts"))});
       const d = ${JSON.stringify(dir)};
       const cap = ${MiB};
       const show = (r) => (r.ok ? { ok: true, text: r.bytes.toString("utf8") } : { ok: false, reason: r.reason, error: r.error });

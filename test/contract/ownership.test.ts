@@ -1,5 +1,5 @@
 // Ownership, through the built bundle (in-process in `npm test`, real processes under `npm run test:soak`): each
-// helper command writes only its own files under .design/ (src/lib/owned.ts). Every writing command, pointed at
+// helper command writes only its own files under .design/ (src/base/owned.ts). Every writing command, pointed at
 // every other command's file (the plan, the grant, the execute run, the Workflow script, installed and draft specs,
 // the memory, reflection and recon files, a dotfile, a file nobody owns), directly, through a symlink from its own
 // file, or through a hard link, answers E_PATH naming its rule, and the project is byte-identical afterwards (modes,

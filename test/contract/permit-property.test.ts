@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { permits, SKILL_COMMANDS, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
 import { SPECS } from "../../src/hooks/specs.ts";
-import { editCovers, readGrant } from "../../src/lib/grant.ts";
-import { prefixCovers } from "../../src/lib/role-runs.ts";
-import { readGrantCache } from "../../src/lib/grant-cache.ts";
+import { editCovers, readGrant } from "../../src/lib/grant/grant.ts";
+import { prefixCovers } from "../../src/lib/checks/role-runs.ts";
+import { readGrantCache } from "../../src/lib/grant/grant-cache.ts";
 import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 import { soak } from "../helpers/soak.ts";
 import { rng } from "../helpers/rng.ts";
@@ -174,7 +174,7 @@ describe("the hook's approvals, run under bash", () => {
 // an unfinished execute run and either no grant (or a grant copied from another project), or a grant approved for
 // real through grant-approve.js. After every event: (a) from no grant, no grant verifies; (b) from an approved
 // grant, either it no longer verifies or its commands and edits, the plan's commands and every spec file are
-// byte-identical to what was approved; (d) the hook's record of a verified grant (src/lib/grant-cache.ts, primed by
+// byte-identical to what was approved; (d) the hook's record of a verified grant (src/lib/grant/grant-cache.ts, primed by
 // every granted call the hook approves, and by "prime" events: granted calls of the lead and the workers between
 // the others) answers exactly what a full verification answers; and after the sequence (c) nothing outside
 // `.design/` and the approved grant's scopes changed (the key file included; the records beside it are the hook's
@@ -236,7 +236,7 @@ describe("sequences of approved events never forge, widen or bend the grant (iss
         { ...role("api-dev", ["src/api/"], [], ROLE_CHECKS[0]), runs: [{ command: RUN_PREFIX, args: "plain" }] },
         { ...role("docs-writer", ["docs/"], ["notes/*.md"], ROLE_CHECKS[1], ["api-dev"]), runs: [{ command: RUN_EXACT }] },
       ],
-      // The auxiliaries finalize requires of every plan (src/lib/plan-rules.ts).
+      // The auxiliaries finalize requires of every plan (src/lib/plan/plan-rules.ts).
       auxiliaryRoles: [
         { name: "challenger", type: "pre-execution", goal: "Challenge the plan", trigger: "before-execution" },
         { name: "scout", type: "pre-execution", goal: "Check the plan against the code", trigger: "before-execution" },

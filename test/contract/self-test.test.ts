@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { availableParallelism, tmpdir } from "node:os";
 import { cli } from "../helpers/cli.ts";
 import { commandNames } from "../../src/registry.ts";
-import { HelperError } from "../../src/lib/errors.ts";
+import { HelperError } from "../../src/base/errors.ts";
 import { asProcess, bundleCommands, childEnv, parallelism, selfTestCases, startOrder, summaryLine, uncovered, verdict } from "../../src/commands/workspace/self-test.ts";
 import { run } from "../../src/main.ts";
 

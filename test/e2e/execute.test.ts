@@ -210,7 +210,7 @@ describe(`execute scenarios through claude -p (Claude Code ${CLAUDE_CODE_VERSION
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "in_progress" }]));
     project.write(".design/plan.json", withEvidence(project.json(".design/plan.json"), 0));
     helperSync(project, ["update-status", ".design/plan.json"], JSON.stringify([{ roleIndex: 0, status: "completed", result: "store done" }]));
-    // The verify checkpoint records the goal review's verdict (src/lib/phase-checks.ts).
+    // The verify checkpoint records the goal review's verdict (src/lib/run/phase-checks.ts).
     for (const phase of ["pre-flight", "challenge", "grant", "workers", "verify", "learn"]) helperSync(project, ["run-checkpoint", "execute", "--phase", phase, "--decisions", phase === "verify" ? "goal achieved, 0 fix rounds" : "done"]);
     helperSync(project, ["reflection-add", ".design/reflection.jsonl", "--skill", "execute", "--goal", "a plan already built", "--outcome", "completed", "--goal-achieved", "true"], JSON.stringify(evaluation("built")));
     helperSync(project, ["run-complete", "execute", "--outcome", "completed"]);

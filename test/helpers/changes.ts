@@ -1,10 +1,10 @@
 // Which files a call changed: a snapshot of every file under a folder (path → sha256 of its bytes), and the paths
 // added, removed or changed between two snapshots. The run-begin / run-end / curator-apply tests check them
-// against the command's rows in src/lib/owned.ts.
+// against the command's rows in src/base/owned.ts.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, lstatSync } from "node:fs";
 import { join, relative } from "node:path";
-import { FIXED_WRITES, OWN, OWNED_ARGS, runStateOwner, type Owner } from "../../src/lib/owned.ts";
+import { FIXED_WRITES, OWN, OWNED_ARGS, runStateOwner, type Owner } from "../../src/base/owned.ts";
 
 export type Snapshot = Map<string, string>;
 

@@ -1,6 +1,6 @@
 // Kill tests: run one helper call as a real process of dist/plan.js, SIGKILL it at a step boundary or at a random
 // moment between two, then let the test check what it left and retry. The boundaries are `crashPoint()` calls in
-// src/ (src/lib/crash-point.ts): DO_CRASH_AT=<n> kills the process at the n-th one it reaches, DO_CRASH_FD=3 makes
+// src/ (src/base/crash-point.ts): DO_CRASH_AT=<n> kills the process at the n-th one it reaches, DO_CRASH_FD=3 makes
 // it name each one on descriptor 3. A counting run (no kill) learns the K points a call passes and how long it
 // takes from the first to its exit; the sweep then kills a fresh copy of the project at each point 1..K and at
 // `random` seeded moments (60 in `npm test`, more under `npm run test:soak`) between the first point and the end.

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
-import { makeContext, type Context, type Result } from "../../src/lib/command.ts";
+import { makeContext, type Context, type Result } from "../../src/lib/command/command.ts";
 import { invoke } from "../../src/main.ts";
 
 export type Files = Record<string, unknown>;
@@ -64,7 +64,7 @@ export interface RoleInit {
 }
 
 /**
- * The auxiliary roles finalize requires of every plan (src/lib/plan-rules.ts): challenger and integration-verifier
+ * The auxiliary roles finalize requires of every plan (src/lib/plan/plan-rules.ts): challenger and integration-verifier
  * always, a scout because a plan that records no goalType is taken to touch code.
  */
 export const REQUIRED_AUXILIARIES = [

@@ -1,4 +1,4 @@
-// The differential test's two readings of one script, in one canonical text each: what lib/shell.ts parses, and
+// The differential test's two readings of one script, in one canonical text each: what lib/checks/shell.ts parses, and
 // what mvdan/sh (the `mvdan-sh` devDependency, a GopherJS build of the Go parser shfmt uses) parses. The text keeps
 // what a verdict reads (test/unit/shell-differential.test.ts says why each part matters) and drops what none does:
 //   list      items joined by " ; ", a background item ends in " &"
@@ -12,7 +12,7 @@
 // `select` against `for`, `time`: none of them changes which commands run, their argv or the exit status a
 // check analysis reads.
 import { createRequire } from "node:module";
-import type { Command, List, Part, Redir, Word } from "../../src/lib/shell.ts";
+import type { Command, List, Part, Redir, Word } from "../../src/lib/checks/shell.ts";
 
 // ---------------------------------------------------------------- ours
 

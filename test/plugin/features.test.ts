@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillFeaturesSchema, type SkillFeatures } from "../../src/schemas/skill-features.ts";
-import { FEATURE_FILE } from "../../src/lib/skill-index.ts";
+import { FEATURE_FILE } from "../../src/lib/skills/skill-index.ts";
 import { allLinks, featureLinks, linkProblems } from "../helpers/features.ts";
 import { ROOT, SKILLS } from "./plugin-files.ts";
 

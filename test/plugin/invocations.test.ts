@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { registry } from "../../src/registry.ts";
-import { parseArgs } from "../../src/lib/args.ts";
-import type { CommandDef } from "../../src/lib/command.ts";
+import { parseArgs } from "../../src/lib/command/args.ts";
+import type { CommandDef } from "../../src/lib/command/command.ts";
 import { commandFiles, injectedCommands, invocations, shellWords, skillFiles, type Invocation } from "./plugin-files.ts";
 
 async function definition(name: string): Promise<CommandDef | undefined> {

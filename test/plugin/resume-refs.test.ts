@@ -1,8 +1,8 @@
-// run-begin's `resume.refs` (src/lib/resume-refs.ts) against the SKILL.md texts: a resumed session reads what an earlier
+// run-begin's `resume.refs` (src/lib/run/resume-refs.ts) against the SKILL.md texts: a resumed session reads what an earlier
 // phase loaded and the resumed phase still works from, and nothing the skill never reads before that phase.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { QUICK_REFS, RESUME_REFS } from "../../src/lib/resume-refs.ts";
+import { QUICK_REFS, RESUME_REFS } from "../../src/lib/run/resume-refs.ts";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { invocations, phaseSections, skillFiles } from "./plugin-files.ts";

@@ -1,13 +1,13 @@
 // The run-state contract as the skills write it (issue 30): one run-begin in pre-flight (the helper knows the
 // phases, answers `ask-resume` for the lead to ask) and one run-end in the last phase (the reflection and the close
 // in one call). execute ends each phase but the last with its run-checkpoint; the other four make no checkpoint
-// call: the calls that produce a phase's output record it (lib/run-record.ts; RECORDED_BY below, proved against the
+// call: the calls that produce a phase's output record it (lib/run/run-record.ts; RECORDED_BY below, proved against the
 // helper in test/commands/run-record.test.ts).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SKILL_PHASES, SKILLS } from "../../src/lib/run-state.ts";
+import { SKILL_PHASES, SKILLS } from "../../src/lib/run/run-state.ts";
 import { flagValue, invocations, phaseSections, skillFiles, type Invocation } from "./plugin-files.ts";
 
 const ROOT = resolve(__dirname, "../..");
@@ -104,7 +104,7 @@ describe("phase checkpoints in skills", () => {
   }
 });
 
-// run-begin starts each skill's run with the phase list the helper knows (SKILL_PHASES in src/lib/run-state.ts): it
+// run-begin starts each skill's run with the phase list the helper knows (SKILL_PHASES in src/lib/run/run-state.ts): it
 // must be the skill's `## N. Name` sections in kebab-case, in order, or a checkpoint the SKILL.md writes would be
 // refused as an unknown phase.
 describe("the helper's phase lists", () => {

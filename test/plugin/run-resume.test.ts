@@ -175,7 +175,7 @@ describe("every skill, interrupted at every phase boundary", () => {
       if (skill === "improve") guardInputs(w.dir);
       assert.equal((await w.plan("run-start", skill, "--phases", phases.join(","), "--goal", `a ${skill} goal`)).ok, true);
       for (let k = 0; k < phases.length - 1; k++) {
-        // The verify checkpoint records the goal review's verdict (lib/phase-checks.ts).
+        // The verify checkpoint records the goal review's verdict (lib/run/phase-checks.ts).
         const decisions = `step ${k + 1}${phases[k] === "verify" ? ", goal achieved" : ""}`;
         const cp = await w.plan("run-checkpoint", skill, "--phase", phases[k], "--decisions", decisions);
         assert.equal(cp.ok, true, JSON.stringify(cp));

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { makeContext } from "../../src/lib/command.ts";
+import { makeContext } from "../../src/lib/command/command.ts";
 import { invoke } from "../../src/main.ts";
 import { ROOT, skillFiles } from "./plugin-files.ts";
 

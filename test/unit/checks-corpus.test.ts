@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { extractPythonSources, isSurfaceOnly, verifyChecks } from "../../src/lib/checks.ts";
+import { extractPythonSources, isSurfaceOnly, verifyChecks } from "../../src/lib/checks/checks.ts";
 
 interface Line {
   section: "ci" | "python" | "known-bad";

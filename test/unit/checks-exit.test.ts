@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { analyzeCheck, canFail, verifyChecks } from "../../src/lib/checks.ts";
+import { analyzeCheck, canFail, verifyChecks } from "../../src/lib/checks/checks.ts";
 
 interface Block {
   source: string;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import {
   analyzeCheck, compilePython, errorAtMask, extractPythonSources, isSurfaceOnly, maskersIn, shellSyntax, verifyChecks,
-} from "../../src/lib/checks.ts";
+} from "../../src/lib/checks/checks.ts";
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), "do-checks-"));

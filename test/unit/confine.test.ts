@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { HelperError } from "../../src/lib/errors.ts";
+import { HelperError } from "../../src/base/errors.ts";
 import { confine, confined, isInside, projectRoots, realPath } from "../../src/store.ts";
-import { confineArgs } from "../../src/lib/command.ts";
-import { OWN } from "../../src/lib/owned.ts";
+import { confineArgs } from "../../src/lib/command/command.ts";
+import { OWN } from "../../src/base/owned.ts";
 
 function scratch(t: TestContext): { root: string; proj: string; out: string } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "do-confine-unit-")));

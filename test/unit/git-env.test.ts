@@ -1,8 +1,8 @@
-// lib/git.ts's environment: every program a configuration can name is blanked by a variable, which git reads at the
+// lib/git/git.ts's environment: every program a configuration can name is blanked by a variable, which git reads at the
 // command line's scope (over every file), and no transport, lazy fetch or configuration file of the user reaches git.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { configEnv, driverOverrides, gitEnv, SAFE_CONFIG } from "../../src/lib/git.ts";
+import { configEnv, driverOverrides, gitEnv, SAFE_CONFIG } from "../../src/lib/git/git.ts";
 
 describe("git's environment", () => {
   it("blanks each driver, hook, credential helper and remote program a configuration names, whatever its name", () => {

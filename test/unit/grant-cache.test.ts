@@ -1,4 +1,4 @@
-// The permission hook's record of a verified grant (src/lib/grant-cache.ts), as an attacker who can write inside the
+// The permission hook's record of a verified grant (src/lib/grant/grant-cache.ts), as an attacker who can write inside the
 // project would try it: every change to what the grant binds must end the cached verdict exactly as a full
 // verification ends the grant, whatever timestamps are restored; the record itself must be the hook's own (private,
 // bounded, well-formed, for this root) or it is ignored. Each case compares the cached answer with a full
@@ -13,9 +13,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { strictlyInside } from "../../src/lib/evidence.ts";
-import { grantState, projectPath, type GrantCacheUse } from "../../src/lib/grant.ts";
-import { grantCachePath, MAX_GRANT_CACHE, readGrantCache, writeGrantCache } from "../../src/lib/grant-cache.ts";
+import { strictlyInside } from "../../src/lib/checks/evidence.ts";
+import { grantState, projectPath, type GrantCacheUse } from "../../src/lib/grant/grant.ts";
+import { grantCachePath, MAX_GRANT_CACHE, readGrantCache, writeGrantCache } from "../../src/lib/grant/grant-cache.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 let config: string;

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureGrantKey } from "../../src/lib/grant-key.ts";
-import { readGrantKey } from "../../src/lib/grant.ts";
+import { ensureGrantKey } from "../../src/lib/grant/grant-key.ts";
+import { readGrantKey } from "../../src/lib/grant/grant.ts";
 
 function setup(t: { after: (fn: () => void) => void }) {
   const root = mkdtempSync(join(tmpdir(), "do-key-"));

@@ -1,8 +1,8 @@
 // The pure plan-graph algorithms (contract 3.1-3.5) and the computational view of a plan (3.11 step 5).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ancestors, dependents, depths, hasCycle, overlapWaits, pathsOverlap, reverse, scopeEntry, territoriesOf, territoriesOverlap } from "../../src/lib/graph.ts";
-import { attemptsOf, depsOf, guardPlan, nameIndex, rolesOf, scopeOf, statusOf } from "../../src/lib/plan.ts";
+import { ancestors, dependents, depths, hasCycle, overlapWaits, pathsOverlap, reverse, scopeEntry, territoriesOf, territoriesOverlap } from "../../src/lib/plan/graph.ts";
+import { attemptsOf, depsOf, guardPlan, nameIndex, rolesOf, scopeOf, statusOf } from "../../src/lib/plan/plan.ts";
 
 const sorted = (s: Set<number>) => [...s].sort((a, b) => a - b);
 

@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["store.ts", "store/"],
   // Leaves that import nothing of src/: HelperError and its codes, the table of what each command may write, the
   // bounded reader of planted files (the store, the grant and the hook all use them).
-  ["lib/errors.ts", "lib/owned.ts", "lib/safe-read.ts", "lib/crash-point.ts"],
+  ["base/errors.ts", "base/owned.ts", "base/safe-read.ts", "base/crash-point.ts"],
 ];
 
 /**
@@ -66,7 +66,7 @@ function graph(): Map<string, string[]> {
 }
 
 function layerOf(path: string): number {
-  // A file named on its own wins over the folder that holds it (lib/errors.ts is below the rest of lib/).
+  // A file named on its own wins over the folder that holds it (base/errors.ts is below the rest of lib/).
   const exact = LAYERS.findIndex((entries) => entries.includes(path));
   const i = exact >= 0 ? exact : LAYERS.findIndex((entries) => entries.some((e) => e.endsWith("/") && path.startsWith(e)));
   assert.ok(i >= 0, `src/${path} is in no layer of LAYERS (test/unit/imports.test.ts)`);

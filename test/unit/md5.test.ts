@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { md5Hex } from "../../src/lib/md5.ts";
+import { md5Hex } from "../../src/lib/workspace/md5.ts";
 
 // team-name's tag of the cwd is an MD5 computed in JavaScript (so the call does not load node:crypto): it must be
 // node:crypto's MD5 for every input, across block boundaries and in UTF-8.

@@ -1,11 +1,11 @@
-// writeOut (src/lib/out.ts): the helper's output written with write(2), without building process.stdout.
+// writeOut (src/lib/command/out.ts): the helper's output written with write(2), without building process.stdout.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeOut } from "../../src/lib/out.ts";
+import { writeOut } from "../../src/lib/command/out.ts";
 
 /** A connected pair of Unix sockets: `client` is non-blocking (libuv), `server` receives. */
 async function socketPair(dir: string): Promise<{ client: Socket; server: Socket; close: () => void }> {

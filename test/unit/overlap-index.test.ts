@@ -3,7 +3,7 @@
 // dependency orders), on random plans full of the rule's edge cases.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ancestors, overlapWaits, scopeEntry, territoriesOverlap, type Deps } from "../../src/lib/graph.ts";
+import { ancestors, overlapWaits, scopeEntry, territoriesOverlap, type Deps } from "../../src/lib/plan/graph.ts";
 
 function rng(seed: number) {
   let s = seed >>> 0;

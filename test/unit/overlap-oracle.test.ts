@@ -3,7 +3,7 @@
 // against the project, brace groups and [classes] are expanded as shells and globbers do, letters compared without
 // case as macOS and Windows do) and lists the tree's files both scopes of a pair cover. Checked per pair:
 //   - never a false "apart": when the oracle finds a shared file, or the grant's editCovers lets both entries edit
-//     one (src/lib/grant.ts, what a worker may actually edit), the rule says they overlap;
+//     one (src/lib/grant/grant.ts, what a worker may actually edit), the rule says they overlap;
 //   - never an overlap from nowhere: when the rule says overlap, its witness path is covered by both entries as
 //     their canonical forms read with the grant's globMatch (an independent matcher);
 //   - the index (overlapWaits) agrees with the pairwise rule, and `next` (decide) never runs two roles together
@@ -12,8 +12,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { posix } from "node:path";
-import { editCovers, globMatch } from "../../src/lib/grant.ts";
-import { schedulerCore } from "../../src/lib/scheduler.ts";
+import { editCovers, globMatch } from "../../src/lib/grant/grant.ts";
+import { schedulerCore } from "../../src/lib/plan/scheduler.ts";
 
 const core = schedulerCore();
 const ROOT = "/work/proj";

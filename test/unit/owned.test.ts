@@ -1,10 +1,10 @@
-// The table of ownership (src/lib/owned.ts) against the helper's own commands, and each rule on its own: every
+// The table of ownership (src/base/owned.ts) against the helper's own commands, and each rule on its own: every
 // argument a command declares `path: "write"` has exactly one row and no row names anything else; each rule allows
 // its own files and nothing of another rule, no dotfile and no other spelling.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { registry } from "../../src/registry.ts";
-import { OWN, OWNED_ARGS, ownerOf, runStateOwner, type Owner } from "../../src/lib/owned.ts";
+import { OWN, OWNED_ARGS, ownerOf, runStateOwner, type Owner } from "../../src/base/owned.ts";
 
 const seg = (rel: string) => (rel === "" ? [] : rel.split("/"));
 

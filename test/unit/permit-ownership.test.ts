@@ -1,4 +1,4 @@
-// The permission hook applies the helper's table of ownership (src/lib/owned.ts) to the helper calls it approves:
+// The permission hook applies the helper's table of ownership (src/base/owned.ts) to the helper calls it approves:
 // a writing command typed as a skill would type it, but naming another command's file under .design/ (directly,
 // or through a symlink or hard link from its own file), is not approved, so the user is asked. The same calls
 // naming the command's own file are approved.

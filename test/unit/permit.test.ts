@@ -8,7 +8,7 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, SKILLS, type HookInput, type Skill } from "../../src/hooks/permit.ts";
-import { readGrant, signGrant, type GrantBody } from "../../src/lib/grant.ts";
+import { readGrant, signGrant, type GrantBody } from "../../src/lib/grant/grant.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
 import { approveCall, filled, writtenCalls } from "../helpers/skill-calls.ts";
 

@@ -6,7 +6,7 @@ import {
   confidenceOverall,
   effortMultiplier,
   summarizeIntervention,
-} from "../../src/lib/recon-score.ts";
+} from "../../src/lib/recon/recon-score.ts";
 
 // Contract §7, copied row by row: weight, confidence, then trivial, small, medium, large, transformative.
 const TABLE: Array<[number, string, number[]]> = [

@@ -1,5 +1,5 @@
 // reflect-metrics groups failure texts and finds the memory that resolved each group through word-pair and word
-// indexes (src/lib/reflect-metrics.ts) instead of comparing every text with every earlier one and every memory with
+// indexes (src/lib/reflection/reflect-metrics.ts) instead of comparing every text with every earlier one and every memory with
 // every group. The oracle below is the pairwise rule as it was: each test here asserts the indexed answer equal to
 // it, group for group and memory for memory, on random word sets (small vocabularies, where most pairs are similar,
 // and large ones, where few are) and on the labelled texts of test/fixtures/memory/.
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import {
   comparisons, computeMetrics, contentWords, group, memoryRefs, resolvers, similar,
   type Group, type MemoryRef, type Mention, type RunRef,
-} from "../../src/lib/reflect-metrics.ts";
+} from "../../src/lib/reflection/reflect-metrics.ts";
 
 /** The grouping as it was: a text joins the first group with a similar member, else starts a group. */
 function oracleGroup(mentions: readonly Mention[]): Group[] {

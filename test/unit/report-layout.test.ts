@@ -2,8 +2,8 @@
 // everything lies inside the drawing, from 1 to 300 roles.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { depsOf } from "../../src/lib/plan.ts";
-import { overlapWaits, territoriesOf } from "../../src/lib/graph.ts";
+import { depsOf } from "../../src/lib/plan/plan.ts";
+import { overlapWaits, territoriesOf } from "../../src/lib/plan/graph.ts";
 import { borderPoint, layoutGraph, MAX_COLUMNS, type Box, type Point } from "../../src/lib/report/layout.ts";
 import { reportPlan } from "../helpers/report-plans.ts";
 

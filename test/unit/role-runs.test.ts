@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { permits, type HookInput } from "../../src/hooks/permit.ts";
-import { plainWords, prefixCovers, prefixProblem, quoteCovered, quotedCommands } from "../../src/lib/role-runs.ts";
+import { plainWords, prefixCovers, prefixProblem, quoteCovered, quotedCommands } from "../../src/lib/checks/role-runs.ts";
 import { planWith, project } from "../helpers/design-dir.ts";
 
 const ROOT = resolve(__dirname, "../..");
@@ -260,7 +260,7 @@ describe("the grant and the hook: runs for that role's worker only, the verifier
 
 describe("a spec's file name against its runner (issue 31)", () => {
   it("refuses what the runner cannot run, says the name it takes, and lets the rest through", async () => {
-    const { specNameProblem } = await import("../../src/lib/spec-names.ts");
+    const { specNameProblem } = await import("../../src/lib/plan/spec-names.ts");
     assert.match(specNameProblem(".design/specs/spec-cli.test.py", "python3 -m pytest -q .design/specs/spec-cli.test.py"), /the '\.' in 'spec-cli\.test' reads as a package: name it test_spec_cli\.py/);
     assert.match(specNameProblem(".design/specs/spec_cli.py", "python3 -m pytest -q .design/specs/"), /given a folder, collects only test_\*\.py/);
     assert.equal(specNameProblem(".design/specs/spec_cli.py", "python3 -m pytest -q .design/specs/spec_cli.py"), "", "a file named on the command runs by name");

@@ -1,8 +1,8 @@
-// The scheduler (src/lib/scheduler.ts) on graph families: each test drives a plan to its end the way execute
+// The scheduler (src/lib/plan/scheduler.ts) on graph families: each test drives a plan to its end the way execute
 // does (ask, start, record the outcome, ask again) and checks what ran, on which tier, and why the run ended.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { schedulerCore } from "../../src/lib/scheduler.ts";
+import { schedulerCore } from "../../src/lib/plan/scheduler.ts";
 
 const core = schedulerCore();
 

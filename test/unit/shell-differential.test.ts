@@ -1,4 +1,4 @@
-// lib/shell.ts against a parser whose job is bash: mvdan/sh (the parser of shfmt), as the `mvdan-sh` devDependency
+// lib/checks/shell.ts against a parser whose job is bash: mvdan/sh (the parser of shfmt), as the `mvdan-sh` devDependency
 // for the tree and `sh-syntax` (mvdan/sh v3.13 in WASM, bash 5.2's grammar) with `bash -n` as the judges of what
 // parses. Each script is read by both into one canonical text (test/helpers/shell-oracle.ts): the argv of every
 // simple command after quote removal, its assignments and redirections, which commands run (those in `$(…)`,
@@ -9,14 +9,14 @@
 // Two corpora: generated scripts (fast-check, seeded: DO_PROPERTY_SEED replays one; DO_SOAK=1 runs more) and every
 // real command line the project's fixtures hold (the check corpus, the CI exit blocks, the fixture plans' checks,
 // the transcripts' Bash commands) plus every helper call the skills and commands write, with the decorations the
-// hook accepts. A disagreement is either fixed in lib/shell.ts or listed in DELIBERATE with its reason.
+// hook accepts. A disagreement is either fixed in lib/checks/shell.ts or listed in DELIBERATE with its reason.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
-import { parseShell, ShellParseError } from "../../src/lib/shell.ts";
+import { parseShell, ShellParseError } from "../../src/lib/checks/shell.ts";
 import { SKILLS } from "../../src/hooks/permit.ts";
 import { mvdanRead, oursList } from "../helpers/shell-oracle.ts";
 import { commandCalls, filled, writtenCalls } from "../helpers/skill-calls.ts";
@@ -60,7 +60,7 @@ async function newerAccepts(src: string): Promise<boolean> {
 
 interface Deliberate {
   name: string;
-  /** Why lib/shell.ts reads it differently, and why no verdict changes. */
+  /** Why lib/checks/shell.ts reads it differently, and why no verdict changes. */
   reason: string;
   /** Whether a disagreement on this script is this one. */
   matches: (src: string, ours: Reading, theirs: Reading) => boolean;
@@ -71,7 +71,7 @@ const DELIBERATE: Deliberate[] = [
     name: "inline array assignment",
     reason:
       "`b=(x y) cmd`: bash -n accepts it (the array is assigned as text for that command); both builds of mvdan/sh " +
-      "refuse it. lib/shell.ts keeps bash's reading.",
+      "refuse it. lib/checks/shell.ts keeps bash's reading.",
     matches: (src, ours, theirs) => ours.ok && !theirs.ok && /inline variables cannot be arrays/.test(theirs.error),
   },
   {
@@ -85,7 +85,7 @@ const DELIBERATE: Deliberate[] = [
   {
     name: "more lenient than bash",
     reason:
-      "lib/shell.ts reads some text bash -n refuses (a `$((` that is no arithmetic read as `$(` and a subshell, as " +
+      "lib/checks/shell.ts reads some text bash -n refuses (a `$((` that is no arithmetic read as `$(` and a subshell, as " +
       "older bash did): its contract is to see what a script does, and bash -n judges syntax; validate-checks " +
       "runs bash -n on every check and reports the error (`shell-syntax`), so no verdict hangs on this reading.",
     matches: (src, ours, theirs) => ours.ok && !theirs.ok && !bashAccepts(src),
@@ -93,7 +93,7 @@ const DELIBERATE: Deliberate[] = [
   {
     name: "line continuation inside a parameter name",
     reason:
-      "`$va\\<newline>b`: bash removes the continuation first and expands $vab; lib/shell.ts ends the name at the " +
+      "`$va\\<newline>b`: bash removes the continuation first and expands $vab; lib/checks/shell.ts ends the name at the " +
       "backslash. Either way it is one expansion in the same word, so no verdict reads it differently.",
     matches: (src) => /\$[A-Za-z_][A-Za-z0-9_]*\\\n/.test(src),
   },
@@ -101,7 +101,7 @@ const DELIBERATE: Deliberate[] = [
     name: "here-document opened inside a command substitution",
     reason:
       "`$(cat <<EOF …)` whose body lines cross the substitution's own lines, or sit in a here-document body: where " +
-      "bash takes the inner body from is not where lib/shell.ts takes it. The generator writes these (soak, 6 in " +
+      "bash takes the inner body from is not where lib/checks/shell.ts takes it. The generator writes these (soak, 6 in " +
       "5,000); none of the 855 real command lines does.",
     matches: (src) => /\$\([^()]*<<-?\s*\\?['"]?[A-Za-z]/.test(src),
   },
@@ -109,7 +109,7 @@ const DELIBERATE: Deliberate[] = [
     name: "GitHub expression",
     reason:
       "`${{ … }}` is a GitHub Actions expression that bash would reject as a bad substitution only when it runs; " +
-      "lib/shell.ts reads it whole so that validate-checks can name it (`ci-expression`). mvdan/sh reads `${` up to the first `}`.",
+      "lib/checks/shell.ts reads it whole so that validate-checks can name it (`ci-expression`). mvdan/sh reads `${` up to the first `}`.",
     matches: (src) => src.includes("${{"),
   },
 ];
@@ -131,13 +131,13 @@ async function compare(src: string): Promise<Outcome> {
   if (ours.ok && !theirs.ok) {
     // The older build refuses what the newer one or bash accepts: a limit of the oracle, not a disagreement.
     if ((await newerAccepts(src)) && bashAccepts(src)) return { kind: "oracle-limit", detail: theirs.error };
-    if (!bashAccepts(src)) return { kind: "disagree", detail: `lib/shell.ts reads what bash -n refuses: ${theirs.error}` };
+    if (!bashAccepts(src)) return { kind: "disagree", detail: `lib/checks/shell.ts reads what bash -n refuses: ${theirs.error}` };
     return { kind: "oracle-limit", detail: theirs.error };
   }
   if (!ours.ok && theirs.ok) {
-    // lib/shell.ts refuses (validate-checks then leaves the check to bash -n alone): wrong only if bash reads it.
+    // lib/checks/shell.ts refuses (validate-checks then leaves the check to bash -n alone): wrong only if bash reads it.
     if (!bashAccepts(src)) return { kind: "both-refuse" };
-    return { kind: "disagree", detail: `lib/shell.ts refuses what bash reads: ${ours.ok ? "" : ours.error}` };
+    return { kind: "disagree", detail: `lib/checks/shell.ts refuses what bash reads: ${ours.ok ? "" : ours.error}` };
   }
   const [o, m] = [(ours as { text: string }).text, (theirs as { text: string }).text];
   let at = 0;
@@ -280,7 +280,7 @@ const scripts = () => fc.oneof(scriptsAt(1), scriptsAt(2));
 
 // ---------------------------------------------------------------- the tests
 
-describe("lib/shell.ts against mvdan/sh", () => {
+describe("lib/checks/shell.ts against mvdan/sh", () => {
   it("reads every real command line of the fixtures and the skills' helper calls as mvdan/sh does", async (t) => {
     const fixtures = fixtureCommands();
     const calls = helperCalls();

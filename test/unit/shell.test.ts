@@ -1,9 +1,9 @@
-// The bash parser checks are read with (src/lib/shell.ts): words after quote removal, expansions kept opaque,
+// The bash parser checks are read with (src/lib/checks/shell.ts): words after quote removal, expansions kept opaque,
 // here-documents, lists, pipelines and compound commands; and what it refuses.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { expansions, parseShell, ShellParseError, simpleCommands, wordText, type List, type Word } from "../../src/lib/shell.ts";
+import { expansions, parseShell, ShellParseError, simpleCommands, wordText, type List, type Word } from "../../src/lib/checks/shell.ts";
 
 /** Each simple command's words as the shell would pass them, `<raw>` for an expansion. */
 function argv(text: string): string[][] {

@@ -18,14 +18,14 @@
 // Why one file: the duplicate gate, the quality gates and the locked append are one transaction on the memory file.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail, usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail, usage } from "../../base/errors.js";
 import { isEmpty, isInt, isObject, isoSeconds, pyRound, pyStr, uuid4 } from "../../lib/values.js";
 import {
   appendLine, argLabel, confine, ensureDir, MAX_JSONL_BYTES, openForRead, parseJsonl, parseJsonText, pathKind, readBytes, readFileBytes, readJson, readText,
   replaceLine, sweepOrphans, wholeLinesEnd, updateText, withLock, writeAtomic,
 } from "../../store.js";
-import { OWN } from "../../lib/owned.js";
+import { OWN } from "../../base/owned.js";
 import {
   ALL_CATEGORIES, ANY_CATEGORY, appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";

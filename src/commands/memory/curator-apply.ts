@@ -9,13 +9,13 @@
 // not have the curator's shape is refused whole: nothing is written. The curator's usage is recorded as
 // validate-auxiliary-report records it.
 import { join } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { OWN } from "../../lib/owned.js";
-import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { OWN } from "../../base/owned.js";
+import { checkSkill, readRun, runFile } from "../../lib/run/run-state.js";
 import { isInt, isObject } from "../../lib/values.js";
 import { argLabel, confine, MAX_JSONL_BYTES, parseJsonl, projectRoots, readConfined, readJson, readText } from "../../store.js";
-import { crashPoint } from "../../lib/crash-point.js";
+import { crashPoint } from "../../base/crash-point.js";
 import { schemaFailure } from "../reports/checks.js";
 import { agentName, AGENT_FLAG, auxiliaryErrors, auxiliaryUsage } from "../reports/auxiliary.js";
 import { loadArtifact } from "../reports/expert-validate.js";

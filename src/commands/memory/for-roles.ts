@@ -4,7 +4,7 @@
 // start and the workflow compiles them into its script, so the lead searches memory for no role itself. A memory
 // file that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they
 // never stop the run.
-import { scopeOf, stringsOf, type Json } from "../../lib/plan.js";
+import { scopeOf, stringsOf, type Json } from "../../lib/plan/plan.js";
 import { confine } from "../../store.js";
 import { rankMemoryFile } from "./rank-file.js";
 import { searchQuery } from "./scoring.js";

@@ -3,8 +3,8 @@
 // With --top N (seed 002's capped view, /do:memories): the N best by memory-search's score with nothing searched
 // (recency × importance), each with its score, and `rest`, how many more matched.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { parseTimestamp, pyRound, sortDesc } from "../../lib/values.js";
 import { readJsonl } from "../../store.js";
 import { MEMORY_PATH, importanceOf, keywordList, standingScore, type Entry } from "./scoring.js";

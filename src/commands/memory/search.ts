@@ -2,8 +2,8 @@
 // Read-only and started often, so it takes no lock and loads no zod. Corrupt lines are skipped and counted
 // in the added `skippedLines` key.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, usage } from "../../base/errors.js";
 import { parseTimestamp, pyRound } from "../../lib/values.js";
 import { rankMemoryFile } from "./rank-file.js";
 import { MEMORY_PATH, importanceOf, searchQuery } from "./scoring.js";

@@ -2,7 +2,7 @@
 // (substring matches × linear recency × importance, contract 4.23). Read-only, no lock, no zod; an unreadable
 // file reads as "No memories found" (as the contract says), corrupt lines are counted in `skippedLines`.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
+import { defineCommand } from "../../lib/command/command.js";
 import { pyRound, sortDesc } from "../../lib/values.js";
 import { readJsonl } from "../../store.js";
 import { MEMORY_PATH, importanceOf, summaryQuery, summaryScore } from "./scoring.js";

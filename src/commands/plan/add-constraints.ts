@@ -2,10 +2,10 @@
 // `constraints` without hand-editing plan.json. stdin: JSON array of {role | roleIndex, constraints: [str]}.
 // The whole batch is validated before anything changes; constraints already present are not repeated; the
 // write is locked and atomic and keeps every other field.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
-import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../../lib/plan/plan.js";
+import { parseStdinArray, updatePlan } from "../../lib/plan/plan-update.js";
 import { isInt, isObject } from "../../lib/values.js";
 
 const CLOSED = new Set(["completed", "skipped"]);

@@ -1,16 +1,16 @@
 // challenge-resolve: record how each of the challenger's blocking issues was resolved, the record `grant`, `next`
-// and `workflow` wait for (lib/challenge.ts). stdin: a JSON array of
+// and `workflow` wait for (lib/plan/challenge.ts). stdin: a JSON array of
 //   {"issue": <index in the report's issues>, "constraint": "<rule for the workers>", "roles": ["<role>", …]}
 //     the constraint is appended to each role's constraints (roles default to the issue's affectedRoles in the plan);
 //   {"issue": <index>, "proceed": "<the user's decision, in their words>"}
 //     the user chose to go on with the plan as it is.
 // Only blocking issues of a valid .design/challenger-report.json can be resolved. The whole batch is checked before
 // anything changes; the plan is written once, under its lock. A later record of the same issue replaces the earlier.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { CHALLENGER_REPORT, readChallengerReport, RESOLUTIONS, type BlockingIssue } from "../../lib/challenge.js";
-import { arrayOf, PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
-import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { CHALLENGER_REPORT, readChallengerReport, RESOLUTIONS, type BlockingIssue } from "../../lib/plan/challenge.js";
+import { arrayOf, PLAN_PATH_WRITE, rolesOf, statusOf, str, type Json } from "../../lib/plan/plan.js";
+import { parseStdinArray, updatePlan } from "../../lib/plan/plan-update.js";
 import { isInt, isObject, isoSeconds } from "../../lib/values.js";
 
 // A completed role will not run again; a skipped one comes back when its failed dependency is retried, so it may

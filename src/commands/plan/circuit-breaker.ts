@@ -1,9 +1,9 @@
 // circuit-breaker: stop execution when failures doom most of the work that has not run yet (contract 4.8).
 // Roles already skipped by the cascade still count as doomed remaining work [Fix D15]; the threshold is
 // strictly more than half [Fix D16]; plans of 3 roles or fewer never abort.
-import { defineCommand } from "../../lib/command.js";
-import { dependents } from "../../lib/graph.js";
-import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { dependents } from "../../lib/plan/graph.js";
+import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf } from "../../lib/plan/plan.js";
 
 export default defineCommand({
   positionals: [PLAN_PATH],

@@ -2,18 +2,18 @@
 // without an expert team; medium or high → the full path) from the goal's words, the project's areas, recon.json,
 // earlier runs (reflection.jsonl) and remembered mistakes (memory.jsonl), plus the project's test and build commands
 // the quick plan needs. With --draft, whether a draft marked low kept the quick path's limits (roles, areas, depth).
-// Reads only inside the project. Its one write: the open design run's checkpoints (lib/run-record.ts): --goal
+// Reads only inside the project. Its one write: the open design run's checkpoints (lib/run/run-record.ts): --goal
 // records pre-flight (the clarified goal and the tier), --draft on a draft that fits records experts and
 // cross-review as skipped on the quick path.
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { COMPLEXITIES, type Complexity } from "../../lib/plan.js";
-import { draftShape, goalTier, QUICK_LIMITS } from "../../lib/tier.js";
-import { goalFacts } from "../../lib/goal-facts.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { COMPLEXITIES, type Complexity } from "../../lib/plan/plan.js";
+import { draftShape, goalTier, QUICK_LIMITS } from "../../lib/plan/tier.js";
+import { goalFacts } from "../../lib/plan/goal-facts.js";
 import { isObject } from "../../lib/values.js";
-import { QUICK_PATH_DECISIONS } from "../../lib/resume-refs.js";
-import { recordPhases } from "../../lib/run-record.js";
+import { QUICK_PATH_DECISIONS } from "../../lib/run/resume-refs.js";
+import { recordPhases } from "../../lib/run/run-record.js";
 import { pathKind, readJson, readText } from "../../store.js";
 
 /** The project's own test and build commands where a manifest names them (what a quick plan's checks run). */

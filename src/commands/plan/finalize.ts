@@ -9,26 +9,26 @@
 // checks' judgement already live in lib/.
 import { unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { recordFor } from "../../lib/run-record.js";
-import { isSurfaceOnly, maskedExit, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks.js";
-import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
-import { depths, hasCycle, overlapWaits, territoriesOf } from "../../lib/graph.js";
+import { recordFor } from "../../lib/run/run-record.js";
+import { isSurfaceOnly, maskedExit, maskersIn, maskerWarning, verifyChecks } from "../../lib/checks/checks.js";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant/grant-hold.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail } from "../../base/errors.js";
+import { depths, hasCycle, overlapWaits, territoriesOf } from "../../lib/plan/graph.js";
 import {
   arrayOf, depsOf, loadPlan, MODEL_TIERS, PLAN_PATH_WRITE, ROLE_STATUSES, rolesOf, scopeOf, str, type Json, type PlanPart,
-} from "../../lib/plan.js";
-import { serializePlan, updatePlan } from "../../lib/plan-update.js";
-import { seedRuleIssues } from "../../lib/plan-rules.js";
-import { draftShape, goalTier, judgeDraft, type Judged } from "../../lib/tier.js";
-import { goalFacts } from "../../lib/goal-facts.js";
-import { runCoverageIssues } from "../../lib/run-coverage.js";
-import { specNameIssues } from "../../lib/spec-names.js";
-import { refusedEdit } from "../../lib/grant.js";
+} from "../../lib/plan/plan.js";
+import { serializePlan, updatePlan } from "../../lib/plan/plan-update.js";
+import { seedRuleIssues } from "../../lib/plan/plan-rules.js";
+import { draftShape, goalTier, judgeDraft, type Judged } from "../../lib/plan/tier.js";
+import { goalFacts } from "../../lib/plan/goal-facts.js";
+import { runCoverageIssues } from "../../lib/plan/run-coverage.js";
+import { specNameIssues } from "../../lib/plan/spec-names.js";
+import { refusedEdit } from "../../lib/grant/grant.js";
 import { isEmpty, isObject, pyStr, sha256 } from "../../lib/values.js";
 import { matchesPlanSchema } from "../../schemas/plan-check.js";
 import { argLabel, confine, ensureDir, projectRoots, readBytes, realPath, withLock, writeAtomic } from "../../store.js";
-import { OWN } from "../../lib/owned.js";
+import { OWN } from "../../base/owned.js";
 
 const PARTS: readonly PlanPart[] = ["auxiliaryRoles", "verificationSpecs", "progress"];
 const MAX_ROLES = 8;
@@ -203,9 +203,9 @@ export function validatePlan(doc: Json, judged?: Judged | null): string[] {
     });
   }
 
-  issues.push(...seedRuleIssues(doc, judged)); // complexity, specs for complex plans, auxiliaries, scout (lib/plan-rules.ts)
-  issues.push(...runCoverageIssues(doc)); // runs the grant can record, commands the briefs quote (lib/run-coverage.ts)
-  issues.push(...specNameIssues(doc)); // spec file names their runner takes (lib/spec-names.ts)
+  issues.push(...seedRuleIssues(doc, judged)); // complexity, specs for complex plans, auxiliaries, scout (lib/plan/plan-rules.ts)
+  issues.push(...runCoverageIssues(doc)); // runs the grant can record, commands the briefs quote (lib/plan/run-coverage.ts)
+  issues.push(...specNameIssues(doc)); // spec file names their runner takes (lib/plan/spec-names.ts)
   if (issues.length === 0 && !matchesPlanSchema(doc)) issues.push(...schemaIssues(doc));
   return issues;
 }
@@ -485,7 +485,7 @@ export default defineCommand({
     const checkWarnings = slots.filter((w): w is string => w !== null);
     const scopeWarnings = e.scopeWarnings;
     // An installed draft is the output of the plan-writing skill's finalize phase (reflect's plan): its open run
-    // records it, with every phase before it not yet recorded (lib/run-record.ts).
+    // records it, with every phase before it not yet recorded (lib/run/run-record.ts).
     const warningCount = checkWarnings.length + scopeWarnings.length + e.specWarnings.length + antiPatternWarnings.length;
     const rec = draft
       ? await recordFor(ctx.cwd, ["design", "improve", "reflect"], (s) => (s === "reflect" ? "plan" : "finalize"), ctx.now(), `${e.roleCount} roles finalized, ${warningCount} warnings`)

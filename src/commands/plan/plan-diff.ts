@@ -3,9 +3,9 @@
 // plan_a may also be an archive folder (.design/history): the earlier plan is then the newest archived plan.json
 // in it, named in the answer (`archivedPlan`, `archivedGoal`), so a skill needs no file search to find it.
 import { basename, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
-import { arrayOf, loadPlan, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail } from "../../base/errors.js";
+import { arrayOf, loadPlan, rolesOf, scopeOf, stringsOf, type Json } from "../../lib/plan/plan.js";
 import { isObject, byCodePoint, pyStr } from "../../lib/values.js";
 import { confined, listDir, pathKind } from "../../store.js";
 

@@ -2,10 +2,10 @@
 // coloured by status, what runs next, and the last runs' outcomes. Always exits 0 (commands inject it with a
 // !-line, which must not fail), reporting a missing or broken plan inside its output.
 import { dirname, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { hasCycle } from "../../lib/graph.js";
-import { newestFirst } from "../../lib/lifecycle.js";
-import { attemptsOf, depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { hasCycle } from "../../lib/plan/graph.js";
+import { newestFirst } from "../../lib/plan/lifecycle.js";
+import { attemptsOf, depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, type Json } from "../../lib/plan/plan.js";
 import { isEmpty, isObject, parseTimestamp, pyStr } from "../../lib/values.js";
 import { readConfined, readJson, readJsonl } from "../../store.js";
 

@@ -5,20 +5,20 @@
 // that cannot be written, is said in `problems`.
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defineCommand } from "../../lib/command.js";
-import { overlapWaits, territoriesOf } from "../../lib/graph.js";
-import { newestFirst } from "../../lib/lifecycle.js";
-import { OWN } from "../../lib/owned.js";
-import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, type Json } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { overlapWaits, territoriesOf } from "../../lib/plan/graph.js";
+import { newestFirst } from "../../lib/plan/lifecycle.js";
+import { OWN } from "../../base/owned.js";
+import { depsOf, guardPlan, PLAN_PATH, rolesOf, statusOf, str, stringsOf, type Json } from "../../lib/plan/plan.js";
 import { reportHtml } from "../../lib/report/html.js";
 import type { AttemptView, EvidenceView, HistoryView, ReportModel, RoleView } from "../../lib/report/model.js";
 import { terminalSummary } from "../../lib/report/terminal.js";
 import { isObject, isoSeconds, parseTimestamp } from "../../lib/values.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 
 /** The skills whose run state (`run-<skill>.json`) may hold an interrupted run. */
 const RUN_SKILLS = ["design", "execute", "recon", "improve", "reflect"] as const;
-import { costSummary } from "../../lib/cost.js";
+import { costSummary } from "../../lib/cost/cost.js";
 import { confine, ensureDir, projectRoots, readConfined, readJson, readJsonl, updateText } from "../../store.js";
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);

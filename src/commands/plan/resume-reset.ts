@@ -2,10 +2,10 @@
 // interrupted attempt is counted and closed in its attempt log (contract 4.19; D27: a missing or null status
 // counts as pending). `noWorkRemaining` is the scheduler's verdict, so a plan whose only open work is retryable
 // failed roles still has work: a re-run retries them.
-import { defineCommand } from "../../lib/command.js";
-import { PLAN_PATH_WRITE, rolesOf, str } from "../../lib/plan.js";
-import { updatePlan } from "../../lib/plan-update.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { PLAN_PATH_WRITE, rolesOf, str } from "../../lib/plan/plan.js";
+import { updatePlan } from "../../lib/plan/plan-update.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 
 export default defineCommand({
   positionals: [PLAN_PATH_WRITE],

@@ -2,9 +2,9 @@
 // MAX_ATTEMPTS unsuccessful attempts and not stalled twice. `model` is the tier the retry runs on (one above each
 // failed attempt, haiku → sonnet → opus); `baseModel` is the plan's. An attempts value that is not a
 // non-negative integer reads as 0 (contract 3.11).
-import { defineCommand } from "../../lib/command.js";
-import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan/plan.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 
 export default defineCommand({
   positionals: [PLAN_PATH],

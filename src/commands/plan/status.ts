@@ -1,9 +1,9 @@
 // status: does an executable plan exist, and how many roles are in each status (contract 4.2).
 // Prompts branch on the error strings, so they are exactly the contract's.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { PLAN_PATH, statusOf } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { PLAN_PATH, statusOf } from "../../lib/plan/plan.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { readJson } from "../../store.js";
 

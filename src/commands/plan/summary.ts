@@ -1,10 +1,10 @@
 // summary: goal, role depths, model mix and auxiliary roles of a plan, for the lead's report (contract 4.3), and
 // what its agents cost so far (record-usage's records: per role, per model tier, per execute run).
-import { defineCommand } from "../../lib/command.js";
-import { depths } from "../../lib/graph.js";
-import { arrayOf, depsOf, loadPlan, PLAN_PATH, rolesOf, type Json } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { depths } from "../../lib/plan/graph.js";
+import { arrayOf, depsOf, loadPlan, PLAN_PATH, rolesOf, type Json } from "../../lib/plan/plan.js";
 import { byCodePoint, pyStr } from "../../lib/values.js";
-import { costSummary } from "../../lib/cost.js";
+import { costSummary } from "../../lib/cost/cost.js";
 
 /** A field as text inside a message: missing → the default, anything else as Python's str() shows it. */
 function text(role: Json, key: string, missing: string): string {

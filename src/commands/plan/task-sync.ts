@@ -4,11 +4,11 @@
 // TaskUpdate calls bring the list in line with the plan: one task per role, named by the role, its status derived
 // from the role's (a role failed for good, skipped or blocked is closed with its state in the subject), blocked by
 // its dependencies' tasks. Nothing is stored: the next sync starts again from plan.json and the list. Read-only.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { depsOf, loadPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan.js";
-import { parseStdinArray } from "../../lib/plan-update.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { depsOf, loadPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan/plan.js";
+import { parseStdinArray } from "../../lib/plan/plan-update.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 import { isObject } from "../../lib/values.js";
 
 export type TaskStatus = "pending" | "in_progress" | "completed";

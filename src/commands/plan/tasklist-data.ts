@@ -1,6 +1,6 @@
 // tasklist-data: one TaskCreate payload per role, in role order (contract 4.5).
-import { defineCommand } from "../../lib/command.js";
-import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf } from "../../lib/plan/plan.js";
 import { pyStr } from "../../lib/values.js";
 
 export default defineCommand({

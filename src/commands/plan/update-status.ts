@@ -2,20 +2,20 @@
 // skips after a failure and restoration of cascaded roles after a retry (contract 4.16; D1, D10, D13, D14,
 // D17, D27). The whole batch is validated and applied in memory under the plan lock; nothing is written when
 // any update is rejected. A role completes only on evidence: its running attempt must hold passing evidence,
-// recorded by run-checks, for each of its checks and its spec as they read now (lib/evidence.ts). Each attempt
+// recorded by run-checks, for each of its checks and its spec as they read now (lib/checks/evidence.ts). Each attempt
 // entry gets its start and end time and the execute run it belongs to.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { evidenceGaps, specFileHash } from "../../lib/evidence.js";
-import { loadPlan, PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan.js";
-import { stampOpen, takeSnapshots, underGit, type Snapshots } from "../../lib/attempts.js";
-import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/scheduler.js";
-import { parseStdinArray, updatePlan } from "../../lib/plan-update.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { evidenceGaps, specFileHash } from "../../lib/checks/evidence.js";
+import { loadPlan, PLAN_PATH_WRITE, rolesOf, structure, type Json } from "../../lib/plan/plan.js";
+import { stampOpen, takeSnapshots, underGit, type Snapshots } from "../../lib/attempts/attempts.js";
+import { schedulerCore, type SchedulerCore, type StatusUpdate } from "../../lib/plan/scheduler.js";
+import { parseStdinArray, updatePlan } from "../../lib/plan/plan-update.js";
 import { isEmpty, isInt, isObject, isoSeconds, sha256 } from "../../lib/values.js";
-import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/reflexion.js";
+import { cleanReflexion, reflexionProblems, retryStarts } from "../../lib/attempts/reflexion.js";
 import { projectRoots } from "../../store.js";
-import { measureUsage } from "./record-usage.js";
-import { refreshLiveReport } from "./live-report.js";
+import { measureUsage } from "../run/record-usage.js";
+import { refreshLiveReport } from "../run/live-report.js";
 
 
 /** Parse and validate the whole batch before anything changes (contract 4.16 steps 3-4). */
@@ -130,7 +130,7 @@ function noEvidence(role: Json, i: number, gaps: string[]): HelperError {
 /**
  * Apply a parsed batch to the plan document in memory (the caller holds the plan's lock and writes it): the
  * reflexion gate, the state machine with its cascade and restoration, and the evidence gate on every completion.
- * Each attempt it opens is stamped as `next` stamps it (lib/attempts.ts). Throws a HelperError on the first update
+ * Each attempt it opens is stamped as `next` stamps it (lib/attempts/attempts.ts). Throws a HelperError on the first update
  * refused, having changed nothing the caller then writes. `repeated` lists the roles whose update only repeated a
  * start already recorded (by `next`).
  */
@@ -193,7 +193,7 @@ export default defineCommand({
     const input = await ctx.stdin();
     const project = projectRoots(ctx.cwd).project;
     const now = ctx.now();
-    // The snapshot of each attempt this batch opens (a retry's start), taken before the plan's lock (lib/attempts.ts).
+    // The snapshot of each attempt this batch opens (a retry's start), taken before the plan's lock (lib/attempts/attempts.ts).
     const snapshots = await takeSnapshots(ctx.cwd, opening(ctx.cwd, args.plan_path as string, input), now);
     const out = await updatePlan(ctx.cwd, args.plan_path as string, ["progress"], (doc) => {
       const updates = parseUpdates(input, rolesOf(doc).length);

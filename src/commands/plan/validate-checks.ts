@@ -1,11 +1,11 @@
 // validate-checks: judge every acceptance check as the shell will run it before finalize (contract 4.24, 3.9; D7,
 // D9, D12): bash -n for its syntax, the inline Python each `python -c` receives after quoting and expansion,
-// exit-code maskers, CI expressions, placeholders and prose (lib/checks.ts). One python3 child per invocation, and
+// exit-code maskers, CI expressions, placeholders and prose (lib/checks/checks.ts). One python3 child per invocation, and
 // one bash unless a check fails to parse.
-import { verifyChecks, type CheckVerdict } from "../../lib/checks.js";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { arrayOf, loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan.js";
+import { verifyChecks, type CheckVerdict } from "../../lib/checks/checks.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { arrayOf, loadPlan, PLAN_PATH, rolesOf } from "../../lib/plan/plan.js";
 import { isEmpty, isObject } from "../../lib/values.js";
 
 interface Row {

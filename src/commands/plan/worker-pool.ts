@@ -1,10 +1,10 @@
 // worker-pool: one persistent worker per runnable role, with a unique slug name (contract 4.6).
 // Runnable: pending, and no direct dependency failed, blocked or skipped (pending/in-progress ones are fine:
 // the TaskList orders them).
-import { defineCommand } from "../../lib/command.js";
-import { depths } from "../../lib/graph.js";
-import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf, str } from "../../lib/plan.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { depths } from "../../lib/plan/graph.js";
+import { depsOf, loadPlan, PLAN_PATH, rolesOf, statusOf, str } from "../../lib/plan/plan.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 
 const DOOMED = new Set(["failed", "blocked", "skipped"]);
 

@@ -1,9 +1,9 @@
 // recon-findings: what the researchers found, counted by the helper so the lead does not count: the findings in
 // their artifacts, the domains they cover, and whether synthesis goes to an agent (seed 001: the lead synthesises
 // by default; more than 15 findings across more than 3 domains go to one synthesis agent). Read-only.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { FINDING_DOMAINS } from "../../lib/recon-score.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { FINDING_DOMAINS } from "../../lib/recon/recon-score.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { commaList } from "../../store.js";
 import { loadArtifact } from "../reports/expert-validate.js";

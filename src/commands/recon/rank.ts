@@ -3,15 +3,15 @@
 // atomically under the target's lock. An existing recon.json is never overwritten silently: without --replace the
 // new one goes to the first free recon-2.json, recon-3.json, ... (seed 000's collision rule); with --replace the old
 // one is first moved to .design/history/<stamp>/ and the new one takes its place. The open recon run records its
-// synthesis (the draft) and write-and-validate (the ranked file) phases (lib/run-record.ts).
+// synthesis (the draft) and write-and-validate (the ranked file) phases (lib/run/run-record.ts).
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
-import { rankRecon } from "../../lib/recon-score.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail } from "../../base/errors.js";
+import { rankRecon } from "../../lib/recon/recon-score.js";
 import { compactStamp, isoSeconds } from "../../lib/values.js";
 import { argLabel, confine, ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, realPath, withLock, writeAtomic } from "../../store.js";
-import { OWN } from "../../lib/owned.js";
-import { recordPhases } from "../../lib/run-record.js";
+import { OWN } from "../../base/owned.js";
+import { recordPhases } from "../../lib/run/run-record.js";
 import { reconError } from "./validate.js";
 
 /** recon-2 ... recon-<MAX_SUFFIX>: more collisions than this means something is wrong, not a busy project. */

@@ -1,8 +1,8 @@
 // recon-summary: display digest of recon.json (contract 4.26). No schemaVersion check; a score missing from the
 // file is computed the way recon-validate does [Fix D21].
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { confidenceOverall, summarizeIntervention } from "../../lib/recon-score.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { confidenceOverall, summarizeIntervention } from "../../lib/recon/recon-score.js";
 import { isEmpty, isObject } from "../../lib/values.js";
 import { RECON_PATH, loadRecon } from "./validate.js";
 

@@ -1,9 +1,9 @@
 // recon-validate: schema validation and deterministic scoring of recon.json (contract 4.25). Read-only: the scores
 // are reported, never written back. The first failure wins.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { ReconInvalid, validateRecon } from "../../lib/recon-score.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { ReconInvalid, validateRecon } from "../../lib/recon/recon-score.js";
 import { readJson } from "../../store.js";
 
 export const RECON_PATH = { name: "recon_path", help: "recon file", default: ".design/recon.json", path: "read" } as const;

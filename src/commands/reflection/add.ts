@@ -3,15 +3,15 @@
 // reported in the added `warnings` key without failing. The append is a locked copy-and-rename (contract 1.7).
 // An execute run's reflection also carries what the run cost (`cost`, from record-usage's records in plan.json for
 // the open execute run), which /do:runs shows and the forecast learns from once the plan is archived.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail, usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail, usage } from "../../base/errors.js";
 import { isoSeconds, uuid4 } from "../../lib/values.js";
 import { argLabel, confine, ensureDir, MAX_JSONL_BYTES, updateText, withAppendedLine } from "../../store.js";
-import { readRun, runFile } from "../../lib/run-state.js";
-import { OWN } from "../../lib/owned.js";
-import { openRunId } from "../../lib/budget.js";
-import { runCost } from "../../lib/cost.js";
-import { roleKind } from "../../lib/forecast.js";
+import { readRun, runFile } from "../../lib/run/run-state.js";
+import { OWN } from "../../base/owned.js";
+import { openRunId } from "../../lib/cost/budget.js";
+import { runCost } from "../../lib/cost/cost.js";
+import { roleKind } from "../../lib/cost/forecast.js";
 import { projectRoots, readConfined, readJson, readText } from "../../store.js";
 import { dirname, join } from "node:path";
 import { EVALUATION_FIELDS, OUTCOMES, REFLECTION_PATH, SKILLS, evaluationProblems, parseEvaluation } from "./evaluation.js";

@@ -1,17 +1,17 @@
 // reflect-metrics: everything /do:reflect used to count by hand, in one answer: the runs of one skill by outcome,
 // recurring failure patterns with their temporal status and confidence, the trend, advice repeated across runs, and
 // the handoff's open items. Without --skill it picks the skill with the most failed or partial runs. Its one write:
-// the open reflect run's pre-flight and gather checkpoints (lib/run-record.ts).
+// the open reflect run's pre-flight and gather checkpoints (lib/run/run-record.ts).
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, usage } from "../../base/errors.js";
 import {
   HIGH_CONFIDENCE_RUNS, MEDIUM_CONFIDENCE_RUNS, MIN_SHARED_WORDS, RECENT_RUNS, REPEATED_ADVICE_RUNS, SIMILARITY,
   TREND_DELTA, TREND_MIN_RUNS, computeMetrics, handoffItems, memoryRefs,
-} from "../../lib/reflect-metrics.js";
-import { SKILLS } from "../../lib/run-state.js";
+} from "../../lib/reflection/reflect-metrics.js";
+import { SKILLS } from "../../lib/run/run-state.js";
 import { readJsonl, readText } from "../../store.js";
-import { recordPhases } from "../../lib/run-record.js";
+import { recordPhases } from "../../lib/run/run-record.js";
 
 /** The skill with the most failed or partial runs; ties go to the one with more runs, then to the order of SKILLS. */
 export function pickSkill(entries: readonly Record<string, unknown>[]): { skill: string | null; bySkill: Record<string, { runs: number; failedOrPartial: number }> } {

@@ -1,8 +1,8 @@
 // reflection-search: the latest reflections, optionally for one skill (contract 4.10). Read-only, no lock,
 // no zod; entries come back verbatim, corrupt lines are skipped and counted in the added `skippedLines` key.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, usage } from "../../base/errors.js";
 import { parseTimestamp, sortDesc } from "../../lib/values.js";
 import { readJsonl } from "../../store.js";
 import { REFLECTION_PATH } from "./evaluation.js";

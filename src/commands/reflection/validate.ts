@@ -1,7 +1,7 @@
 // reflection-validate: check a self-evaluation object from stdin before it is stored (contract 4.22).
 // The object must carry whatWorked, whatFailed and doNextTime as arrays; other keys are free.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { evaluationProblems, parseEvaluation } from "./evaluation.js";
 
 export default defineCommand({

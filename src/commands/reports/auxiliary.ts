@@ -1,13 +1,13 @@
 // validate-auxiliary-report: checks the report of a challenger, scout, integration verifier, regression checker
 // or memory curator (contract 2.6, 4.27) and returns a short summary of it.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";
 import { loadArtifact } from "./expert-validate.js";
 import { join } from "node:path";
 import { pathKind, projectRoots } from "../../store.js";
-import { recordUsage } from "../plan/record-usage.js";
+import { recordUsage } from "../run/record-usage.js";
 import { WAITING_FLAGS, withWaiting } from "./waiting.js";
 
 export const AUX_TYPES = ["challenger", "scout", "integration-verifier", "regression-checker", "memory-curator"] as const;

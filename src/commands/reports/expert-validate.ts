@@ -6,16 +6,16 @@
 // without the flag is held to the same rule.
 // A valid artifact with no one else still out (every `--waiting` name's artifact there and valid) records the open
 // run's expert phase (design's experts, recon's research, improve's analysis) with every valid artifact as its
-// outputs (lib/run-record.ts): the lead makes no checkpoint call of its own.
+// outputs (lib/run/run-record.ts): the lead makes no checkpoint call of its own.
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { isInt, isObject } from "../../lib/values.js";
 import { commaList, listDir, projectRoots, readJson } from "../../store.js";
-import { recordFor } from "../../lib/run-record.js";
-import type { Skill } from "../../lib/run-state.js";
+import { recordFor } from "../../lib/run/run-record.js";
+import type { Skill } from "../../lib/run/run-state.js";
 import { absentKeys } from "./checks.js";
-import { qualityScoreProblems } from "../../lib/quality.js";
+import { qualityScoreProblems } from "../../lib/improve/quality.js";
 import { WAITING_FLAGS, withWaiting } from "./waiting.js";
 
 /** Read an artifact with the messages shared by expert-validate and validate-auxiliary-report. */

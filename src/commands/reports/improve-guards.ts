@@ -5,22 +5,22 @@
 // size comes from the target's real file where the project holds it (the snapshot's `# <path>.md` headings, or the
 // improve run's input), else from the snapshot improve saved; a snapshot that differs from the real file is named
 // (`snapshotDiffers`) and the file's size is used. The answer names the guards that fail. Its one write: the open
-// improve run's checkpoints up to guards, once the guards pass (lib/run-record.ts).
+// improve run's checkpoints up to guards, once the guards pass (lib/run/run-record.ts).
 // run-checkpoint improve --phase guards judges the same (judgeGuards) and refuses while a guard fails and the draft
 // records no accepted trade-off for it in designDecisions (issue 32: no checkpoint required them before).
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { loadPlan, rolesOf, str } from "../../lib/plan.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { loadPlan, rolesOf, str } from "../../lib/plan/plan.js";
 import {
   baseline, budgetGuard, DIMENSIONS, effectProblems, qualityScoreProblems, regressionGuard, scoresOf, snapshotSkills,
   type RoleEffects, type Scores,
-} from "../../lib/quality.js";
+} from "../../lib/improve/quality.js";
 import { isInt, isObject } from "../../lib/values.js";
 import { commaList, confined, listDir, readText } from "../../store.js";
-import { readRun, runFile } from "../../lib/run-state.js";
-import { recordPhases } from "../../lib/run-record.js";
-import type { Json } from "../../lib/plan.js";
+import { readRun, runFile } from "../../lib/run/run-state.js";
+import { recordPhases } from "../../lib/run/run-record.js";
+import type { Json } from "../../lib/plan/plan.js";
 import { loadArtifact } from "./expert-validate.js";
 
 export const GUARD_NAMES = { regression: "regression-safety", budget: "token-budget" } as const;

@@ -1,9 +1,9 @@
 // `--waiting`: the agents whose reports the lead still waits for, answered beside the report check the lead makes
 // whenever one arrives (expert-validate, validate-auxiliary-report), so liveness costs no call of its own. Each named
-// agent comes back alive, finished or stalled by the clock (lib/liveness.ts), on a passing check and on a failing one.
-import { HelperError } from "../../lib/errors.js";
-import { agentLiveness, stallLimitMs, type LivenessAnswer } from "../../lib/liveness.js";
-import type { Context } from "../../lib/command.js";
+// agent comes back alive, finished or stalled by the clock (lib/attempts/liveness.ts), on a passing check and on a failing one.
+import { HelperError } from "../../base/errors.js";
+import { agentLiveness, stallLimitMs, type LivenessAnswer } from "../../lib/attempts/liveness.js";
+import type { Context } from "../../lib/command/command.js";
 import { commaList, projectRoots } from "../../store.js";
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;

@@ -1,8 +1,8 @@
 // worker-completion-validate: checks the completion report a worker sends on stdin (contract 2.7, 4.28), or the
 // report file it wrote (`report_path`, as its sibling expert-validate takes one): given a path, stdin is not read.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { isObject } from "../../lib/values.js";
 import { parseJson, readText } from "../../store.js";
 import { absentKeys, fieldErrors, schemaFailure, type PyTypeName } from "./checks.js";

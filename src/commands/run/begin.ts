@@ -11,35 +11,35 @@
 // For execute it also does the rest of the pre-flight: interrupted roles back to pending (resume-reset), the run's
 // budget (--budget), the pre-flight checkpoint, and, when no work is left, the skipped checkpoints of challenge,
 // grant and workers, so the run goes on at verify.
-import { crashPoint } from "../../lib/crash-point.js";
+import { crashPoint } from "../../base/crash-point.js";
 // For design, recon and improve, reflect (issue 30) a start also does what their pre-flights asked for call by call:
 // a finished plan goes to history (design, improve, reflect: nobody wants it), earlier expert artifacts are set aside
 // (design, recon, improve: archive --only experts' rule), the goal's memories come with the answer (`memories`,
 // memory-search's ranking), design gets recon.json's summary (`recon`), and a resume names the refs to read first
 // (`resume.refs`). recon's pre-flight is recorded here; the other skills' phases by the calls that produce them.
 import { join } from "node:path";
-import { defineCommand, type Context } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { refuseWhileGranted, END_GRANT_FLAG } from "../../lib/grant-hold.js";
-import { lifecycle } from "../../lib/lifecycle.js";
-import { guardPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan.js";
-import { updatePlan } from "../../lib/plan-update.js";
-import { neededReports, openRun } from "../../lib/run-open.js";
+import { defineCommand, type Context } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { refuseWhileGranted, END_GRANT_FLAG } from "../../lib/grant/grant-hold.js";
+import { lifecycle } from "../../lib/plan/lifecycle.js";
+import { guardPlan, PLAN_PATH, rolesOf, str, type Json } from "../../lib/plan/plan.js";
+import { updatePlan } from "../../lib/plan/plan-update.js";
+import { neededReports, openRun } from "../../lib/run/run-open.js";
 import {
   checkSkill, describeRun, list, nextPhase, parseRun, readRun, runFile, runFileName, SKILL_INPUTS, SKILL_PHASES, type RunState,
   type Skill,
-} from "../../lib/run-state.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+} from "../../lib/run/run-state.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 import { isObject, isoSeconds } from "../../lib/values.js";
 import {
   MAX_STATE_BYTES, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, updateText, type JsonRead,
 } from "../../store.js";
-import { standing } from "../plan/budget.js";
+import { standing } from "./budget.js";
 import { planSummary } from "../plan/summary.js";
 import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { completeRun } from "./complete.js";
-import { resumeRefs } from "../../lib/resume-refs.js";
-import { recordPhases } from "../../lib/run-record.js";
+import { resumeRefs } from "../../lib/run/resume-refs.js";
+import { recordPhases } from "../../lib/run/run-record.js";
 import { archiveDesign } from "../workspace/archive.js";
 import { healthOf } from "../workspace/health-check.js";
 import { digestPlan } from "../workspace/preflight.js";
@@ -331,7 +331,7 @@ export default defineCommand({
     ].join(" · ");
     out.run = { runId, phases: runPhases, nextPhase: next };
     // The live report (issue 29): written now, kept current by the commands that change the run's state while it
-    // is open (commands/plan/live-report.ts), reloading itself in the user's browser.
+    // is open (commands/run/live-report.ts), reloading itself in the user's browser.
     if (execute && planAfter && !noWorkRemaining) {
       const { writeReport } = await import("../plan/report.js");
       const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
@@ -362,7 +362,7 @@ export default defineCommand({
     Object.assign(out, facts());
     if (execute && planAfter) {
       out.summary = summaryOf(planAfter);
-      const { gitStatus } = await import("../../lib/git-status.js");
+      const { gitStatus } = await import("../../lib/git/git-status.js");
       const git = gitStatus(project);
       out.git = git;
       const gitLine = !git.repo

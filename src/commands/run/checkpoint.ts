@@ -1,14 +1,14 @@
 // run-checkpoint: record that a phase is done, before the lead acts on the next phase's instructions. Refuses to
 // skip a phase and refuses a phase whose declared outputs do not exist; returns the one-line announcement.
 import { resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { checkSkill, designDirFlag, list, nextPhase, parseRun, runFile, runFileName } from "../../lib/run-state.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { checkSkill, designDirFlag, list, nextPhase, parseRun, runFile, runFileName } from "../../lib/run/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 import { requireGuards } from "../reports/improve-guards.js";
-import { phaseRecordProblems } from "../../lib/phase-checks.js";
-import { refreshLiveReport } from "../plan/live-report.js";
+import { phaseRecordProblems } from "../../lib/run/phase-checks.js";
+import { refreshLiveReport } from "./live-report.js";
 
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
@@ -29,7 +29,7 @@ export default defineCommand({
     const now = ctx.now();
     if (pathKind(path) === "missing") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-start first`);
     // improve's guards phase is done only when the helper's guards pass or their failure was accepted (improve-guards.ts);
-    // the reviews leave a record the helper checks (lib/phase-checks.ts).
+    // the reviews leave a record the helper checks (lib/run/phase-checks.ts).
     const accepted = skill === "improve" && phase === "guards" ? requireGuards(ctx.cwd, designDir) : [];
     const record = phaseRecordProblems(ctx.cwd, designDir, skill, phase, outputs, decisions);
     if (record.length) throw new HelperError("E_INVALID", `Cannot checkpoint ${phase}: ${record.join("; ")}`, { problems: record });

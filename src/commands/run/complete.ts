@@ -1,9 +1,9 @@
 // run-complete: mark a skill run finished; its state is then archived with the run's other artifacts. Seed 003's
 // completion rule: a run is `completed` only when every declared phase before the last was checkpointed; another
 // outcome (partial, failed, aborted) closes the run anyway and records the phases it never reached.
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { checkSkill, designDirFlag, parseRun, runFile, runFileName, SKILL_PHASES, SKILLS, type Skill } from "../../lib/run-state.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { checkSkill, designDirFlag, parseRun, runFile, runFileName, SKILL_PHASES, SKILLS, type Skill } from "../../lib/run/run-state.js";
 import { isoSeconds } from "../../lib/values.js";
 import { MAX_STATE_BYTES, pathKind, updateText } from "../../store.js";
 

@@ -7,10 +7,10 @@
 // adds no second reflection: a run already closed answers `alreadyClosed` with the reflection it has, and an open
 // run whose reflection is already written is only closed.
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { checkSkill, readRun, reportSinceRunState, runFile } from "../../lib/run-state.js";
-import { crashPoint } from "../../lib/crash-point.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { checkSkill, readRun, reportSinceRunState, runFile } from "../../lib/run/run-state.js";
+import { crashPoint } from "../../base/crash-point.js";
 import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection, recordedReflection } from "../reflection/add.js";

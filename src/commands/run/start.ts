@@ -1,12 +1,12 @@
 // run-start: begin a skill run with its ordered phase list and the hashes of its inputs. An incomplete run of the
 // same skill is never overwritten: the call is refused unless --fresh, which archives the old state first, with the
-// outputs its checkpoints recorded, so the new run's files cannot overwrite them (lib/run-open.ts; the worker
+// outputs its checkpoints recorded, so the new run's files cannot overwrite them (lib/run/run-open.ts; the worker
 // reports a pending dependent still needs stay).
 import { join } from "node:path";
-import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
-import { defineCommand } from "../../lib/command.js";
-import { checkSkill, designDirFlag, list } from "../../lib/run-state.js";
-import { neededReports, openRun } from "../../lib/run-open.js";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant/grant-hold.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { checkSkill, designDirFlag, list } from "../../lib/run/run-state.js";
+import { neededReports, openRun } from "../../lib/run/run-open.js";
 import { projectRoots, readConfined, readJson } from "../../store.js";
 
 export default defineCommand({

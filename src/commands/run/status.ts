@@ -1,10 +1,10 @@
 // run-status: describe a skill's run: where it stopped, how old the last checkpoint is, and whether its inputs
 // (goal text, hashed input files) changed since it started, and which refs a resumed session reads first.
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { resumeRefs } from "../../lib/resume-refs.js";
-import { checkSkill, describeRun, designDirFlag, readRun, runFile } from "../../lib/run-state.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { resumeRefs } from "../../lib/run/resume-refs.js";
+import { checkSkill, describeRun, designDirFlag, readRun, runFile } from "../../lib/run/run-state.js";
 import { readJson } from "../../store.js";
 import { digestPlan, startOverFor } from "../workspace/preflight.js";
 

@@ -12,18 +12,18 @@
 //             ceiling (`CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`: 2.1.197 kills a background command at it) and under the
 //             Bash tool's 10-minute timeout, so re-arming keeps the session and its agents alive.
 // Every answer carries a one-line progress summary for the user. It never writes; it reads the run state, plan.json
-// (execute) and the bounded transcript reads of lib/liveness.ts, and judges no agent by counting turns.
+// (execute) and the bounded transcript reads of lib/attempts/liveness.ts, and judges no agent by counting turns.
 import { join } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
-import { liveness, refineByActivity, stallMinutesOf, type RunningAttempt } from "../../lib/attempts.js";
-import { budgetFor, openRunId } from "../../lib/budget.js";
-import { runSpend } from "../../lib/cost.js";
-import { agentLiveness, stallLimitMs, type AgentLiveness } from "../../lib/liveness.js";
-import { grantState } from "../../lib/grant.js";
-import { rolesOf, type Json } from "../../lib/plan.js";
-import { checkSkill, readRun, runFile } from "../../lib/run-state.js";
-import { schedulerCore } from "../../lib/scheduler.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
+import { liveness, refineByActivity, stallMinutesOf, type RunningAttempt } from "../../lib/attempts/attempts.js";
+import { budgetFor, openRunId } from "../../lib/cost/budget.js";
+import { runSpend } from "../../lib/cost/cost.js";
+import { agentLiveness, stallLimitMs, type AgentLiveness } from "../../lib/attempts/liveness.js";
+import { grantState } from "../../lib/grant/grant.js";
+import { rolesOf, type Json } from "../../lib/plan/plan.js";
+import { checkSkill, readRun, runFile } from "../../lib/run/run-state.js";
+import { schedulerCore } from "../../lib/plan/scheduler.js";
 import { commaList, projectRoots, readJson } from "../../store.js";
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;

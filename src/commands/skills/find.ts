@@ -1,13 +1,13 @@
 // skill-find: list the skills and commands Claude Code offers in this project, named as it names them, or resolve
 // one query (a path, a name, part of a name). A query; never writes. The lead reads the file it names with its Read
-// tool; the helper reads only frontmatter (see src/lib/skill-index.ts for where it looks and the limits).
+// tool; the helper reads only frontmatter (see src/lib/skills/skill-index.ts for where it looks and the limits).
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { defineCommand } from "../../lib/command.js";
+import { defineCommand } from "../../lib/command/command.js";
 import {
   featureFile, indexSkills, ownPluginRoot, resolveSkill, searchSkills, startedBySession, unlistedProjectSkill, type SkillInfo,
-} from "../../lib/skill-index.js";
-import { HelperError } from "../../lib/errors.js";
+} from "../../lib/skills/skill-index.js";
+import { HelperError } from "../../base/errors.js";
 
 /** How many skills a listing shows (the answer lands in the lead's context); `count` is always the full number. */
 export const LIST_LIMIT = 60;

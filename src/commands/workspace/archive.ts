@@ -11,15 +11,15 @@
 // (`kept`) those a ready or in-progress plan names: its workers read them. Every mode keeps the researcher artifacts
 // recon.json names as its sources, unless --include-recon (recon's own call).
 import { join } from "node:path";
-import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant-hold.js";
-import { defineCommand, type Context } from "../../lib/command.js";
-import { HelperError, detail, usage } from "../../lib/errors.js";
+import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant/grant-hold.js";
+import { defineCommand, type Context } from "../../lib/command/command.js";
+import { HelperError, detail, usage } from "../../base/errors.js";
 import { compactStamp } from "../../lib/values.js";
-import { isRunFileName, readRun } from "../../lib/run-state.js";
+import { isRunFileName, readRun } from "../../lib/run/run-state.js";
 import {
   argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, readConfined, readJson, withLock,
 } from "../../store.js";
-import { OWN } from "../../lib/owned.js";
+import { OWN } from "../../base/owned.js";
 import { digestPlan, type PlanState } from "./preflight.js";
 
 const NOTHING = { message: "nothing to archive" };

@@ -1,8 +1,8 @@
 // health-check: integrity report for the design directory (contract 4.12). `ok` stays true when unhealthy: the
 // findings are `issues` (broken state) and `warnings` (tolerated damage).
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError, detail } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError, detail } from "../../base/errors.js";
 import { isObject, pyStr } from "../../lib/values.js";
 import { isLockName, isTempName, listDir, parseJson, pathKind, readConfined, readText, splitLines, type DirEntry } from "../../store.js";
 

@@ -1,8 +1,8 @@
 // plan-health-summary: lifecycle context shown at every skill start (contract 4.14). Never fails because of
 // missing or broken files; the directory need not exist.
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { lifecycle } from "../../lib/lifecycle.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { lifecycle } from "../../lib/plan/lifecycle.js";
 import { readConfined, readJson, readJsonl, readText } from "../../store.js";
 
 export default defineCommand({

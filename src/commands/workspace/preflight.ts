@@ -2,12 +2,12 @@
 // problem is reported inside the JSON (`problems`), and the command always exits 0 with ok:true. Each file is
 // read once; no zod, no big arrays (the output lands in the prompt).
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { detail } from "../../lib/errors.js";
-import { goalWord, lifecycle, newestFirst, type Lifecycle } from "../../lib/lifecycle.js";
-import { attemptsOf, statusOf } from "../../lib/plan.js";
-import { teamNameFor } from "../../lib/team-name.js";
-import { describeRun, readRun, runFileName } from "../../lib/run-state.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { detail } from "../../base/errors.js";
+import { goalWord, lifecycle, newestFirst, type Lifecycle } from "../../lib/plan/lifecycle.js";
+import { attemptsOf, statusOf } from "../../lib/plan/plan.js";
+import { teamNameFor } from "../../lib/workspace/team-name.js";
+import { describeRun, readRun, runFileName } from "../../lib/run/run-state.js";
 import { isEmpty, isObject, pyStr } from "../../lib/values.js";
 import {
   isInside, outsideMessage, pathKind, projectRoots, readConfined, readJson, readJsonl, readText, realPath, countJsonlFile,

@@ -1,8 +1,8 @@
 // schema: the JSON Schema of plan.json, the JSONL entries, recon.json or an agent's report, generated from the
 // zod schemas (src/schemas/catalog.ts) at build time, so an agent (or an editor) knows the exact shape before it
 // writes the file, and the call loads no zod.
-import { defineCommand } from "../../lib/command.js";
-import { usage } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { usage } from "../../base/errors.js";
 import { JSON_SCHEMAS } from "../../schemas/json-schemas.js";
 
 export const SCHEMA_NAMES = Object.keys(JSON_SCHEMAS);

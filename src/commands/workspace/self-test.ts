@@ -10,8 +10,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { defineCommand, type Dispatch, type Result } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand, type Dispatch, type Result } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 import { isoSeconds } from "../../lib/values.js";
 
 type Json = any;

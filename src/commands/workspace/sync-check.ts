@@ -2,10 +2,10 @@
 // shared block is found by its first match, normalised (skill names, wording that may differ), then compared.
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import { readSmallText } from "../../lib/safe-read.js";
+import { readSmallText } from "../../base/safe-read.js";
 import { join, resolve } from "node:path";
-import { defineCommand } from "../../lib/command.js";
-import { HelperError } from "../../lib/errors.js";
+import { defineCommand } from "../../lib/command/command.js";
+import { HelperError } from "../../base/errors.js";
 
 export const SKILLS = ["design", "execute", "improve", "recon", "reflect"] as const;
 

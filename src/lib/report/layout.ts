@@ -4,7 +4,7 @@
 // a dependency from the bottom of the role it waits for to the top of the dependent, an overlap (two roles that
 // may touch the same files and so never run together) as a dashed line between the facing borders. Pure: numbers
 // in, numbers out.
-import { depths, type Deps } from "../graph.js";
+import { depths, type Deps } from "../plan/graph.js";
 
 export const BOX_W = 184;
 export const BOX_H = 52;

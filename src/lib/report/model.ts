@@ -75,7 +75,7 @@ export interface HistoryView {
   tokens: number | null;
 }
 
-/** What the plan's agents cost: record-usage's records summed (lib/cost.ts). */
+/** What the plan's agents cost: record-usage's records summed (lib/cost/cost.ts). */
 export interface CostView {
   tokens: number;
   byTier: Record<string, number>;

@@ -1,6 +1,6 @@
 // The report's terminal summary: the plan's graph drawn with Unicode, one line per role in dependency order
 // (a status glyph, the name, its tier and attempts, what it waits for), the counts, and where the full report is.
-import { depths } from "../graph.js";
+import { depths } from "../plan/graph.js";
 import { glyphOf, type ReportModel } from "./model.js";
 
 const MAX_NAME = 28;

@@ -8,7 +8,7 @@ export const ROLES = ["schema-designer", "api-developer", "ui-developer", "docs-
 
 const check = (criterion: string, command: string) => [{ criterion, check: command }];
 
-/** The auxiliary roles finalize requires of a plan whose goal touches code (src/lib/plan-rules.ts). */
+/** The auxiliary roles finalize requires of a plan whose goal touches code (src/lib/plan/plan-rules.ts). */
 export const REQUIRED_AUXILIARIES = [
   { name: "challenger", type: "pre-execution", trigger: "before-execution", model: "sonnet", goal: "Find gaps, wrong assumptions and missing dependencies before any worker starts" },
   { name: "scout", type: "pre-execution", trigger: "before-execution", model: "haiku", goal: "Check the plan's assumptions against the code" },
