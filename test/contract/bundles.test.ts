@@ -21,7 +21,7 @@ function bundles(): string[] {
 describe("the bundles' libraries", () => {
   it("bundle nanoid into the commands that make ids only, without its webcrypto source", () => {
     const withNanoid = bundles().filter((f) => readFileSync(join(DIST, f), "utf8").includes(NANOID_ALPHABET));
-    assert.deepEqual(withNanoid, ID_MAKERS);
+    assert.deepEqual(withNanoid, [...ID_MAKERS].sort());
     for (const f of ID_MAKERS) assert.doesNotMatch(readFileSync(join(DIST, f), "utf8"), /webcrypto|getRandomValues/, f);
   });
 });

@@ -1,7 +1,7 @@
-// The shape of src/'s imports: no circle, and no import that runs back up the layers
-// cli → main → registry → commands → schemas/hooks → lib → store → leaves (lib/errors, lib/owned, lib/safe-read,
-// lib/crash-point).
-// Every import counts: static, type-only,
+// The shape of src/'s imports: no circle, no import that runs back up the layers
+// cli → main → registry → commands → schemas/hooks → lib → store → base (the leaves: base/errors, base/owned,
+// base/safe-read, base/crash-point), and inside lib/ only the arrows the folder table below allows, with nothing in
+// lib/'s root but the leaves it names. Every import counts: static, type-only,
 // re-exports, import() and require() (a type import of a higher layer is still a dependency on it). The source is
 // scanned by a small lexer (comments, strings, templates and regex literals told apart), not by a regex over the
 // raw text, so an import written inside a string or a comment is not one.
@@ -26,8 +26,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["lib/"],
   ["store.ts", "store/"],
   // Leaves that import nothing of src/: HelperError and its codes, the table of what each command may write, the
-  // bounded reader of planted files (the store, the grant and the hook all use them).
-  ["base/errors.ts", "base/owned.ts", "base/safe-read.ts", "base/crash-point.ts"],
+  // bounded reader of planted files, the crash points (the store, lib/ and the hook all use them).
+  ["base/"],
 ];
 
 /**
@@ -35,6 +35,30 @@ const LAYERS: readonly (readonly string[])[] = [
  * entry that no longer matches an import fails the test too.
  */
 const UPWARD_ALLOWED: readonly (readonly [string, string])[] = [];
+
+/**
+ * The folders of src/lib/ and the other lib/ folders each may import (below lib/, the store and base/ are open to
+ * all, and so are the leaves of lib/'s root). The table is a graph without a circle, read top to bottom: a folder
+ * names only folders listed after it. A new folder needs a row; a new arrow, a word here first.
+ */
+const LIB_FOLDERS: readonly (readonly [string, readonly string[]])[] = [
+  ["lib/grant/", ["lib/run/", "lib/plan/", "lib/checks/", "lib/command/"]],
+  ["lib/run/", ["lib/cost/", "lib/plan/"]],
+  ["lib/cost/", ["lib/plan/"]],
+  ["lib/report/", ["lib/plan/"]],
+  ["lib/plan/", []],
+  ["lib/checks/", []],
+  ["lib/git/", []],
+  ["lib/command/", []],
+  ["lib/skills/", []],
+  ["lib/improve/", []],
+  ["lib/recon/", []],
+  ["lib/reflection/", []],
+  ["lib/workspace/", []],
+];
+
+/** The only files of lib/'s root: small leaves every folder may use, importing nothing of src/ but each other. */
+const LIB_ROOT_LEAVES = ["lib/ids.ts", "lib/values.ts", "lib/vocabulary.ts"];
 
 function sourceFiles(dir: string): string[] {
   const files: string[] = [];
@@ -66,7 +90,7 @@ function graph(): Map<string, string[]> {
 }
 
 function layerOf(path: string): number {
-  // A file named on its own wins over the folder that holds it (base/errors.ts is below the rest of lib/).
+  // A file named on its own wins over the folder that holds it.
   const exact = LAYERS.findIndex((entries) => entries.includes(path));
   const i = exact >= 0 ? exact : LAYERS.findIndex((entries) => entries.some((e) => e.endsWith("/") && path.startsWith(e)));
   assert.ok(i >= 0, `src/${path} is in no layer of LAYERS (test/unit/imports.test.ts)`);
@@ -127,6 +151,43 @@ describe("imports of src/", () => {
     const allowed = UPWARD_ALLOWED.map(([a, b]) => `${a} → ${b}`);
     assert.deepEqual(found.filter((e) => !allowed.includes(e)), [], "imports that run up the layers");
     assert.deepEqual(allowed.filter((e) => !found.includes(e)), [], "UPWARD_ALLOWED entries that match no import any more: remove them");
+  });
+
+  it("inside lib/, run only along the folder table, and lib/'s root holds only its named leaves", () => {
+    const folderOf = (p: string) => LIB_FOLDERS.find(([f]) => p.startsWith(f))?.[0];
+    const bad: string[] = [];
+    for (const [from, targets] of graph()) {
+      if (!from.startsWith("lib/")) continue;
+      if (!from.slice(4).includes("/")) {
+        if (!LIB_ROOT_LEAVES.includes(from)) bad.push(`${from} is in lib/'s root: give it a folder`);
+        for (const to of targets) if (!LIB_ROOT_LEAVES.includes(to)) bad.push(`${from} → ${to} (a root leaf imports only root leaves)`);
+        continue;
+      }
+      const own = folderOf(from);
+      if (!own) {
+        bad.push(`${from} is in a folder LIB_FOLDERS does not list`);
+        continue;
+      }
+      const may = LIB_FOLDERS.find(([f]) => f === own)![1];
+      for (const to of targets) {
+        if (!to.startsWith("lib/") || LIB_ROOT_LEAVES.includes(to)) continue;
+        const theirs = folderOf(to);
+        if (theirs !== own && !may.includes(theirs ?? to)) bad.push(`${from} → ${to}`);
+      }
+    }
+    assert.deepEqual(bad, [], "imports inside lib/ that the folder table does not allow");
+  });
+
+  it("has a folder table without a circle, each folder naming only folders after it", () => {
+    LIB_FOLDERS.forEach(([folder, may], i) => {
+      for (const m of may) {
+        const j = LIB_FOLDERS.findIndex(([f]) => f === m);
+        assert.ok(j > i, `${folder} may import ${m}, which is not listed after it`);
+      }
+    });
+    for (const e of readdirSync(join(SRC, "lib"), { withFileTypes: true })) {
+      if (e.isDirectory()) assert.ok(LIB_FOLDERS.some(([f]) => f === `lib/${e.name}/`), `src/lib/${e.name}/ has no row in LIB_FOLDERS`);
+    }
   });
 
   it("place every file of src/ in a layer", () => {
