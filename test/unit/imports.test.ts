@@ -190,6 +190,17 @@ describe("imports of src/", () => {
     }
   });
 
+  it("open each lib/ folder with a README.md whose **May import:** line names exactly the folders of its row", () => {
+    for (const [folder, may] of LIB_FOLDERS) {
+      const readme = join(SRC, folder, "README.md");
+      assert.ok(existsSync(readme), `src/${folder} has no README.md saying what it owns and what it may import`);
+      const line = readFileSync(readme, "utf8").match(/^\*\*May import:\*\*(.*)$/m);
+      assert.ok(line, `src/${folder}README.md has no **May import:** line`);
+      const named = [...line[1].matchAll(/`(lib\/[a-z-]+\/)`/g)].map((m) => m[1]).sort();
+      assert.deepEqual(named, [...may].sort(), `src/${folder}README.md's **May import:** line against LIB_FOLDERS`);
+    }
+  });
+
   it("place every file of src/ in a layer", () => {
     for (const file of graph().keys()) layerOf(file);
   });
