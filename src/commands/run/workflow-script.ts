@@ -1,15 +1,15 @@
 // The text of the Workflow script that runs a plan (Claude Code's Workflow tool, 2.1.330): plain JavaScript that
 // starts with a pure-literal `meta`, then the plan's roles, the worker-report JSON Schema, the scheduler's own
-// source (schedulerCore, the same function `next` and `update-status` run) and a loop: ask the scheduler, start
-// an agent() per role to start, wait for the first to finish, record its outcome through the scheduler's apply,
-// repeat until the scheduler says done. Before a retry, one more agent() writes the reflexion update-status requires
-// (root cause, wrong assumptions, alternative: lib/attempts/reflexion.ts); without a usable one the role is not retried here
-// and the lead's loop takes it over. The script returns the update-status batch that replays the run on
-// plan.json, the roles its agents reported done (`completions`: the lead runs each one's checks with run-checks and
-// only then records it completed, since a role completes only on evidence the helper recorded), the reports, and
-// the scheduler's final reason. Workflow scripts get no filesystem and may not call
-// Date.now() or Math.random(); this one needs neither.
-import { schedulerCore } from "../../lib/plan/scheduler.js";
+// source (schedulerSource(): schedulerCore's parts, the same code `next` and `update-status` run) and a loop: ask
+// the scheduler, start an agent() per role to start, wait for the first to finish, record its outcome through the
+// scheduler's apply, repeat until the scheduler says done. Before a retry, one more agent() writes the reflexion
+// update-status requires (root cause, wrong assumptions, alternative: lib/attempts/reflexion.ts); without a usable one
+// the role is not retried here and the lead's loop takes it over. The script returns the update-status batch that
+// replays the run on plan.json, the roles its agents reported done (`completions`: the lead runs each one's checks
+// with run-checks and only then records it completed, since a role completes only on evidence the helper recorded),
+// the reports, and the scheduler's final reason. Workflow scripts get no filesystem and may not call Date.now() or
+// Math.random(); this one needs neither.
+import { schedulerSource } from "../../lib/plan/scheduler.js";
 import { MIN_PART } from "../../lib/attempts/reflexion.js";
 
 export interface WorkflowInput {
@@ -207,7 +207,7 @@ export function workflowScript(input: WorkflowInput): string {
     "var __name = (fn) => fn;",
     `const PLAN = ${JSON.stringify(plan)};`,
     `const REPORT_SCHEMA = ${JSON.stringify(input.reportSchema)};`,
-    `const SCHEDULER = ${schedulerCore.toString()};`,
+    `const SCHEDULER = ${schedulerSource()};`,
     `const MIN_PART = ${MIN_PART};`,
     LOOP,
   ].join("\n");

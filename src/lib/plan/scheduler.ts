@@ -1,13 +1,16 @@
 // The execute scheduler: what to start now, on which model, what waits and on what, when a run is done, and how
 // a status change moves the plan (state machine, attempt log, cascade, restoration).
 //
-// Everything lives inside one self-contained function, `schedulerCore`, that refers to nothing outside its own
-// body: the `next` and `update-status` commands call it, and the `workflow` compiler embeds its source text
-// (`schedulerCore.toString()`) into the generated Workflow script, so the script decides exactly as the helper
-// does. Keep it that way: no imports, no module-level helpers, no TypeScript-only runtime constructs inside.
+// The scheduler is a row of self-contained part functions (SCHEDULER_PARTS), each referring to nothing outside its
+// own body but its one parameter (what the parts before it made), and `assembleScheduler`, which makes them in
+// order. `schedulerCore()` is that assembly: `next` and `update-status` call it, and the `workflow` compiler embeds
+// the same source texts (`schedulerSource()`: the assembly and every part, by `toString()`) into the generated
+// Workflow script, so the script decides exactly as the helper does. Keep it that way: no imports, no module-level
+// helper a part calls, no TypeScript-only runtime constructs inside; a new part goes into SCHEDULER_PARTS and
+// assembleScheduler in its order.
 //
-// Why one file: schedulerCore is embedded as source text in the generated Workflow script, so it stays one self-
-// contained function with no imports.
+// Why one file: the parts are embedded as source text in the generated Workflow script, so they stay together,
+// with no imports.
 
 /** One attempt of a role, recorded in plan.json (`roles[i].attemptLog`) so a resume knows each attempt's tier. */
 export interface AttemptEntry {
@@ -137,7 +140,27 @@ export interface SchedulerCore {
   interrupt(roles: any[], i: number): void;
 }
 
-export function schedulerCore(): SchedulerCore {
+
+interface Nfa {
+  /** Per state: its labelled edges as [label, target, label, target, …], and its ε-edges. */
+  edges: number[][];
+  eps: number[][];
+  accept: Uint8Array;
+}
+
+/** A decision's inputs, read once from the roles (schedulerLive, schedulerDecide). */
+interface DecideContext {
+  roles: any[];
+  deps: number[][];
+  bases: string[];
+  conflicts: number[][];
+  status: string[];
+  name: (i: number) => string;
+  n: number;
+}
+
+/** The constants, the reading of a role (status, attempts, log), worker names, dependencies. */
+function schedulerBasics() {
   const TIERS = ["haiku", "sonnet", "opus"];
   const MAX_ATTEMPTS = 3;
   const MAX_STALLS = 2;
@@ -148,7 +171,6 @@ export function schedulerCore(): SchedulerCore {
   const isObj = (v: any) => typeof v === "object" && v !== null && !Array.isArray(v);
   const isInt = (v: any) => typeof v === "number" && Number.isInteger(v);
   const strOf = (v: any) => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
-
   function statusOf(role: any): string {
     const s = role.status;
     if (s === undefined || s === null) return "pending";
@@ -231,7 +253,11 @@ export function schedulerCore(): SchedulerCore {
     for (const s of start) seen.delete(s);
     return seen;
   }
+  return { TIERS, MAX_ATTEMPTS, MAX_STALLS, ALLOWED, FAILURE_LIKE, CAUSES, isObj, isInt, strOf, statusOf, attemptsOf, logOf, slug, baseNames, agentName, reportPath, depsOf, reverse, dependents };
+}
 
+/** Scope entries in canonical form, and the automaton of an entry. */
+function schedulerEntries(k: Made1) {
   // ------------------------------------------------------------ territory overlap, by meaning
   //
   // Two roles may not run together when some file path lies in both territories. An entry of a role's scope is
@@ -310,13 +336,6 @@ export function schedulerCore(): SchedulerCore {
     const w = firstWild(e);
     return w < 0 ? e : e.slice(0, w);
   }
-
-  interface Nfa {
-    /** Per state: its labelled edges as [label, target, label, target, …], and its ε-edges. */
-    edges: number[][];
-    eps: number[][];
-    accept: Uint8Array;
-  }
   /** The automaton of a canonical entry: globMatch's reading of the glob, then ("/" and anything) for a directory. */
   function entryNfa(e: string): Nfa {
     const dir = e.charCodeAt(e.length - 1) === 47;
@@ -364,6 +383,12 @@ export function schedulerCore(): SchedulerCore {
     }
     return { edges, eps, accept };
   }
+  return { UNIVERSAL, ANY_CHAR, NOT_SLASH, MAX_PRODUCT, lowerAscii, firstWild, scopeEntry, entryKey, entryNfa };
+}
+
+/** Whether two entries meet, and a role's territory. */
+function schedulerMeet(k: Made2) {
+  const { isObj, UNIVERSAL, ANY_CHAR, MAX_PRODUCT, scopeEntry, entryKey, entryNfa } = k;
   /**
    * A path of non-empty segments both automata accept, or null when there is none (the witness's wildcard
    * characters are "x"); `true` instead of a path when the product is too large to walk. Depth-first over
@@ -464,7 +489,12 @@ export function schedulerCore(): SchedulerCore {
     }
     return out;
   }
+  return { entriesMeet, entriesOverlap, entriesWitness, territoryOf };
+}
 
+/** The overlapping pairs of a plan's territories, without comparing every pair. */
+function schedulerPairs(k: Made3) {
+  const { UNIVERSAL, entryKey, entryNfa, entriesOverlap } = k;
   /**
    * pairs[i]: the j > i whose canonical territories overlap i's (repeats possible), without comparing every pair.
    * Every path an entry covers, with "/" added to its end, starts with the entry's key (entryKey), so two entries
@@ -562,6 +592,12 @@ export function schedulerCore(): SchedulerCore {
       for (let q = from; q < is.length && is[q].startsWith(k); q++) meet(mine, inner.get(is[q]) as number);
     }
   }
+  return { overlappingPairs, prefixPairs };
+}
+
+/** Dependency order, and the overlap waits and conflicts it leaves. */
+function schedulerOrder(k: Made4) {
+  const { territoryOf, overlappingPairs } = k;
   /**
    * `ordered(i, j)`: whether a dependency path joins i and j (either way). Each role's ancestors are computed once,
    * on first need, breadth-first into one shared pool where they then stay, sorted: no Set or array per role.
@@ -648,6 +684,12 @@ export function schedulerCore(): SchedulerCore {
     for (let i = 0; i < waits.length; i++) for (let k = 0; k < waits[i].length; k++) out[i].push(waits[i][k]);
     return out;
   }
+  return { orderedBy, overlapWaits, conflictsOf };
+}
+
+/** A role's attempts: stalls, failures, its tier, whether it may retry, its completed agent. */
+function schedulerAttempts(k: Made5) {
+  const { TIERS, MAX_ATTEMPTS, MAX_STALLS, statusOf, attemptsOf, logOf, baseNames, agentName } = k;
   function stallsOf(role: any): number {
     return logOf(role).filter((e) => e.outcome === "stalled").length;
   }
@@ -689,16 +731,15 @@ export function schedulerCore(): SchedulerCore {
     for (let k = log.length - 1; k >= 0; k--) if (log[k].outcome === "completed" && typeof log[k].agent === "string") return log[k].agent;
     return agentName(b[i], attemptsOf(roles[i]) + 1);
   }
+  return { stallsOf, failuresOf, tierFor, nextAttempt, retryable, permanentReason, lastEntry, completedAgent };
+}
 
-  /** What to do now; `root` (the project's absolute path) places absolute scope paths (see scopeEntry). */
-  function decide(roles: any[], root?: string): Decision {
-    const deps = depsOf(roles);
-    const bases = baseNames(roles);
-    const conflicts = conflictsOf(roles, deps, root);
-    const status = roles.map(statusOf);
-    const name = (i: number) => strOf(roles[i].name);
-    const n = roles.length;
-
+/** Which roles can still get done, which failed for good, the circuit breaker. */
+function schedulerLive(k: Made6) {
+  const { dependents, retryable, permanentReason } = k;
+  /** live[i]: whether role i is done or can still get done (see below). */
+  function liveOf(c: DecideContext): boolean[] {
+    const { roles, deps, bases, conflicts, status, name, n } = c;
     // live[i]: the role is done or can still get done: completed or running, or pending (a failed role with
     // retries left; a skipped one below a failed role, which a retry brings back) whose dependencies are all live.
     // A cycle of such roles never gets done. Walked depth-first with an explicit stack (any depth of dependency
@@ -749,7 +790,11 @@ export function schedulerCore(): SchedulerCore {
         walk.pop();
       }
     }
-
+    return live;
+  }
+  /** The roles failed for good, and those that cannot run (their dependencies cannot finish, or a cycle). */
+  function verdictsOf(c: DecideContext, live: boolean[]) {
+    const { roles, deps, bases, conflicts, status, name, n } = c;
     const failedForGood: Decision["failedForGood"] = [];
     const unreachable: Decision["unreachable"] = [];
     const permanent = new Set<number>();
@@ -773,7 +818,11 @@ export function schedulerCore(): SchedulerCore {
         unreachable.push({ roleIndex: i, name: name(i), reason });
       }
     }
-
+    return { failedForGood, unreachable, permanent };
+  }
+  /** Circuit breaker: failures that can no longer be retried doom most of the work not yet done. */
+  function breakerOf(c: DecideContext, live: boolean[], permanent: Set<number>) {
+    const { roles, deps, bases, conflicts, status, name, n } = c;
     // Circuit breaker: failures that can no longer be retried doom most of the work not yet done.
     const remaining = roles
       .map((_, i) => i)
@@ -787,7 +836,17 @@ export function schedulerCore(): SchedulerCore {
       wouldBeSkipped,
       remainingCount: remaining.length,
     };
+    return { remaining, tripped, breaker };
+  }
+  return { liveOf, verdictsOf, breakerOf };
+}
 
+/** The decision: what runs, what starts, what waits, whether the run is done. */
+function schedulerDecide(k: Made7) {
+  const { strOf, statusOf, baseNames, agentName, reportPath, depsOf, scopeEntry, conflictsOf, failuresOf, tierFor, nextAttempt, retryable, lastEntry, completedAgent, liveOf, verdictsOf, breakerOf } = k;
+  /** The roles running now, each with its open attempt (or the one it would have). */
+  function runningOf(c: DecideContext): Decision["running"] {
+    const { roles, deps, bases, conflicts, status, name, n } = c;
     const running: Decision["running"] = [];
     for (let i = 0; i < n; i++) {
       if (status[i] !== "in_progress") continue;
@@ -798,7 +857,11 @@ export function schedulerCore(): SchedulerCore {
       const model = open ? (last as AttemptEntry).model : tierFor(roles[i]);
       running.push({ roleIndex: i, name: name(i), agent, model, attempt, reportPath: reportPath(agent) });
     }
-
+    return running;
+  }
+  /** What starts now and what waits, and on what. */
+  function startsOf(c: DecideContext, live: boolean[], running: Decision["running"], tripped: boolean) {
+    const { roles, deps, bases, conflicts, status, name, n } = c;
     const start: StartOrder[] = [];
     const waiting: Decision["waiting"] = [];
     const taken = new Set<number>(running.map((r) => r.roleIndex));
@@ -841,7 +904,22 @@ export function schedulerCore(): SchedulerCore {
       });
       taken.add(i);
     }
-
+    return { start, waiting };
+  }
+  /** What to do now; `root` (the project's absolute path) places absolute scope paths (see scopeEntry). */
+  function decide(roles: any[], root?: string): Decision {
+    const deps = depsOf(roles);
+    const bases = baseNames(roles);
+    const conflicts = conflictsOf(roles, deps, root);
+    const status = roles.map(statusOf);
+    const name = (i: number) => strOf(roles[i].name);
+    const n = roles.length;
+    const c: DecideContext = { roles, deps, bases, conflicts, status, name, n };
+    const live = liveOf(c);
+    const { failedForGood, unreachable, permanent } = verdictsOf(c, live);
+    const { remaining, tripped, breaker } = breakerOf(c, live, permanent);
+    const running = runningOf(c);
+    const { start, waiting } = startsOf(c, live, running, tripped);
     const counts: Record<string, number> = { pending: 0, in_progress: 0, completed: 0, failed: 0, skipped: 0, blocked: 0 };
     for (const s of status) counts[s] = (counts[s] ?? 0) + 1;
 
@@ -860,7 +938,12 @@ export function schedulerCore(): SchedulerCore {
     }
     return { done, reason, start, running, waiting, failedForGood, unreachable, breaker, counts };
   }
+  return { runningOf, startsOf, decide };
+}
 
+/** A status change applied: state machine, attempt log, cascade, restoration; an interrupted attempt. */
+function schedulerApply(k: Made8) {
+  const { ALLOWED, FAILURE_LIKE, CAUSES, isObj, strOf, statusOf, attemptsOf, logOf, baseNames, agentName, depsOf, dependents, tierFor, nextAttempt, retryable, permanentReason } = k;
   /** The first entry still running, closed with an outcome; an attempt started without a log entry gets one. */
   function closeAttempt(role: any, outcome: string, bases: string[], i: number, model: string): any {
     if (!Array.isArray(role.attemptLog)) role.attemptLog = [];
@@ -972,33 +1055,61 @@ export function schedulerCore(): SchedulerCore {
     role.status = "pending";
     role.attempts = attemptsOf(role) + 1;
   }
+  return { closeAttempt, apply, interrupt };
+}
 
+/** Makes the parts in order, each from what the parts before it made, and returns the scheduler. */
+function assembleScheduler(
+  p0: typeof schedulerBasics,
+  p1: typeof schedulerEntries,
+  p2: typeof schedulerMeet,
+  p3: typeof schedulerPairs,
+  p4: typeof schedulerOrder,
+  p5: typeof schedulerAttempts,
+  p6: typeof schedulerLive,
+  p7: typeof schedulerDecide,
+  p8: typeof schedulerApply,
+): SchedulerCore {
+  let k: any = p0();
+  k = { ...k, ...p1(k) };
+  k = { ...k, ...p2(k) };
+  k = { ...k, ...p3(k) };
+  k = { ...k, ...p4(k) };
+  k = { ...k, ...p5(k) };
+  k = { ...k, ...p6(k) };
+  k = { ...k, ...p7(k) };
+  k = { ...k, ...p8(k) };
   return {
-    TIERS,
-    MAX_ATTEMPTS,
-    MAX_STALLS,
-    statusOf,
-    attemptsOf,
-    logOf,
-    slug,
-    baseNames,
-    depsOf,
-    scopeEntry,
-    territoryOf,
-    entriesOverlap,
-    entriesWitness,
-    overlapWaits,
-    conflictsOf,
-    tierFor,
-    stallsOf,
-    retryable,
-    permanentReason,
-    agentName,
-    nextAttempt,
-    reportPath,
-    completedAgent,
-    decide,
-    apply,
-    interrupt,
+    TIERS: k.TIERS, MAX_ATTEMPTS: k.MAX_ATTEMPTS, MAX_STALLS: k.MAX_STALLS, statusOf: k.statusOf, attemptsOf: k.attemptsOf,
+    logOf: k.logOf, slug: k.slug, baseNames: k.baseNames, depsOf: k.depsOf, scopeEntry: k.scopeEntry, territoryOf: k.territoryOf,
+    entriesOverlap: k.entriesOverlap, entriesWitness: k.entriesWitness, overlapWaits: k.overlapWaits, conflictsOf: k.conflictsOf,
+    tierFor: k.tierFor, stallsOf: k.stallsOf, retryable: k.retryable, permanentReason: k.permanentReason, agentName: k.agentName,
+    nextAttempt: k.nextAttempt, reportPath: k.reportPath, completedAgent: k.completedAgent, decide: k.decide, apply: k.apply,
+    interrupt: k.interrupt,
   };
+}
+
+/** What the first n parts made, the parameter of part n + 1. */
+type Made1 = ReturnType<typeof schedulerBasics>;
+type Made2 = Made1 & ReturnType<typeof schedulerEntries>;
+type Made3 = Made2 & ReturnType<typeof schedulerMeet>;
+type Made4 = Made3 & ReturnType<typeof schedulerPairs>;
+type Made5 = Made4 & ReturnType<typeof schedulerOrder>;
+type Made6 = Made5 & ReturnType<typeof schedulerAttempts>;
+type Made7 = Made6 & ReturnType<typeof schedulerLive>;
+type Made8 = Made7 & ReturnType<typeof schedulerDecide>;
+
+/** The parts, in the order assembleScheduler makes them. */
+const SCHEDULER_PARTS = [schedulerBasics, schedulerEntries, schedulerMeet, schedulerPairs, schedulerOrder, schedulerAttempts, schedulerLive, schedulerDecide, schedulerApply] as const;
+
+export function schedulerCore(): SchedulerCore {
+  return assembleScheduler(...SCHEDULER_PARTS);
+}
+
+/**
+ * The scheduler as one self-contained JavaScript expression, for the Workflow script: a function that returns what
+ * schedulerCore() returns, built from the same source texts (the assembly and every part, passed to it in order).
+ */
+export function schedulerSource(): string {
+  return "() => (" + assembleScheduler.toString() + ")(" + SCHEDULER_PARTS.map((p) => "(" + p.toString() + ")").join(", ") + ")";
 }
