@@ -219,7 +219,7 @@ const CASES: Case[] = [
     name: "workflow", command: "workflow", args: [], files: () => ({ ".design/plan.json": plan() }),
     expect: (r) => {
       const text = r.out?.path ? r.read(r.out.path) : "";
-      return has(isOk(r) && text.startsWith("// Generated") && text.includes("export const meta = {") && text.includes("const SCHEDULER = function") && r.out.startsNow[0]?.agent === "backend-developer", "the script should embed the scheduler and start backend-developer");
+      return has(isOk(r) && text.startsWith("// Generated") && text.includes("export const meta = {") && text.includes("const SCHEDULER = () => (") && r.out.startsNow[0]?.agent === "backend-developer", "the script should embed the scheduler and start backend-developer");
     },
   },
   {
