@@ -42,13 +42,14 @@ const UPWARD_ALLOWED: readonly (readonly [string, string])[] = [];
  * names only folders listed after it. A new folder needs a row; a new arrow, a word here first.
  */
 const LIB_FOLDERS: readonly (readonly [string, readonly string[]])[] = [
+  ["lib/attempts/", ["lib/git/", "lib/run/", "lib/cost/", "lib/plan/"]],
+  ["lib/git/", ["lib/grant/", "lib/plan/"]],
   ["lib/grant/", ["lib/run/", "lib/plan/", "lib/checks/", "lib/command/"]],
-  ["lib/run/", ["lib/cost/", "lib/plan/"]],
+  ["lib/run/", ["lib/plan/"]],
   ["lib/cost/", ["lib/plan/"]],
   ["lib/report/", ["lib/plan/"]],
-  ["lib/plan/", []],
+  ["lib/plan/", ["lib/checks/"]],
   ["lib/checks/", []],
-  ["lib/git/", []],
   ["lib/command/", []],
   ["lib/skills/", []],
   ["lib/improve/", []],
