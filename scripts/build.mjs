@@ -199,7 +199,7 @@ const liveReport = {
   name: "live-report",
   setup(b) {
     b.onResolve({ filter: /^\.\.\/plan\/report\.js$/ }, (args) =>
-      args.importer.endsWith(join("src", "commands", "plan", "live-report.ts")) ? { path: "../plan/report.js", external: true } : undefined);
+      args.importer.endsWith(join("src", "commands", "run", "live-report.ts")) ? { path: "../plan/report.js", external: true } : undefined);
   },
 };
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
