@@ -98,6 +98,29 @@ describe("clean-attempt", () => {
     user();
   });
 
+  it("leaves what a commit made since the attempt began: another role's work in a shared scope stays", async (t) => {
+    const p = await gitProject(t, plan(), files);
+    await failedOnce(p);
+    // While the failed attempt was out, a role sharing the scope ran after it and its work was committed: a changed
+    // file and a new one. The failed attempt left its own change in another file, and an edit on top of the
+    // committed one.
+    p.write("src/api/gone.ts", "the other role's committed change\n");
+    p.write("src/api/added.ts", "the other role's committed new file\n");
+    p.git("add", "--", "src/api/gone.ts", "src/api/added.ts");
+    p.git("commit", "-q", "-m", "the other role");
+    p.write("src/api/a.ts", "half-done a\n");
+    p.write("src/api/gone.ts", "the other role's committed change, then the attempt's edit\n");
+    const out: any = await p.run("clean-attempt", [PLAN, "--role", "0"]);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.deepEqual([out.restored, out.removed], [["src/api/a.ts"], []]);
+    assert.deepEqual(out.skipped.map((x: any) => x.path), ["src/api/gone.ts"]);
+    assert.match(out.skipped[0].reason, /a commit made since the attempt began changed it/);
+    assert.equal(p.read("src/api/a.ts"), "original a\n");
+    assert.equal(p.read("src/api/gone.ts"), "the other role's committed change, then the attempt's edit\n");
+    assert.equal(p.read("src/api/added.ts"), "the other role's committed new file\n");
+    assert.deepEqual(p.status(), [" M src/api/gone.ts"]);
+  });
+
   it("a role that never ran: nothing touched, the untracked files in its scope included", async (t) => {
     const p = await gitProject(t, plan(), files);
     p.write("src/api/mine.ts", "the user's untracked file\n");

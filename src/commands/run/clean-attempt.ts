@@ -16,7 +16,7 @@ import { gitError, rewrittenPaths, type GitRun } from "../../lib/git/git.js";
 import { findRole } from "../../lib/grant/grant.js";
 import { PLAN_PATH, rolesOf, type Json } from "../../lib/plan/plan.js";
 import { roleFiles, type Skipped } from "../../lib/grant/role-files.js";
-import { inRoleScope, isSnapshot, leftOut, openRepo, scopeListing, snapshotEnv, treeEntries, workEntry } from "../../lib/git/snapshot.js";
+import { inRoleScope, isSnapshot, leftOut, openRepo, scopeListing, snapshotEnv, treeEntries, workEntry, type Entry } from "../../lib/git/snapshot.js";
 import { isObject } from "../../lib/values.js";
 import { projectRoots } from "../../store.js";
 import { join } from "node:path";
@@ -73,9 +73,15 @@ export default defineCommand({
     const scoped = (rel: string) => inRoleScope(role, rel);
     let before;
     let now;
+    let headNow: Map<string, Entry>;
+    let headThen: Map<string, Entry>;
     try {
       before = await treeEntries(repo, objects, snap.tree, scoped);
       now = await scopeListing(repo, scoped);
+      // What commits made since the attempt began changed: a failed attempt never commits, so such a file holds
+      // another role's committed work (a role sharing the scope that ran in between) or the user's: never undone.
+      headNow = repo.head ? await treeEntries(repo, objects, repo.head, scoped) : new Map();
+      headThen = snap.base ? await treeEntries(repo, objects, snap.base, scoped) : new Map();
     } catch (err) {
       throw new HelperError("E_INVALID", `clean-attempt: ${(err as Error).message}`);
     }
@@ -86,9 +92,15 @@ export default defineCommand({
     const restore: string[] = [];
     const remove: string[] = [];
     const unrestore: string[] = [];
+    const same = (a: Entry | null, b: Entry | null) => (a === null ? b === null : b !== null && a.id === b.id && a.mode === b.mode);
     for (const f of judged.files) {
       const s = before.get(f.rel) ?? null;
       const w = workEntry(project, repo.format, f.rel);
+      const committed = headNow.get(f.rel) ?? null;
+      if (!same(committed, headThen.get(f.rel) ?? null)) {
+        if (!same(w, committed)) skipped.push({ path: f.rel, reason: "a commit made since the attempt began changed it (another role's work, or yours): left in place" });
+        continue;
+      }
       if (s !== null) {
         if (w === null || w.id !== s.id || w.mode !== s.mode) restore.push(f.rel);
       } else if (w !== null) {
