@@ -170,8 +170,12 @@ export function assertNothingBlocks(dir: string): void {
     const name = basename(p);
     if (name.endsWith(".lock")) {
       const holders = readdirSync(p);
+      // A kill between the lock's mkdir and its holder file (a window of microseconds, hit by the soak's random
+      // moments) leaves an empty lock: no holder to find dead, so it keeps proper-lockfile's staleness rule and the
+      // next writer waits at most that long (src/store/lock.ts). Anything else must name a dead holder.
+      if (holders.length === 0) continue;
       const m = holders.length === 1 ? /^holder\.(\d+)\./.exec(holders[0]) : null;
-      assert.ok(m && !alive(Number(m[1])), `${p} is left locked by ${holders.join(", ") || "an unknown holder"}`);
+      assert.ok(m && !alive(Number(m[1])), `${p} is left locked by ${holders.join(", ")}`);
     } else if (name.endsWith(".tmp")) {
       const m = /\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name);
       assert.ok(m && !alive(Number(m[1])), `${p} is a temp file of a live writer`);
