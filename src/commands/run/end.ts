@@ -55,8 +55,8 @@ export default defineCommand({
     if (state.kind === "none") throw new HelperError("E_NOT_FOUND", `No ${skill} run in progress: call run-begin first`);
     if (state.kind === "broken") throw new HelperError("E_SCHEMA", state.error);
     const run = state.run;
-    const earlier = recordedReflection(ctx.cwd, skill, run.runId);
     if (run.completedAt !== null) {
+      const earlier = recordedReflection(ctx.cwd, skill, run.runId);
       // A run-end killed after closing the run, before its report was written, is finished by its retry: the same
       // outcome, this run's reflection on file, and no report written since the close. Any other repeat of a closed
       // run is answered as it stands, nothing recorded again.
