@@ -149,6 +149,34 @@ function runPool(list, workers) {
   });
 }
 
+/**
+ * The innermost failed tests of a TAP stream (a suite that failed only because a test in it did is left out), each
+ * as `# FAILED <file> › <test>` followed by the first lines of its diagnostic block.
+ */
+function failedTests(tap) {
+  const lines = tap.split("\n");
+  const found = [];
+  const names = [];
+  for (let i = 0; i < lines.length; i++) {
+    const sub = lines[i].match(/^(\s*)# Subtest: (.*)$/);
+    if (sub) {
+      names[sub[1].length / 4] = sub[2];
+      names.length = sub[1].length / 4 + 1;
+      continue;
+    }
+    if (/^# worker \d+ exited/.test(lines[i])) found.push(`# FAILED ${lines[i].slice(2)}`);
+    const bad = lines[i].match(/^(\s*)not ok \d+ - (.*?)(?: # .*)?$/);
+    if (!bad) continue;
+    const depth = bad[1].length / 4;
+    const block = [];
+    for (let j = i + 1; j < lines.length && block.length < 12 && !/^\s*\.\.\.$/.test(lines[j]); j++) block.push(lines[j].trim());
+    if (block.some((l) => /^failureType: 'subtestsFailed'/.test(l))) continue;
+    const path = [...names.slice(0, depth).filter(Boolean), bad[2]];
+    found.push([`# FAILED ${path.join(" › ")}`, ...block.filter((l) => l && l !== "---").map((l) => `#   ${l}`)].join("\n"));
+  }
+  return found;
+}
+
 let status = 0;
 const started = performance.now();
 if (unitFiles.length) {
@@ -157,16 +185,20 @@ if (unitFiles.length) {
   const rounds = soakRun
     ? [[unitFiles.filter((f) => !isRace(f)), Math.max(2, cores)], [unitFiles.filter(isRace), 1]]
     : [[unitFiles, Math.max(2, cores)]];
+  const failures = [];
   for (const [group, workers] of rounds) {
     if (group.length === 0) continue;
     const r = await runPool(group, workers);
     process.stdout.write(r.output);
+    failures.push(...failedTests(r.output));
     for (const key of Object.keys(sum)) sum[key] += r[key];
     if (r.failed || r.fail > 0 || r.tests === 0) status = 1;
   }
   mkdirSync(".cache", { recursive: true });
   writeFileSync(TIMES, JSON.stringify(times, null, 1) + "\n");
   const line = Object.entries(sum).map(([k, v]) => `${k} ${v}`).join(", ");
+  // The failures again, last: a CI log cut to its tail still names each failed test and the start of its error.
+  for (const f of failures) console.log(f);
   console.log(`# all ${unitFiles.length} files: ${line}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 if (e2eFiles.length) {
