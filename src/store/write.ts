@@ -4,7 +4,7 @@
 import {
   chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { crashPoint } from "../base/crash-point.js";
 import { HelperError, detail } from "../base/errors.js";
 import { acquire, alive, hex12, LOCK_STALE_MS, LOCK_TIMEOUT_MS, type Release } from "./lock.js";
@@ -237,25 +237,152 @@ export function replaceLine(text: string, line: number, replacement: string): st
 }
 
 /** Move directory entries with rename; on failure, move back what was moved and rethrow. */
+/**
+ * Move `names` (relative paths) from `fromDir` into `toDir`, all or none: an error moves back what moved and
+ * rethrows. A plain move, for one that nothing must finish after a kill (see moveIntoHistory for the archive's).
+ */
 export function moveEntries(fromDir: string, names: readonly string[], toDir: string): void {
-  const moved: string[] = [];
+  moveGroups(toDir, [{ from: fromDir, names }]);
+}
+
+/** One source folder of a move and the entries it gives up. */
+export interface MoveGroup {
+  from: string;
+  names: readonly string[];
+}
+
+/** The journal a history folder holds while entries move into it (see moveIntoHistory). */
+export const MOVING = ".moving.json";
+
+/**
+ * Move the groups' entries into the history folder `toDir` so that a kill at any point leaves either nothing moved
+ * or a journal (`<toDir>/.moving.json`, each group's source relative to `toDir` and its names) that the next
+ * caller's resumeMoves completes into the same folder: an archive is never split over two folders, and a stopped
+ * run's outputs never stay behind to pass as the next run's. An error (not a kill) moves back what moved.
+ */
+export function moveIntoHistory(toDir: string, groups: readonly MoveGroup[]): void {
+  const journal = join(toDir, MOVING);
+  const body = { groups: groups.map((g) => ({ from: relative(toDir, g.from) || ".", names: [...g.names] })) };
+  writeAtomic(journal, `${JSON.stringify(body)}\n`);
+  crashPoint("move:journal");
+  moveGroups(toDir, groups, () => unlinkQuiet(journal));
+  unlinkQuiet(journal);
+}
+
+function moveGroups(toDir: string, groups: readonly MoveGroup[], onUndo?: () => void): void {
+  const moved: Array<[string, string]> = [];
   try {
-    for (const name of names) {
-      ensureDir(dirname(join(toDir, name)));
-      renameSync(join(fromDir, name), join(toDir, name));
-      moved.push(name);
-      crashPoint("move:entry");
+    for (const g of groups) {
+      for (const name of g.names) {
+        const from = join(g.from, name);
+        const to = join(toDir, name);
+        ensureDir(dirname(to));
+        if (!renameUnlessDone(from, to)) continue;
+        moved.push([from, to]);
+        crashPoint("move:entry");
+      }
     }
   } catch (err) {
-    for (const name of moved.reverse()) {
+    for (const [from, to] of moved.reverse()) {
       try {
-        renameSync(join(toDir, name), join(fromDir, name));
+        renameSync(to, from);
       } catch {
         /* best effort */
       }
     }
+    onUndo?.();
     throw err;
   }
+}
+
+/**
+ * rename(from, to); false when `from` is gone and `to` is there: another caller's resumeMoves finished this entry
+ * while this one was moving the others.
+ */
+function renameUnlessDone(from: string, to: string): boolean {
+  try {
+    renameSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" && existsQuiet(to)) return false;
+    throw err;
+  }
+}
+
+function existsQuiet(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unlinkQuiet(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Finish every move a kill interrupted under `historyDir`: for each folder holding a journal, move the entries it
+ * names that are still at their source (and not yet in the folder) into it, then drop the journal. A source outside
+ * `within` (the project's .design/, real path) or a name that climbs out is skipped: the journal is only ever the
+ * helper's, but it is read as data. Returns the folders it finished.
+ */
+export function resumeMoves(historyDir: string, within: string): string[] {
+  let folders: string[];
+  try {
+    folders = readdirSync(historyDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  const finished: string[] = [];
+  for (const folder of folders) {
+    const toDir = join(historyDir, folder);
+    const journal = join(toDir, MOVING);
+    const read = readText(journal, MAX_FILE_BYTES);
+    if (read.kind === "missing") {
+      // A kill while the journal was being written left its temp file (and nothing moved): swept once its writer
+      // is dead, so the folder holds nothing that looks archived.
+      sweepOrphans(journal);
+      continue;
+    }
+    for (const g of read.kind === "ok" ? journalGroups(read.text) : []) {
+      const from = resolve(toDir, g.from);
+      if (!isWithin(from, within)) continue;
+      for (const name of g.names) {
+        const src = resolve(from, name);
+        const dest = resolve(toDir, name);
+        if (!isWithin(src, from) || !isWithin(dest, toDir) || existsQuiet(dest) || !existsQuiet(src)) continue;
+        ensureDir(dirname(dest));
+        renameUnlessDone(src, dest);
+        crashPoint("move:resume");
+      }
+    }
+    unlinkQuiet(journal);
+    finished.push(folder);
+  }
+  return finished;
+}
+
+function journalGroups(text: string): Array<{ from: string; names: string[] }> {
+  try {
+    const doc = JSON.parse(text) as { groups?: unknown };
+    if (!Array.isArray(doc.groups)) return [];
+    return doc.groups.flatMap((g: { from?: unknown; names?: unknown }) =>
+      typeof g?.from === "string" && Array.isArray(g.names) ? [{ from: g.from, names: g.names.filter((n): n is string => typeof n === "string" && n !== "") }] : []);
+  } catch {
+    return [];
+  }
+}
+
+/** `p` is `dir` itself or below it (both absolute, normalized). */
+function isWithin(p: string, dir: string): boolean {
+  const rel = relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /** .design entries that outlive a run: archive and a fresh run-start leave them in place. */

@@ -242,4 +242,36 @@ describe("archive", () => {
     }
     assert.deepEqual(p.list(".design"), ["expert-a.json", "plan.json"]);
   });
+  it("finishes an archive a kill cut short into its own folder first, and reports it as resumed", async (t) => {
+    const journal = { groups: [{ from: "../..", names: ["expert-b.json", "notes.md"] }] };
+    const p = project(t, {
+      ".design/history/20260101T000000Z/expert-a.json": "a",
+      ".design/history/20260101T000000Z/.moving.json": journal,
+      ".design/expert-b.json": "b",
+      ".design/notes.md": "n",
+      ".design/handoff.md": "kept",
+    });
+    const out = await p.run("archive", [".design"], run);
+    assert.deepEqual(out, { ok: true, message: "nothing to archive", resumed: [".design/history/20260101T000000Z"], exitCode: 0 });
+    assert.deepEqual(p.list(".design/history/20260101T000000Z"), ["expert-a.json", "expert-b.json", "notes.md"]);
+    assert.deepEqual(p.list(".design"), ["handoff.md", "history"]);
+  });
+
+  it("reads a move journal as data: a source or a name that leaves .design/ moves nothing", async (t) => {
+    const journal = { groups: [
+      { from: "../../..", names: ["src/app.ts"] },
+      { from: "../..", names: ["../src/app.ts", "/etc/hostname", 7, ""] },
+      { from: "/tmp", names: ["x"] },
+    ] };
+    const p = project(t, {
+      "src/app.ts": "user code",
+      ".design/history/20260101T000000Z/.moving.json": journal,
+      ".design/notes.md": "n",
+    });
+    const out = await p.run("archive", [".design"], run);
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.equal(p.read("src/app.ts"), "user code");
+    assert.deepEqual(p.list(".design/history/20260101T000000Z"), []);
+    assert.deepEqual(out.archived, ["notes.md"]);
+  });
 });

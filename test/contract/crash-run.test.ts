@@ -113,12 +113,61 @@ describe("run-begin killed at any point", () => {
   });
 });
 
+/** The history folders of `dir` that hold something, each with the names it holds (the journal left out). */
+function historyFolders(dir: string): Map<string, string[]> {
+  const history = join(dir, ".design/history");
+  const out = new Map<string, string[]>();
+  if (!existsSync(history)) return out;
+  for (const f of readdirSync(history)) {
+    const names = readdirSync(join(history, f)).sort();
+    assert.ok(!names.includes(".moving.json"), `history/${f} still holds its move journal after the retry`);
+    if (names.length) out.set(f, names);
+  }
+  return out;
+}
+
+describe("archive killed at any point", () => {
+  it("the retry finishes the archive into the one folder it began: nothing split over two, nothing left behind", async (t) => {
+    const files: Record<string, string> = {
+      ".design/expert-arch.json": '{"a":1}', ".design/expert-risk.json": '{"b":2}', ".design/notes.md": "notes",
+      ".design/worker-api.json": '{"c":3}', ".design/handoff.md": "kept", ".design/scratch/deep.txt": "deep",
+    };
+    const tpl = template(t, files);
+    const moved = ["expert-arch.json", "expert-risk.json", "notes.md", "scratch", "worker-api.json"];
+    const args = ["archive", ".design"];
+    const sweep = await crashSweep({
+      prepare: () => copyProject(t, tpl),
+      call: { args },
+      minPoints: 5,
+      check: async (dir) => {
+        assertSound(dir);
+        const retry = await call(args, { cwd: dir });
+        ok(retry, "retry");
+        const folders = historyFolders(dir);
+        assert.equal(folders.size, 1, `one archive: ${JSON.stringify([...folders])}`);
+        const [[folder, names]] = [...folders];
+        assert.deepEqual(names, moved);
+        for (const [path, text] of Object.entries(files)) {
+          const name = path.slice(".design/".length);
+          const at = name === "handoff.md" ? join(dir, ".design", name) : join(dir, ".design/history", folder, name);
+          assert.equal(readFileSync(at, "utf8"), text, `${name} is whole at ${at}`);
+          if (name !== "handoff.md") assert.ok(!existsSync(join(dir, ".design", name.split("/")[0])), `${name} left behind`);
+        }
+        if (retry.json.resumed) assert.deepEqual(retry.json.resumed, [`.design/history/${folder}`]);
+        assertNothingBlocks(dir);
+      },
+    });
+    assert.ok(sweep.points.includes("move:journal") && sweep.points.filter((p) => p === "move:entry").length === moved.length, sweep.points.join(", "));
+  });
+});
+
 describe("run-begin --fresh killed at any point", () => {
   it("archives the unfinished run whole or not yet, and the retry opens a new one; the old run is never lost", async (t) => {
     const tpl = template(t, { ".design/notes.md": "design notes" });
     ok(await call(["run-begin", "design", "--goal", "first goal"], { cwd: tpl }), "run-begin");
+    writeFiles(tpl, { ".design/expert-arch.json": '{"a":1}', ".design/expert-risk.json": '{"b":2}' });
     const phases = runState(tpl, "design").phases;
-    ok(await call(["run-checkpoint", "design", "--phase", phases[0]], { cwd: tpl }), "checkpoint");
+    ok(await call(["run-checkpoint", "design", "--phase", phases[0], "--outputs", ".design/expert-arch.json,.design/expert-risk.json"], { cwd: tpl }), "checkpoint");
     const old = runState(tpl, "design").runId;
     const args = ["run-begin", "design", "--goal", "second goal", "--fresh"];
     const sweep = await crashSweep({
@@ -132,11 +181,19 @@ describe("run-begin --fresh killed at any point", () => {
         const state = runState(dir, "design");
         assert.notEqual(state.runId, old);
         assert.equal(state.goal, "second goal");
-        const history = join(dir, ".design/history");
-        const archived = existsSync(history)
-          ? readdirSync(history).filter((f) => existsSync(join(history, f, "run-design.json"))).map((f) => JSON.parse(readFileSync(join(history, f, "run-design.json"), "utf8")).runId)
+        const archivedIn = join(dir, ".design/history");
+        const archived = existsSync(archivedIn)
+          ? readdirSync(archivedIn).filter((f) => existsSync(join(archivedIn, f, "run-design.json"))).map((f) => JSON.parse(readFileSync(join(archivedIn, f, "run-design.json"), "utf8")).runId)
           : [];
         assert.ok(archived.includes(old), `the first run is archived: ${archived.join(", ")}`);
+        // The stopped run's outputs went with its state, into the same folder: none stays to pass as the new run's.
+        const folders = historyFolders(dir);
+        const history = join(dir, ".design/history");
+        const withOld = [...folders].filter(([f, names]) => names.includes("run-design.json") &&
+          JSON.parse(readFileSync(join(history, f, "run-design.json"), "utf8")).runId === old);
+        assert.equal(withOld.length, 1, JSON.stringify([...folders]));
+        assert.deepEqual(withOld[0][1], ["expert-arch.json", "expert-risk.json", "run-design.json"]);
+        for (const n of ["expert-arch.json", "expert-risk.json"]) assert.ok(!existsSync(join(dir, ".design", n)), `${n} left in .design`);
         assertNothingBlocks(dir);
       },
     });

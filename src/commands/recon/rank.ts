@@ -9,7 +9,7 @@ import { defineCommand } from "../../lib/command/command.js";
 import { HelperError, detail } from "../../base/errors.js";
 import { rankRecon } from "../../lib/recon/recon-score.js";
 import { compactStamp, isoSeconds } from "../../lib/values.js";
-import { argLabel, confine, ensureDir, makeHistoryFolder, moveEntries, pathKind, readJson, realPath, withLock, writeAtomic } from "../../store.js";
+import { argLabel, confine, ensureDir, makeHistoryFolder, moveIntoHistory, pathKind, readJson, realPath, resumeMoves, withLock, writeAtomic } from "../../store.js";
 import { OWN } from "../../base/owned.js";
 import { recordPhases } from "../../lib/run/run-record.js";
 import { reconError } from "./validate.js";
@@ -73,8 +73,9 @@ export default defineCommand({
       let previous: string | null = null;
       if (exists && args.replace) {
         try {
+          resumeMoves(historyDir, dirname(target));
           const folder = makeHistoryFolder(historyDir, compactStamp(ctx.now()));
-          moveEntries(dirname(target), [basename(target)], join(historyDir, folder));
+          moveIntoHistory(join(historyDir, folder), [{ from: dirname(target), names: [basename(target)] }]);
           previous = join(historyDir, folder, basename(target));
         } catch (err) {
           throw new HelperError("E_WRITE", `Error moving the previous recon to history: ${detail(err)}`);

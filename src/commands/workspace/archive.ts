@@ -9,7 +9,8 @@
 // nothing. --keep-plan moves a stopped run's artifacts but leaves the plan and the files of its execution;
 // --only experts moves just the expert artifacts (expert-*.json), so an earlier run's cannot pass as new, but keeps
 // (`kept`) those a ready or in-progress plan names: its workers read them. Every mode keeps the researcher artifacts
-// recon.json names as its sources, unless --include-recon (recon's own call).
+// recon.json names as its sources, unless --include-recon (recon's own call). The move keeps a journal in its history
+// folder: the next call finishes an archive a kill cut short into that same folder (`resumed`).
 import { join } from "node:path";
 import { END_GRANT_FLAG, refuseWhileGranted } from "../../lib/grant/grant-hold.js";
 import { defineCommand, type Context } from "../../lib/command/command.js";
@@ -17,7 +18,7 @@ import { HelperError, detail, usage } from "../../base/errors.js";
 import { compactStamp } from "../../lib/values.js";
 import { isRunFileName, readRun } from "../../lib/run/run-state.js";
 import {
-  argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveEntries, pathKind, PERSISTENT, projectRoots, readConfined, readJson, withLock,
+  argLabel, confine, isLockName, isTempName, listDir, makeHistoryFolder, moveIntoHistory, pathKind, PERSISTENT, projectRoots, readConfined, readJson, resumeMoves, withLock,
 } from "../../store.js";
 import { OWN } from "../../base/owned.js";
 import { digestPlan, type PlanState } from "./preflight.js";
@@ -164,7 +165,11 @@ export async function archiveDesign(ctx: Context, o: ArchiveOptions): Promise<Re
   const kind = pathKind(dir);
   if (kind === "missing") return NOTHING;
   if (kind !== "directory") throw new HelperError("E_USAGE", `${shown} is not a directory`);
-  if (selected(candidates(dir, shown), only, keepPlan).length === 0) return NOTHING;
+  const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
+  // An archive a kill cut short is finished into its own folder first, so what it left is never archived apart.
+  const resumed = resumeMoves(historyDir, dir).map((f) => `${shown}/history/${f}`);
+  const nothing = resumed.length ? { ...NOTHING, resumed } : NOTHING;
+  if (selected(candidates(dir, shown), only, keepPlan).length === 0) return nothing;
 
   return withLock(join(dir, "plan.json"), () => {
     // Listed again under the lock: the entries to move are the ones present now.
@@ -184,8 +189,7 @@ export async function archiveDesign(ctx: Context, o: ArchiveOptions): Promise<Re
       kept = [...kept, ...names.filter((n) => named.has(n))];
       names = names.filter((n) => !named.has(n));
     }
-    if (names.length === 0) return kept.length ? { ...NOTHING, kept } : NOTHING;
-    const historyDir = confine(ctx.cwd, `history folder '${shown}/history'`, join(dir, "history"), "write", OWN.history);
+    if (names.length === 0) return kept.length ? { ...nothing, kept } : nothing;
     if (names.includes("plan.json") && !includePlan) {
       const plan = digestPlan(readConfined(ctx.cwd, join(dir, "plan.json"), readJson));
       if (WANTED.has(plan.state)) {
@@ -199,10 +203,10 @@ export async function archiveDesign(ctx: Context, o: ArchiveOptions): Promise<Re
     }
     const folder = makeDestination(historyDir, compactStamp(ctx.now()));
     try {
-      moveEntries(dir, names, join(historyDir, folder));
+      moveIntoHistory(join(historyDir, folder), [{ from: dir, names }]);
     } catch (err) {
       throw new HelperError("E_WRITE", `Error archiving files: ${detail(err)}`);
     }
-    return { archivedTo: `${shown}/history/${folder}`, archived: names, ...(kept.length ? { kept } : {}) };
+    return { archivedTo: `${shown}/history/${folder}`, archived: names, ...(kept.length ? { kept } : {}), ...(resumed.length ? { resumed } : {}) };
   });
 }

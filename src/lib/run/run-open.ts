@@ -10,7 +10,7 @@ import { rolesOf, statusOf, type Json } from "../plan/plan.js";
 import { describeRun, hashFile, historyDir, parseRun, runFile, runFileName, SKILL_PHASES, type RunDigest, type RunState, type Skill } from "./run-state.js";
 import { compactStamp, isObject, isoSeconds, sha256 } from "../values.js";
 import {
-  argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, MAX_STATE_BYTES, moveEntries, pathKind, PERSISTENT, readText, withLock, writeAtomic,
+  argLabel, confine, confined, ensureDir, isInside, makeHistoryFolder, MAX_STATE_BYTES, moveIntoHistory, pathKind, PERSISTENT, readText, resumeMoves, withLock, writeAtomic,
 } from "../../store.js";
 
 /**
@@ -125,6 +125,8 @@ export function openRun(cwd: string, o: OpenRunOptions): Promise<OpenedRun> {
   const goal = o.goal.trim();
   const now = o.now;
   return withLock(path, () => {
+    // A replaced run a kill left half moved is finished into its history folder before the state is read again.
+    resumeMoves(historyDir(cwd, designDir), root);
     const cur = readText(path, MAX_STATE_BYTES);
     let archivedTo: string | null = null;
     let archivedOutputs: string[] = [];
@@ -148,17 +150,12 @@ export function openRun(cwd: string, o: OpenRunOptions): Promise<OpenedRun> {
       const folder = makeHistoryFolder(history, compactStamp(now));
       const { move: outputs, kept } = old && old.completedAt === null ? movableOutputs(cwd, root, old, o.keep ?? new Set()) : { move: [], kept: [] };
       if (old && old.completedAt === null) replaced = describeRun(old, cwd, now, goal);
-      if (dirname(path) === root) moveEntries(root, [basename(path), ...outputs], join(history, folder));
-      else {
-        // The run file is a symlink to elsewhere inside .design/: its target moves on its own.
-        moveEntries(dirname(path), [basename(path)], join(history, folder));
-        try {
-          moveEntries(root, outputs, join(history, folder));
-        } catch (err) {
-          moveEntries(join(history, folder), [basename(path)], dirname(path));
-          throw err;
-        }
-      }
+      // The run file and the outputs it recorded move as one (a kill leaves a journal the next call finishes); a
+      // run file linked to elsewhere inside .design/ has its target moved from there.
+      const groups = dirname(path) === root
+        ? [{ from: root, names: [basename(path), ...outputs] }]
+        : [{ from: dirname(path), names: [basename(path)] }, { from: root, names: outputs }];
+      moveIntoHistory(join(history, folder), groups);
       archivedTo = join(designDir, "history", folder);
       archivedOutputs = outputs.map((r) => join(designDir, r));
       keptOutputs = kept.map((r) => join(designDir, r));
