@@ -26,8 +26,9 @@ const SOAK_FILES = [
 // The contract tables whose helper calls are in-process in `npm test` and real processes in test:soak
 // (test/helpers/soak.ts).
 const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts", "test/contract/ownership.test.ts"];
-// Property tests whose generated-case count DO_SOAK=1 raises (the shell parser against mvdan/sh and real bash).
-const PROPERTY_FILES = ["test/unit/shell-differential.test.ts", "test/unit/checks-exit.test.ts"];
+// Property tests whose generated-case count DO_SOAK=1 raises (the shell parser against mvdan/sh and real bash; the
+// user's edits, the workers', kills, retries, clean-attempt and commit on a dirty tree).
+const PROPERTY_FILES = ["test/unit/shell-differential.test.ts", "test/unit/checks-exit.test.ts", "test/contract/dirty-tree-property.test.ts"];
 const TIMES = ".cache/test-times.json";
 const soakRun = process.argv[2] === "--soak";
 const only = soakRun ? [...TABLE_FILES, ...SOAK_FILES, ...PROPERTY_FILES] : process.argv.slice(2);
