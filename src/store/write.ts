@@ -2,7 +2,7 @@
 // a unique temp file in the same directory, fsyncs, renames it over the target and releases the lock. JSONL
 // appends write the new line with O_APPEND under the same lock. The lock is store/lock.ts.
 import {
-  chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync,
+  chmodSync, closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { crashPoint } from "../base/crash-point.js";
@@ -318,6 +318,14 @@ function existsQuiet(p: string): boolean {
   }
 }
 
+function realQuiet(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
 function unlinkQuiet(p: string): void {
   try {
     unlinkSync(p);
@@ -350,15 +358,22 @@ export function resumeMoves(historyDir: string, within: string): string[] {
       sweepOrphans(journal);
       continue;
     }
+    const home = realQuiet(toDir);
+    if (home === null) continue;
     for (const g of read.kind === "ok" ? journalGroups(read.text) : []) {
-      const from = resolve(toDir, g.from);
-      if (!isWithin(from, within)) continue;
+      const from = realQuiet(resolve(toDir, g.from));
+      if (from === null || !isWithin(from, within)) continue;
       for (const name of g.names) {
         const src = resolve(from, name);
-        const dest = resolve(toDir, name);
-        if (!isWithin(src, from) || !isWithin(dest, toDir) || existsQuiet(dest) || !existsQuiet(src)) continue;
+        const dest = resolve(home, name);
+        if (!isWithin(src, from) || !isWithin(dest, home) || existsQuiet(dest) || !existsQuiet(src)) continue;
+        // Through links neither way: the source's folder and the destination's stay where they are named.
+        const srcDir = realQuiet(dirname(src));
+        if (srcDir === null || !isWithin(srcDir, from)) continue;
         ensureDir(dirname(dest));
-        renameUnlessDone(src, dest);
+        const destDir = realQuiet(dirname(dest));
+        if (destDir === null || !isWithin(destDir, home)) continue;
+        renameUnlessDone(join(srcDir, basename(src)), join(destDir, basename(dest)));
         crashPoint("move:resume");
       }
     }

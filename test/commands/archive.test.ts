@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { project, writeFiles } from "../helpers/design-dir.ts";
 
@@ -267,11 +267,18 @@ describe("archive", () => {
       "src/app.ts": "user code",
       ".design/history/20260101T000000Z/.moving.json": journal,
       ".design/notes.md": "n",
+      ".design/out/evil.txt": "e",
     });
+    symlinkSync(join(p.dir, "src"), join(p.dir, ".design/linked"));
+    symlinkSync(join(p.dir, "src"), join(p.dir, ".design/history/20260101T000000Z/out"));
+    writeFileSync(join(p.dir, ".design/history/20260101T000000Z/.moving.json"), JSON.stringify({ groups: [
+      ...journal.groups, { from: "../../linked", names: ["app.ts"] }, { from: "../..", names: ["linked/app.ts", "notes.md/../../src/app.ts", "out/evil.txt"] },
+    ] }));
     const out = await p.run("archive", [".design"], run);
     assert.equal(out.ok, true, JSON.stringify(out));
     assert.equal(p.read("src/app.ts"), "user code");
-    assert.deepEqual(p.list(".design/history/20260101T000000Z"), []);
-    assert.deepEqual(out.archived, ["notes.md"]);
+    assert.deepEqual(readdirSync(join(p.dir, "src")), ["app.ts"]);
+    assert.deepEqual(p.list(".design/history/20260101T000000Z"), ["out"]);
+    assert.deepEqual(out.archived, ["linked", "notes.md", "out"]);
   });
 });
