@@ -116,7 +116,7 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   // (a replaced run and its recorded outputs)
   "run-begin": ["runState", OWN.plan, OWN.reflection, OWN.report, OWN.history, OWN.recordedOutput],
   // the reflection, the run state, the report
-  "run-end": [OWN.reflection, "runState", OWN.report],
+  "run-end": [OWN.reflection, "runState", OWN.report, OWN.snapshots],
   // the memory file its --memory names (OWNED_ARGS), and the curator's usage in the plan
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan

@@ -1,6 +1,7 @@
 // run-end: one call that closes a skill run: the run's reflection (reflection-add, with the evaluation file or, when
 // there is none, a minimal one saying how the run ended), the run state closed with the outcome (run-complete), and,
 // for execute and any skill whose project has a plan, the report (.design/report.html and its terminal summary).
+// An execute run's close also prunes the snapshot objects no attempt its plan records can need (`snapshotsPruned`).
 // Everything that could refuse is checked before the first write: a run that is not open, `completed` with phases
 // never checkpointed, an unreadable evaluation all leave every file as it was.
 // Keyed by the run: the reflection carries the run's id, so a repeat (the answer lost, a kill between the two writes)
@@ -11,7 +12,9 @@ import { defineCommand } from "../../lib/command/command.js";
 import { HelperError } from "../../base/errors.js";
 import { checkSkill, readRun, reportSinceRunState, runFile } from "../../lib/run/run-state.js";
 import { crashPoint } from "../../base/crash-point.js";
-import { pathKind, projectRoots, readConfined, readJson } from "../../store.js";
+import { confine, pathKind, projectRoots, readConfined, readJson } from "../../store.js";
+import { OWN } from "../../base/owned.js";
+import { pruneSnapshots, type Pruned } from "../../lib/git/snapshot-prune.js";
 import { writeReport } from "../plan/report.js";
 import { appendReflection, recordedReflection } from "../reflection/add.js";
 import { EVALUATION_FIELDS, evaluationProblems, OUTCOMES } from "../reflection/evaluation.js";
@@ -100,6 +103,7 @@ export default defineCommand({
     crashPoint("run-end:reflected");
     const closed = await completeRun(ctx.cwd, DESIGN, skill, outcome, now);
     crashPoint("run-end:closed");
+    const pruned = skill === "execute" ? pruneExecuteSnapshots(ctx.cwd) : null;
     const out: Record<string, unknown> = {
       reflection: {
         id: reflection.id, goalAchieved: reflection.goalAchieved, ...(reflection.alreadyRecorded ? { alreadyRecorded: true } : {}),
@@ -107,10 +111,27 @@ export default defineCommand({
       },
       run: { runId: run.runId, closed: true, outcome, skippedPhases: closed.skippedPhases },
       announce: closed.announce,
+      ...(pruned && pruned.objects > 0 ? { snapshotsPruned: pruned } : {}),
     };
     return addReport(ctx.cwd, skill, out, now);
   },
 });
+
+/**
+ * The snapshot objects no attempt the plan records can need, removed (lib/git/snapshot-prune.ts); a plan that cannot
+ * be read keeps them all. Never fails the close: the run is already closed when this runs.
+ */
+function pruneExecuteSnapshots(cwd: string): Pruned | null {
+  try {
+    const { design } = projectRoots(cwd);
+    confine(cwd, "the snapshot folder .design/snapshots", join(design, "snapshots"), "write", OWN.snapshots);
+    const plan = readConfined(cwd, join(design, "plan.json"), readJson);
+    if (plan.kind !== "ok") return null;
+    return pruneSnapshots(design, plan.value);
+  } catch {
+    return null;
+  }
+}
 
 /** For execute and any skill whose project has a plan: the report, written, and its summary in `out`. */
 async function addReport(cwd: string, skill: string, out: Record<string, unknown>, now: number): Promise<Record<string, unknown>> {
