@@ -252,10 +252,28 @@ for (const o of commandOutputs.filter((c) => !SELF_CONTAINED.has(c.file))) {
     includes.set(input, e);
   }
 }
-// Only real files are shared (a plugin's virtual module, such as light-assert's, stays in each bundle).
-let shared = new Set([...includes.keys()].filter((m) => {
+// Only real files are candidates (a plugin's virtual module, such as light-assert's, stays in each bundle). Each ES
+// module candidate is bundled once as an entry of its own, every export kept: its whole size (what a chunk holds) and
+// the names it exports (re-exports included), which its stub binds by name.
+const candidates = [...includes.keys()].filter((m) => includes.get(m).users.size >= 2 && !m.includes(":") && existsSync(m)).sort();
+const wholeBytes = new Map();
+const exportsOf = new Map(); // absolute module path -> its export names
+{
+  const esm = candidates.filter((m) => includes.get(m).format === "esm");
+  const r = await build({
+    ...common, entryPoints: esm, outdir: join(outdir, ".exports"), format: "esm", write: false, metafile: true,
+    supported: { "dynamic-import": false }, plugins: [lazyZod(join(outdir, "x.js")), ...commandPlugins(join(outdir, "x.js"))],
+  });
+  for (const o of Object.values(r.metafile.outputs)) {
+    if (!o.entryPoint) continue;
+    exportsOf.set(join(process.cwd(), o.entryPoint), o.exports);
+    wholeBytes.set(o.entryPoint, o.inputs[o.entryPoint]?.bytesInOutput ?? Infinity);
+  }
+  for (const m of esm) if (!exportsOf.has(join(process.cwd(), m))) throw new Error(`no export list for ${m}`);
+}
+let shared = new Set(candidates.filter((m) => {
   const e = includes.get(m);
-  return e.users.size >= 2 && !m.includes(":") && existsSync(m) && Math.min(...e.users.values()) >= FULL_USE * e.bytes;
+  return Math.min(...e.users.values()) >= FULL_USE * Math.max(e.bytes, wholeBytes.get(m) ?? 0);
 }));
 const imported = new Map();
 for (const [m, e] of includes) for (const d of e.imports) (imported.get(d) ?? imported.set(d, new Set()).get(d)).add(m);
@@ -350,18 +368,6 @@ module.exports = (file) => {
   return m.exports;
 };
 `;
-
-// The names each shared ES module exports (re-exports included), so its stub can bind them by name.
-const exportsOf = new Map();
-{
-  const esmShared = [...chunkOf].filter(([, c]) => !c.cjs).map(([path]) => path);
-  const r = await build({
-    ...common, entryPoints: esmShared, outdir: join(outdir, ".exports"), format: "esm", write: false, metafile: true,
-    supported: { "dynamic-import": false }, plugins: [lazyZod(join(outdir, "x.js")), ...commandPlugins(join(outdir, "x.js"))],
-  });
-  for (const o of Object.values(r.metafile.outputs)) if (o.entryPoint) exportsOf.set(join(process.cwd(), o.entryPoint), o.exports);
-  for (const path of esmShared) if (!exportsOf.has(path)) throw new Error(`no export list for ${path}`);
-}
 
 // In a chunk, a built-in other than fs and path (which Node has loaded before any module runs) is required on first
 // use of one of its exports: a chunk keeps exports some of its callers never use, and the module-level require of
