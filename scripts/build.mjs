@@ -364,11 +364,20 @@ const loaded = (globalThis[Symbol.for("do.sharedChunks")] ??= new Map());
 module.exports = (file) => {
   let m = loaded.get(file);
   if (m === undefined) {
+    let run;
+    try {
+      run = new Function("exports", "require", "module", "__filename", "__dirname", readFileSync(file, "utf8"));
+    } catch (e) {
+      // Node started with --disallow-code-generation-from-strings: Node's own loader, as dear as a require is.
+      if (!(e instanceof EvalError)) throw e;
+      m = { exports: require(file) };
+      loaded.set(file, m);
+      return m.exports;
+    }
     m = { exports: {} };
     loaded.set(file, m);
     const dir = dirname(file);
-    const req = (id) => require(id.startsWith(".") ? join(dir, id) : id);
-    new Function("exports", "require", "module", "__filename", "__dirname", readFileSync(file, "utf8"))(m.exports, req, m, file, dir);
+    run(m.exports, (id) => require(id.startsWith(".") ? join(dir, id) : id), m, file, dir);
   }
   return m.exports;
 };

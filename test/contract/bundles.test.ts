@@ -119,6 +119,11 @@ describe("dist/ in shared chunks", () => {
     const expected = new Set(reach("commands/plan/plan-view.js").filter((f) => f.startsWith("chunks/")).map((f) => join(DIST, f)));
     for (const p of seen) assert.ok(expected.has(p), `${p} is not named by plan-view`);
   });
+
+  it("a sharing command answers where Node may not compile code from strings (the loader falls back to require)", () => {
+    const r = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", PLAN_JS, "plan-view"], { encoding: "utf8", cwd: tmpdir() });
+    assert.equal(JSON.parse(r.stdout).state, "none", r.stdout + r.stderr);
+  });
 });
 
 /** Runs node with `args` in an empty folder, recording each file under dist/chunks/ it reads. */
