@@ -11,7 +11,10 @@
 import { build } from "esbuild";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { builtinModules, createRequire } from "node:module";
 import { deflateRawSync } from "node:zlib";
+
+const require = createRequire(import.meta.url);
 
 const outdir = process.argv[2] ?? "dist";
 mkdirSync(outdir, { recursive: true });
@@ -195,20 +198,270 @@ const hookRarePaths = {
 };
 // The live report (src/commands/run/live-report.ts) loads the report command's own bundle at run time: its import of
 // `../plan/report.js` stays external, a path that names dist/commands/plan/report.js from every command folder.
-const liveReport = {
+// From a shared chunk (below), that path is the report bundle's path relative to the chunk's file.
+const liveReport = (outfile) => ({
   name: "live-report",
   setup(b) {
+    const rel = relative(dirname(outfile), join(outdir, "commands", "plan", "report.js")).split(sep).join("/");
     b.onResolve({ filter: /^\.\.\/plan\/report\.js$/ }, (args) =>
-      args.importer.endsWith(join("src", "commands", "run", "live-report.ts")) ? { path: "../plan/report.js", external: true } : undefined);
+      args.importer.endsWith(join("src", "commands", "run", "live-report.ts")) ? { path: rel.startsWith(".") ? rel : `./${rel}`, external: true } : undefined);
+  },
+});
+// Shared chunks (issue 33: an install of at most 3 MB). Bundled alone, each command carried its own copy of the code
+// it shares with others (the scheduler core in 21 bundles, the store and its lock library in 30...), ~2 MB of a 2.9 MB
+// dist/. A first pass bundles each command without writing it and reads from esbuild's metafile which source modules
+// it includes and how much of each. A module goes to a shared chunk, dist/chunks/<name>.js, when two or more commands
+// include it, each at least FULL_USE of it (a chunk keeps every export of its modules: nothing is tree-shaken against
+// one command's use, so a module most commands use a sliver of stays in their bundles), its copies weigh at least
+// MIN_SAVING, and everything it imports is shared too (no module then has two instances in one process). Each bundle
+// that includes it gets a stub in its place that loads the chunk (CHUNK_LOADER) and binds the module's exports.
+// Measured on the 2-core machine (node 20): compiling costs ~0.03-0.04 ms of CPU a KB, a require() of one more file
+// ~0.3 ms, the loader's read-and-compile of one ~0.05 ms; a module esbuild wraps in a lazy init is parsed twice (so a
+// chunk's modules run at its load, in import order, like a bundle's), and CommonJS interop objects between a bundle and
+// 25 chunks cost ~10 ms (so an ES module's stub binds its exports as plain variables).
+// The hot calls (HOT_CALLS: the `npm run bench cheap` set, run many times per skill) stay self-contained bundles,
+// as do plan.js and the hook's files: they load exactly what they did. A sharing command loads a few chunks; see
+// bench/README.md for the cost.
+// Grouping: modules start in groups by the exact set of commands that include them (a command then loads no chunk
+// module it does not reach), and two groups merge while that lowers, summed over the commands weighted by the inverse
+// of their bundle's size (a small command's extra bytes count for more), the bytes compiled plus CHUNK_FILE_COST per
+// chunk loaded, and the chunks' require graph stays acyclic (a chunk never sees another half-loaded).
+const CHUNK_FILE_COST = 3000;
+const FULL_USE = 0.5;
+const MIN_SAVING = 6000;
+/** The commands `npm run bench cheap` times, by their registry names; their files are read from src/registry.ts. */
+const HOT_CALLS = ["status", "update-status", "finalize", "memory-add", "run-checkpoint", "preflight", "run-start"];
+const SELF_CONTAINED = new Set(HOT_CALLS.map((name) => {
+  const m = new RegExp(`^\\s*"${name}":.*import\\("\\./(commands/[^"]+\\.js)"\\)`, "m").exec(registry);
+  if (!m) throw new Error(`the hot call ${name} is not in src/registry.ts`);
+  return m[1];
+}));
+const commandPlugins = (outfile) => [plainFs, lightAssert, yamlSafeOnly, liveReport(outfile)];
+const commandOutputs = commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js` }));
+
+const ownBytes = new Map(); // command file -> the bytes of its bundle alone
+const includes = new Map(); // source module (path as the metafile names it) -> { bytes (its most in one bundle), format, imports, users: command file -> its bytes there }
+for (const o of commandOutputs.filter((c) => !SELF_CONTAINED.has(c.file))) {
+  const outfile = join(outdir, o.file);
+  const r = await build({
+    ...common, entryPoints: [o.entry], outfile, write: false, metafile: true, supported: { "dynamic-import": false },
+    plugins: [lazyZod(outfile), ...commandPlugins(outfile)],
+  });
+  const out = Object.values(r.metafile.outputs)[0];
+  ownBytes.set(o.file, out.bytes);
+  for (const [input, v] of Object.entries(out.inputs)) {
+    const meta = r.metafile.inputs[input];
+    const e = includes.get(input) ?? { bytes: 0, format: meta.format, imports: meta.imports.filter((i) => !i.external).map((i) => i.path), users: new Map() };
+    e.users.set(o.file, v.bytesInOutput);
+    e.bytes = Math.max(e.bytes, v.bytesInOutput);
+    includes.set(input, e);
+  }
+}
+// Only real files are candidates (a plugin's virtual module, such as light-assert's, stays in each bundle). Each ES
+// module candidate is bundled once as an entry of its own, every export kept: its whole size (what a chunk holds) and
+// the names it exports (re-exports included), which its stub binds by name.
+const candidates = [...includes.keys()].filter((m) => includes.get(m).users.size >= 2 && !m.includes(":") && existsSync(m)).sort();
+const wholeBytes = new Map();
+const exportsOf = new Map(); // absolute module path -> its export names
+{
+  const esm = candidates.filter((m) => includes.get(m).format === "esm");
+  const r = await build({
+    ...common, entryPoints: esm, outdir: join(outdir, ".exports"), format: "esm", write: false, metafile: true,
+    supported: { "dynamic-import": false }, plugins: [lazyZod(join(outdir, "x.js")), ...commandPlugins(join(outdir, "x.js"))],
+  });
+  for (const o of Object.values(r.metafile.outputs)) {
+    if (!o.entryPoint) continue;
+    exportsOf.set(join(process.cwd(), o.entryPoint), o.exports);
+    wholeBytes.set(o.entryPoint, o.inputs[o.entryPoint]?.bytesInOutput ?? Infinity);
+  }
+  for (const m of esm) if (!exportsOf.has(join(process.cwd(), m))) throw new Error(`no export list for ${m}`);
+}
+let shared = new Set(candidates.filter((m) => {
+  const e = includes.get(m);
+  return Math.min(...e.users.values()) >= FULL_USE * Math.max(e.bytes, wholeBytes.get(m) ?? 0);
+}));
+const imported = new Map();
+for (const [m, e] of includes) for (const d of e.imports) (imported.get(d) ?? imported.set(d, new Set()).get(d)).add(m);
+// A module's copies are its own and those of what it alone brings in (its imports that no unshared module needs).
+for (const m of [...shared]) {
+  const e = includes.get(m);
+  if (e.bytes * (e.users.size - 1) < MIN_SAVING && ![...(imported.get(m) ?? [])].some((i) => shared.has(i))) shared.delete(m);
+}
+for (let changed = true; changed; ) {
+  changed = false;
+  for (const m of [...shared]) if (includes.get(m).imports.some((d) => includes.has(d) && !d.includes(":") && !shared.has(d))) { shared.delete(m); changed = true; }
+}
+shared = [...shared].sort();
+const byUsers = new Map();
+for (const m of shared) {
+  const key = [...includes.get(m).users.keys()].sort().join("\n");
+  if (!byUsers.has(key)) byUsers.set(key, { modules: [], bytes: 0, users: new Set(includes.get(m).users.keys()) });
+  const g = byUsers.get(key);
+  g.modules.push(m);
+  g.bytes += includes.get(m).bytes;
+}
+let groups = [...byUsers.values()];
+const weight = (users) => [...users].reduce((w, u) => w + 1 / ownBytes.get(u), 0);
+/** Whether the groups' require graph has a cycle once groups i and j are one. */
+const cyclicIfMerged = (i, j) => {
+  const groupOf = new Map();
+  groups.forEach((g, k) => { for (const m of g.modules) groupOf.set(m, k === j ? i : k); });
+  const edges = new Map();
+  for (const [m, k] of groupOf) for (const d of includes.get(m).imports) {
+    const t = groupOf.get(d);
+    if (t !== undefined && t !== k) (edges.get(k) ?? edges.set(k, new Set()).get(k)).add(t);
+  }
+  const state = new Map();
+  const visit = (k) => {
+    if (state.get(k) === 1) return true;
+    if (state.get(k) === 2) return false;
+    state.set(k, 1);
+    for (const t of edges.get(k) ?? []) if (visit(t)) return true;
+    state.set(k, 2);
+    return false;
+  };
+  return [...new Set(groupOf.values())].some(visit);
+};
+for (;;) {
+  const candidates = [];
+  for (let i = 0; i < groups.length; i++) {
+    for (let j = i + 1; j < groups.length; j++) {
+      const a = groups[i], b = groups[j];
+      const delta = weight(new Set([...a.users, ...b.users])) * (CHUNK_FILE_COST + a.bytes + b.bytes)
+        - weight(a.users) * (CHUNK_FILE_COST + a.bytes) - weight(b.users) * (CHUNK_FILE_COST + b.bytes);
+      if (delta < 0) candidates.push({ delta, i, j });
+    }
+  }
+  const best = candidates.sort((x, y) => x.delta - y.delta).find((c) => !cyclicIfMerged(c.i, c.j));
+  if (!best) break;
+  const a = groups[best.i], b = groups[best.j];
+  groups[best.i] = { modules: [...a.modules, ...b.modules].sort(), bytes: a.bytes + b.bytes, users: new Set([...a.users, ...b.users]) };
+  groups.splice(best.j, 1);
+}
+// Each chunk is named after its largest module (a stable name while the grouping holds), its modules keyed m0, m1...
+const chunkOf = new Map(); // absolute module path -> { file, key, cjs }
+const chunks = [];
+const taken = new Set();
+for (const g of groups.sort((a, b) => b.bytes - a.bytes || (a.modules[0] < b.modules[0] ? -1 : 1))) {
+  const largest = g.modules.reduce((x, y) => (includes.get(y).bytes > includes.get(x).bytes ? y : x));
+  let name = largest.replace(/^(src\/(lib\/)?|node_modules\/)/, "").replace(/\.[cm]?[jt]s$/, "").replace(/[^a-zA-Z0-9]+/g, "-");
+  for (let n = 2; taken.has(name); n++) name = `${name.replace(/-\d+$/, "")}-${n}`;
+  taken.add(name);
+  const file = `chunks/${name}.js`;
+  const modules = g.modules.map((m, i) => ({ path: join(process.cwd(), m), key: `m${i}`, cjs: includes.get(m).format !== "esm" }));
+  for (const m of modules) chunkOf.set(m.path, { file, key: m.key, cjs: m.cjs });
+  chunks.push({ file, modules });
+}
+
+// A chunk is read and compiled by this loader rather than require(): Node's require of one more file (resolution,
+// realpath, package scope, its compile wrapper) costs ~0.3 ms of CPU where this costs ~0.05 ms, and a call of a
+// sharing command loads 10-25 chunks. Each bundle carries a copy; they share one table of loaded chunks per process,
+// so a chunk's modules exist once. A chunk's relative requires (zod.js, the report bundle) resolve from its folder.
+const CHUNK_LOADER = `"use strict";
+const { readFileSync } = require("node:fs");
+const { dirname, join } = require("node:path");
+const loaded = (globalThis[Symbol.for("do.sharedChunks")] ??= new Map());
+module.exports = (file) => {
+  let m = loaded.get(file);
+  if (m === undefined) {
+    let run;
+    try {
+      run = new Function("exports", "require", "module", "__filename", "__dirname", readFileSync(file, "utf8"));
+    } catch (e) {
+      // Node started with --disallow-code-generation-from-strings: Node's own loader, as dear as a require is.
+      if (!(e instanceof EvalError)) throw e;
+      m = { exports: require(file) };
+      loaded.set(file, m);
+      return m.exports;
+    }
+    m = { exports: {} };
+    loaded.set(file, m);
+    const dir = dirname(file);
+    run(m.exports, (id) => require(id.startsWith(".") ? join(dir, id) : id), m, file, dir);
+  }
+  return m.exports;
+};
+`;
+
+// In a chunk, a built-in other than fs and path (which Node has loaded before any module runs) is required on first
+// use of one of its exports: a chunk keeps exports some of its callers never use, and the module-level require of
+// node:child_process or node:crypto they imply (nanoid's webcrypto alone: ~10 ms) would otherwise run in every call.
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, "");
+      if (args.namespace === "lazy-builtin" || !builtinModules.includes(name) || name === "fs" || name === "path") return undefined;
+      return { path: name, namespace: "lazy-builtin" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const names = Object.keys(require(`node:${args.path}`)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
+      return {
+        loader: "js",
+        contents: `let m;\nconst l = () => (m ??= require("node:${args.path}"));\nmodule.exports = {\n${names.map((n) => `  get ${n}() { return l().${n}; },`).join("\n")}\n};\n`,
+      };
+    });
   },
 };
+
+/** Resolves an import of a module kept in another chunk (anything but `ownFile`) to a stub that requires that chunk. */
+const sharedChunks = (outfile, ownFile) => ({
+  name: "shared-chunks",
+  setup(b) {
+    b.onResolve({ filter: /^shared-chunk-loader$/ }, () => ({ path: "loader", namespace: "shared-chunk-loader" }));
+    b.onLoad({ filter: /.*/, namespace: "shared-chunk-loader" }, () => ({ loader: "js", resolveDir: process.cwd(), contents: CHUNK_LOADER }));
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.namespace === "shared-chunk-loader" || args.namespace === "shared-chunk") return undefined;
+      if (args.pluginData === "shared-chunks") return undefined;
+      const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: args.namespace, pluginData: "shared-chunks" });
+      if (r.errors.length || r.external || r.namespace !== "file") return undefined;
+      const c = chunkOf.get(r.path);
+      if (!c || c.file === ownFile) return undefined;
+      const rel = relative(dirname(outfile), join(outdir, c.file)).split(sep).join("/");
+      return { path: `${rel.startsWith(".") ? rel : `./${rel}`}#${c.cjs ? "cjs." : ""}${c.key}#${r.path}`, namespace: "shared-chunk" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "shared-chunk" }, (args) => {
+      const [file, key, path] = args.path.split("#");
+      const load = `require("shared-chunk-loader")(require("node:path").join(__dirname, ${JSON.stringify(file)}))`;
+      if (key.startsWith("cjs.")) return { loader: "js", resolveDir: process.cwd(), contents: `module.exports = ${load}.${key};` };
+      // An ES module's stub binds its exports as plain variables of the importing bundle (no namespace copy, no
+      // getter per use: esbuild's interop objects for a CommonJS stub cost ~10 ms over a call of 25 chunks). No
+      // module here exports a binding it later reassigns (\`export let\`), so a copy is the same as a live binding.
+      const names = exportsOf.get(path);
+      const local = (n, i) => (n === "default" ? `default: x${i}` : n);
+      return {
+        loader: "js", resolveDir: process.cwd(),
+        contents: `const m = ${load}.${key};\nexport const { ${names.map(local).join(", ")} } = m;\n${names.includes("default") ? `export { x${names.indexOf("default")} as default };\n` : ""}`,
+      };
+    });
+  },
+});
+
+rmSync(join(outdir, "chunks"), { recursive: true, force: true });
+for (const c of chunks) {
+  const outfile = join(outdir, c.file);
+  const esm = c.modules.filter((m) => !m.cjs);
+  const cjs = c.modules.filter((m) => m.cjs);
+  const contents = [
+    ...esm.map((m) => `import * as ${m.key} from ${JSON.stringify(m.path)};`),
+    `export { ${esm.map((m) => m.key).join(", ")} };`,
+    `export const cjs = {\n${cjs.map((m) => `  get ${m.key}() { return require(${JSON.stringify(m.path)}); },`).join("\n")}\n};`,
+    "",
+  ].join("\n");
+  await build({
+    ...common, outfile, supported: { "dynamic-import": false },
+    stdin: { contents, resolveDir: process.cwd(), loader: "js", sourcefile: c.file },
+    plugins: [sharedChunks(outfile, c.file), lazyBuiltins, lazyZod(outfile), ...commandPlugins(outfile)],
+  });
+}
+
 rmSync(join(outdir, "commands"), { recursive: true, force: true });
 const outputs = [
   { entry: "src/cli.ts", file: "plan.js", plugins: [externalCommands, plainFs, lightAssert], zod: true, banner: true },
   { entry: "src/hooks/permit-main.ts", file: "permit.js", plugins: [hookRarePaths], banner: true },
   { entry: "src/lib/grant/grant-verify.ts", file: "permit-verify.js", plugins: [], banner: false },
   { entry: "src/hooks/sandbox.ts", file: "permit-sandbox.js", plugins: [], banner: false },
-  ...commandModules.map((m) => ({ entry: `src/${m.slice(2)}.ts`, file: `${m.slice(2)}.js`, plugins: [plainFs, lightAssert, yamlSafeOnly, liveReport], zod: true, banner: false })),
+  ...commandOutputs.map((o) => ({ ...o, command: true, shares: !SELF_CONTAINED.has(o.file), banner: false })),
 ];
 for (const o of outputs) {
   const outfile = join(outdir, o.file);
@@ -216,7 +469,7 @@ for (const o of outputs) {
   // Node's ESM loader (resolution, a CommonJS translator, cjs-module-lexer), ~15 ms more per call.
   await build({
     ...common, entryPoints: [o.entry], outfile, supported: { "dynamic-import": false },
-    ...(o.banner ? { banner: { js: "#!/usr/bin/env node" } } : {}), plugins: o.zod ? [lazyZod(outfile), ...o.plugins] : o.plugins,
+    ...(o.banner ? { banner: { js: "#!/usr/bin/env node" } } : {}), plugins: o.command ? [...(o.shares ? [sharedChunks(outfile, null)] : []), lazyZod(outfile), ...commandPlugins(outfile)] : o.zod ? [lazyZod(outfile), ...o.plugins] : o.plugins,
   });
   if (o.banner) chmodSync(outfile, 0o755);
 }

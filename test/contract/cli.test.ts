@@ -14,9 +14,11 @@ const scratch = () => mkdtempSync(join(tmpdir(), "do-cli-"));
 
 describe("the bundle", () => {
   it("requires nothing but Node's own modules and its own files in dist/ at run time", () => {
-    // dist/plan.js and one file per command under dist/commands/ (scripts/build.mjs); finalize requires dist/zod.js.
+    // dist/plan.js, one file per command under dist/commands/ and the shared chunks under dist/chunks/
+    // (scripts/build.mjs); finalize requires dist/zod.js.
     const dist = dirname(PLAN_JS);
-    const files = [PLAN_JS, ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, "commands", String(f)))];
+    const under = (d: string) => readdirSync(join(dist, d), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, d, String(f)));
+    const files = [PLAN_JS, ...under("commands"), ...under("chunks")];
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const foreign = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(/require\(["']([^"']+)["']\)/g)]
@@ -29,7 +31,8 @@ describe("the bundle", () => {
 
   it("bundles gray-matter (and js-yaml's safe schema only) into skill-find's file and no other", () => {
     const dist = dirname(PLAN_JS);
-    const files = [PLAN_JS, join(dist, "permit.js"), ...readdirSync(join(dist, "commands"), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, "commands", String(f)))];
+    const under = (d: string) => readdirSync(join(dist, d), { recursive: true }).filter((f) => String(f).endsWith(".js")).map((f) => join(dist, d, String(f)));
+    const files = [PLAN_JS, join(dist, "permit.js"), ...under("commands"), ...under("chunks")];
     const withYaml = files.filter((f) => readFileSync(f, "utf8").includes("YAMLException")).map((f) => f.slice(dist.length + 1));
     assert.deepEqual(withYaml, ["commands/skills/find.js"]);
     const find = readFileSync(join(dist, "commands/skills/find.js"), "utf8");
