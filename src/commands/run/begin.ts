@@ -17,6 +17,8 @@ import { crashPoint } from "../../base/crash-point.js";
 // (design, recon, improve: archive --only experts' rule), the goal's memories come with the answer (`memories`,
 // memory-search's ranking), design gets recon.json's summary (`recon`), and a resume names the refs to read first
 // (`resume.refs`). recon's pre-flight is recorded here; the other skills' phases by the calls that produce them.
+// Why one file: its pieces (opening, endWithoutPlan, choose, resetPlan, executeFacts, startExtras) are the steps of one
+// call in their order, sharing what `opening` read; apart, each would be a module of one caller.
 import { join } from "node:path";
 import { defineCommand, type Context } from "../../lib/command/command.js";
 import { HelperError } from "../../base/errors.js";
