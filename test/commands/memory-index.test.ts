@@ -179,6 +179,28 @@ describe("memory-add on a large memory file (duplicate-gate index)", () => {
     }
   });
 
+  it("reads every line in one pass: lines naming no category, blank lines and bare CR ends give no record, the others one each", async (t) => {
+    const { text, entries } = bigMemory();
+    const base = { timestamp: "2026-01-01T00:00:00Z", keywords: ["k"], source: "t", goal_context: "", importance: 5, usage_count: 0 };
+    const unknown = { id: "odd-1", ...base, category: "hunch", content: "an unknown category names none of the six" };
+    const notString = { id: "odd-2", ...base, category: "approach", content: 17 };
+    const after = { id: "after-1", ...base, category: "failure", content: "the entry after the odd lines is still compared and refused" };
+    const tail = [JSON.stringify(unknown), "", "   ", "[1,2]", JSON.stringify(notString), JSON.stringify(after)].join("\r");
+    const file = `${text}${tail}\n`;
+    const p = project(t, { [MEM]: file });
+    const out = await p.run("memory-add", add("failure", "The entry after the odd lines is still compared and refused!"));
+    assert.deepEqual([out.gate, out.duplicateOf], ["duplicate", "after-1"]);
+    // One record per entry of a category with text content, in file order, each pointing at its own line.
+    const records = indexRecords(readFileSync(join(p.dir, INDEX)));
+    const expected = [...entries, unknown, notString, after].filter((e) => CATS.includes(String(e.category)) && typeof e.content === "string");
+    assert.equal(records.length, expected.length);
+    const bytes = Buffer.from(file, "utf8");
+    records.forEach((r, i) => {
+      assert.equal(JSON.parse(bytes.subarray(r.offset, r.offset + r.length).toString("utf8")).id, expected[i].id);
+      assert.equal(r.category, CATS.indexOf(String(expected[i].category)));
+    });
+  });
+
   it("refuses the same learning filed again under another category, reworded, in a large file as in a small one (issue 31)", async (t) => {
     const learning = "This repository installs dependencies with pnpm; npm install breaks the lockfile and its workspaces";
     const reworded = "Use pnpm, never npm install, for dependencies here: npm breaks the pnpm lockfile and the workspaces";

@@ -178,11 +178,10 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
 
 /**
  * Every entry of the whole file, when the index cannot answer (it is missing, stale, or lacks a category): their
- * index records go into `index` (in file order), and each is compared with the new entry. Only lines that can be an
- * entry are read at all: an entry holds its category's name as a JSON string (`"approach"`), or writes it with an
- * escape; so each run of lines is searched for those strings and for backslashes (native string searches), and only
- * their lines are decoded and parsed. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a
- * string of it, cost ~35 ms of page faults alone here).
+ * index records go into `index` (in file order), and each is compared with the new entry. Lines are read in place
+ * (latin1 runs of whole lines); only a line outside memory-add's layout, or one whose content is not plain ASCII,
+ * is decoded and parsed. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it,
+ * cost ~35 ms of page faults alone here).
  *
  * A candidate line in memory-add's layout is matched by the layout pattern; when its content is ASCII text without
  * escapes its tokens come from the compound table (CompoundTable) and it is compared through the upper bound the
@@ -200,7 +199,6 @@ export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup:
   const has = new Uint8Array(256);
   for (let i = 0; i < p.hashes.length; i++) has[p.hashes[i]] = 1;
   const bound = DUPLICATE_THRESHOLD - 1e-9;
-  const needles = MEMORY_CATEGORIES.map((c) => `"${c}"`);
   const words = new CompoundTable();
   let tailFrom = 0;
 
@@ -274,17 +272,14 @@ export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup:
       if (crs) for (let k = at; k < end; k++) if (text.charCodeAt(k) === 13) return k;
       return end;
     };
-    // The lines to read, in file order: those holding "<category>", and those holding a backslash.
-    const starts: number[] = [];
-    for (const needle of needles) for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, lineEnd(at))) starts.push(lineStart(at));
-    const plain = starts.length;
-    for (let at = text.indexOf("\\"); at >= 0; at = text.indexOf("\\", lineEnd(at))) starts.push(lineStart(at));
-    if (starts.length > 1) starts.sort((x, y) => x - y);
-    let last = -1;
-    for (let i = 0; i < starts.length; i++) {
-      if (starts[i] === last) continue;
-      last = starts[i];
-      line(text, buf, last, lineEnd(last), base);
+    // Every line that is not empty, in file order, one pass: since every category is compared (issue 31) nearly
+    // every line holds a "<category>" string, and searching the run for each category's (six passes, then sorting
+    // the line starts) cost more than reading the lines; a line that holds none is no entry of any category either
+    // way (line() and parsed() find no category in it).
+    for (let at = 0; at < size; ) {
+      const end = lineEnd(at);
+      if (end > at) line(text, buf, at, end, base);
+      at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
     }
     // The last line of the run that is not empty (the file's last one, at the end).
     let tail = size;

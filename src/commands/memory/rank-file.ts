@@ -4,7 +4,7 @@
 // JSON.parse. Corrupt lines are skipped and counted.
 import { scanJsonlFile } from "../../store.js";
 import { fromCaptures, matchMemoryLine } from "./fast-line.js";
-import { Ranking, searchScore, searchScoreOfCaptures, type Scored } from "./scoring.js";
+import { QueryGroup, Ranking, searchScores, searchScoresOfCaptures, type Scored } from "./scoring.js";
 
 export type MemoryRanking = { kind: "ok"; ranked: Scored[][]; skipped: number } | { kind: "missing" } | { kind: "error"; detail: string };
 
@@ -14,20 +14,24 @@ const MATCHED: Record<string, unknown> = Object.freeze({});
 /** Per query, the at most `limit` entries with a positive score, best first (ties in file order). */
 export function rankMemoryFile(path: string, queries: ReadonlyArray<ReadonlySet<string>>, limit: number, nowSec: number): MemoryRanking {
   const rankings = queries.map(() => new Ranking(limit));
+  // All the queries are scored in one search of each line (QueryGroup), not one search per query.
+  const group = new QueryGroup(queries);
+  const scores = new Float64Array(queries.length);
   // The captures pass through `matched` rather than a wrapper object per line.
   let matched: RegExpExecArray | null = null;
   const scan = scanJsonlFile(
     path,
     (entry) => {
       if (entry !== MATCHED) {
-        for (let q = 0; q < queries.length; q++) rankings[q].offer(entry, searchScore(entry, queries[q], nowSec));
+        searchScores(entry, group, nowSec, scores);
+        for (let q = 0; q < queries.length; q++) rankings[q].offer(entry, scores[q]);
         return;
       }
       const m = matched as RegExpExecArray;
+      searchScoresOfCaptures(m, group, nowSec, scores);
       let built: Record<string, unknown> | undefined;
       for (let q = 0; q < queries.length; q++) {
-        const score = searchScoreOfCaptures(m, queries[q], nowSec);
-        if (rankings[q].wants(score)) rankings[q].offer((built ??= fromCaptures(m)), score);
+        if (rankings[q].wants(scores[q])) rankings[q].offer((built ??= fromCaptures(m)), scores[q]);
       }
     },
     (line) => ((matched = matchMemoryLine(line)) ? MATCHED : undefined),

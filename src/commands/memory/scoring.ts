@@ -136,6 +136,18 @@ function compoundAt(text: string, at: number): [number, number] {
 function queryHits(keywordText: string, content: string, q: CompiledQuery): number {
   let mask = 0;
   const seen = q.bits ? null : new Set<number>();
+  eachQueryHit(keywordText, content, q, (i) => {
+    if (seen) seen.add(i);
+    else mask |= i;
+  });
+  if (seen) return seen.size;
+  let n = 0;
+  for (; mask !== 0; mask &= mask - 1) n++;
+  return n;
+}
+
+/** Each query token found among the tokens of the two texts, as its value in `q.index` (repeats possible). */
+function eachQueryHit(keywordText: string, content: string, q: CompiledQuery, emit: (i: number) => void): void {
   const ids = SEARCH_IDS as TokenIds;
   for (let part = 0; part < 2; part++) {
     const text = part === 0 ? keywordText : content;
@@ -151,20 +163,95 @@ function queryHits(keywordText: string, content: string, q: CompiledQuery): numb
         re.lastIndex = Math.max(e, m.index + 1);
         for (const id of ids.compound(text.slice(s, e))) {
           const i = q.byId.get(id);
-          if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+          if (i !== undefined) emit(i);
         }
       }
     } else if (q.pattern.test(fold(text))) {
       eachToken(text, (t) => {
         const i = q.index.get(t);
-        if (i !== undefined) seen ? seen.add(i) : (mask |= i);
+        if (i !== undefined) emit(i);
       });
     }
   }
-  if (seen) return seen.size;
-  let n = 0;
-  for (; mask !== 0; mask &= mask - 1) n++;
-  return n;
+}
+
+/**
+ * Several queries scored on each memory in one pass (`next` ranks for every role it starts): the texts are searched
+ * once for the tokens of all the queries together, and each query counts its own. The counts equal queryHits' for
+ * each query alone: a compound the union expands that no token of a query starts holds none of its tokens (every
+ * token of a text starts a word of its folded form), so it adds nothing to that query's count.
+ */
+export class QueryGroup {
+  readonly sizes: number[];
+  /** Per query, its hit count for the last memory scored. */
+  readonly hits: Int32Array;
+  private readonly union: CompiledQuery;
+  /** Per union token (by its index), the queries that hold it. */
+  private readonly owners: number[][];
+  private readonly stamps: Int32Array;
+  private stamp = 0;
+
+  constructor(readonly queries: ReadonlyArray<ReadonlySet<string>>) {
+    const all = new Set<string>();
+    for (const q of queries) for (const w of q) all.add(w);
+    this.union = compiled(all);
+    const words = [...all];
+    this.owners = words.map((w) => queries.flatMap((q, qi) => (q.has(w) ? [qi] : [])));
+    this.sizes = queries.map((q) => q.size);
+    this.hits = new Int32Array(queries.length);
+    this.stamps = new Int32Array(words.length);
+  }
+
+  /** Count each query's hits in the two texts into `hits`; whether any query has one. */
+  count(keywordText: string, content: string): boolean {
+    this.hits.fill(0);
+    if (this.owners.length === 0) return false;
+    const stamp = ++this.stamp;
+    const { stamps, owners, hits } = this;
+    const bits = this.union.bits;
+    let any = false;
+    eachQueryHit(keywordText, content, this.union, (v) => {
+      const u = bits ? 31 - Math.clz32(v) : v;
+      if (stamps[u] === stamp) return;
+      stamps[u] = stamp;
+      for (const q of owners[u]) hits[q]++;
+      any = true;
+    });
+    return any;
+  }
+
+  /** searchScore's formula for each query into `out`, from the counts of the last `count` and the two factors. */
+  scores(age: number, importance: number, out: Float64Array): void {
+    for (let q = 0; q < this.hits.length; q++) {
+      const hits = this.hits[q];
+      out[q] = hits === 0 || this.sizes[q] === 0 ? 0 : (hits / this.sizes[q]) * 0.9 ** (age / MONTH) * (importance / 10);
+    }
+  }
+}
+
+/** searchScore of an entry for every query of `group`, into `out`. */
+export function searchScores(entry: Entry, group: QueryGroup, nowSec: number, out: Float64Array): void {
+  const kw = entry.keywords;
+  const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
+  let keywordText = "";
+  for (const k of words) if (typeof k === "string") keywordText += `${k} , `;
+  if (!group.count(keywordText, typeof entry.content === "string" ? entry.content : "")) return void out.fill(0);
+  const age = "timestamp" in entry ? nowSec - parseTimestamp(entry.timestamp) : 0;
+  group.scores(age, importanceOf(entry), out);
+}
+
+/** searchScoreOfCaptures for every query of `group`, into `out`. */
+export function searchScoresOfCaptures(m: RegExpExecArray, group: QueryGroup, nowSec: number, out: Float64Array): void {
+  const kw = m[4];
+  let keywordText = "";
+  if (kw !== "") {
+    if (kw.includes("\\")) for (const k of kw.match(STRING_LITERALS) as string[]) keywordText += `${literalText(k)} , `;
+    else keywordText = kw;
+  }
+  if (!group.count(keywordText, literalText(m[5]))) return void out.fill(0);
+  const age = nowSec - parseTimestamp(literalText(m[2]));
+  const importance = Number(m[8]);
+  group.scores(age, Number.isFinite(importance) ? importance : 5, out);
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   TREND_DELTA, TREND_MIN_RUNS, computeMetrics, handoffItems, memoryRefs,
 } from "../../lib/reflection/reflect-metrics.js";
 import { SKILLS } from "../../lib/run/run-state.js";
-import { readJsonl, readText } from "../../store.js";
+import { readJsonl, readText, scanJsonlFile } from "../../store.js";
 import { recordPhases } from "../../lib/run/run-record.js";
 
 /** The skill with the most failed or partial runs; ties go to the one with more runs, then to the order of SKILLS. */
@@ -27,6 +27,18 @@ export function pickSkill(entries: readonly Record<string, unknown>[]): { skill:
     (a, b) => bySkill[b].failedOrPartial - bySkill[a].failedOrPartial || bySkill[b].runs - bySkill[a].runs || order(a) - order(b) || (a < b ? -1 : 1),
   )[0];
   return { skill: best ?? null, bySkill };
+}
+
+/**
+ * The fields of a reflection that pickSkill and computeMetrics read, with the same values (an evaluation that is an
+ * object keeps its two lists; anything else stays as it was, and is then ignored as before).
+ */
+function slim(e: Record<string, unknown>): Record<string, unknown> {
+  const ev = e.evaluation;
+  const evaluation = typeof ev === "object" && ev !== null && !Array.isArray(ev)
+    ? { whatFailed: (ev as Record<string, unknown>).whatFailed, doNextTime: (ev as Record<string, unknown>).doNextTime }
+    : ev;
+  return { skill: e.skill, outcome: e.outcome, timestamp: e.timestamp, goal: e.goal, goalAchieved: e.goalAchieved, evaluation };
 }
 
 /**
@@ -57,11 +69,13 @@ export default defineCommand({
   async run(ctx, args) {
     const minRuns = args["min-runs"] as number;
     if (minRuns < 1) throw usage("reflect-metrics: --min-runs must be at least 1");
-    const read = readJsonl(resolve(ctx.cwd, args.reflection_path as string));
+    // Each line kept as the fields read below only: the rest of a parsed line dies young (at 50,000 reflections
+    // the whole objects, kept, were most of the garbage collector's work).
+    const entries: Record<string, unknown>[] = [];
+    const read = scanJsonlFile(resolve(ctx.cwd, args.reflection_path as string), (e) => entries.push(slim(e)));
     if (read.kind === "error") throw new HelperError("E_READ", `Error reading reflection file: ${read.detail}`);
     // Reflect's own aborted runs (too few runs, a plan kept) record no evidence about any skill: counted, they would
     // fill the minimum with reflect's own waiting.
-    const entries = read.kind === "ok" ? read.entries.map((e) => e.value) : [];
     const all = entries.filter((e) => !(e.skill === "reflect" && e.outcome === "aborted"));
     const picked = pickSkill(all);
     const asked = (args.skill as string | undefined) ?? "";

@@ -17,6 +17,8 @@ import { crashPoint } from "../../base/crash-point.js";
 // (design, recon, improve: archive --only experts' rule), the goal's memories come with the answer (`memories`,
 // memory-search's ranking), design gets recon.json's summary (`recon`), and a resume names the refs to read first
 // (`resume.refs`). recon's pre-flight is recorded here; the other skills' phases by the calls that produce them.
+// Why one file: its pieces (opening, endWithoutPlan, choose, resetPlan, executeFacts, startExtras) are the steps of one
+// call in their order, sharing what `opening` read; apart, each would be a module of one caller.
 import { join } from "node:path";
 import { defineCommand, type Context } from "../../lib/command/command.js";
 import { HelperError } from "../../base/errors.js";
@@ -147,6 +149,185 @@ async function startExtras(ctx: Context, skill: Skill, goal: string, action: Act
   return out;
 }
 
+/** What run-begin read before deciding anything: the skill, the plan, the earlier run, and the facts it reports. */
+interface Opening {
+  ctx: Context;
+  skill: Skill;
+  cwd: string;
+  now: number;
+  project: string;
+  design: string;
+  execute: boolean;
+  phases: string[];
+  usable: ReturnType<typeof usablePlan>;
+  plan: Json | null;
+  goal: string;
+  inputs: string[];
+  runRead: ReturnType<typeof readRun>;
+  prior: RunState | null;
+  open: boolean;
+  /** .design/'s health and the lifecycle context, read when called (after the call's writes). */
+  facts: () => Record<string, unknown>;
+}
+
+function opening(ctx: Context, skill: Skill, args: Record<string, unknown>): Opening {
+  const cwd = ctx.cwd;
+  const now = ctx.now();
+  const { project, design } = projectRoots(cwd);
+  const execute = skill === "execute";
+  const planRead: JsonRead = readConfined(cwd, join(design, "plan.json"), readJson);
+  const usable = usablePlan(planRead);
+  const plan = "plan" in usable ? usable.plan : null;
+  const runRead = readRun(runFile(cwd, DESIGN, skill, "read"));
+  const prior: RunState | null = runRead.kind === "ok" ? runRead.run : null;
+  const facts = () => {
+    const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(design, name), reader);
+    const designKind = pathKind(design);
+    return {
+      health: designKind === "directory" ? withoutPlanAdvice(execute, (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now))) : { issues: [], warnings: [] },
+      lifecycle: lifecycle(read("handoff.md", readText), read("reflection.jsonl", readJsonl), planRead),
+    };
+  };
+  return {
+    ctx, skill, cwd, now, project, design, execute, usable, plan, runRead, prior, facts,
+    phases: [...SKILL_PHASES[skill]],
+    goal: execute ? (plan ? str(plan.goal) : "no plan") : (args.goal as string).trim(),
+    inputs: [...new Set([...SKILL_INPUTS[skill], ...list(args.inputs)])],
+    open: prior !== null && prior.completedAt === null,
+  };
+}
+
+/** execute without a usable plan: a run opened and closed as aborted, so the lead only tells the user. */
+async function endWithoutPlan(o: Opening): Promise<Record<string, unknown>> {
+  const { cwd, skill, prior, open, now, phases, usable } = o;
+  const action: Action = "problem" in usable && usable.problem === "none" ? "no-plan" : "invalid-plan";
+  const problem = "problem" in usable ? usable.problem : "";
+  const evaluation = {
+    summary: action === "no-plan" ? "No plan to execute" : `plan.json cannot be executed: ${problem}`,
+    whatWorked: [],
+    whatFailed: [],
+    doNextTime: [action === "no-plan" ? "Run /do:design <goal> before /do:execute" : "Re-run /do:design to write a valid plan"],
+    minimal: true,
+  };
+  // Safe to repeat. A call killed before it closed its run left it open, unchecked, goal "no plan": the retry
+  // ends that run (its reflection keyed by its id) instead of opening a second one. While the last run is such
+  // a run, closed, for the same reason (its reflection says so), the answer is that run again with the report
+  // rewritten: a call killed before its report, or before it answered, adds no second aborted run.
+  const left = open && prior !== null && prior.goal === "no plan" && prior.completed.length === 0 ? prior : null;
+  const earlier = !open && prior !== null && prior.goal === "no plan" && prior.outcome === "aborted" ? recordedReflection(cwd, skill, prior.runId) : null;
+  const ended = earlier && isObject(earlier.evaluation) && earlier.evaluation.summary === evaluation.summary ? earlier : null;
+  const opened = ended || left ? (prior as RunState) : await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
+  crashPoint("run-begin:opened");
+  const reflection = ended ?? (await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation, runId: opened.runId }, now));
+  crashPoint("run-begin:reflected");
+  if (!ended) await completeRun(cwd, DESIGN, skill, "aborted", now);
+  crashPoint("run-begin:closed");
+  // Every run ends with its report (issue 19), this one too: the aborted run, why, and the history.
+  const { writeReport } = await import("../plan/report.js");
+  const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
+  return {
+    action,
+    report: { path: r.path, link: r.url, summary: r.summary.split("\n") },
+    announce: action === "no-plan" ? "execute: no plan: run /do:design <goal> first" : `execute: plan.json is invalid (${problem}): run /do:design again`,
+    run: { runId: opened.runId, phases, nextPhase: null, closed: true, outcome: "aborted" },
+    reflection: { id: reflection.id },
+    ...(action === "invalid-plan" ? { error: problem } : {}),
+    resetRoles: [],
+    noWorkRemaining: true,
+    ...o.facts(),
+  };
+}
+
+/** execute on a finished plan whose last run closed: the answer that starts nothing, or null when work is left. */
+function finishedAnswer(o: Opening, plan: Json): Record<string, unknown> | null {
+  const left = workLeft(plan, o.project);
+  if (left.work) return null;
+  const prior = o.prior;
+  return {
+    action: "finished" as Action,
+    announce: `execute: the plan is finished (${left.reason}): nothing to run; /do:reflect to learn from it or /do:design for a new goal`,
+    run: prior ? { runId: prior.runId, phases: prior.phases, nextPhase: null, closed: true, outcome: prior.outcome } : null,
+    resetRoles: [],
+    noWorkRemaining: true,
+    reason: left.reason,
+    summary: summaryOf(plan),
+    ...o.facts(),
+  };
+}
+
+/** An earlier unfinished run: ask (the answer, nothing written), resume, or start over (why, when it is archived). */
+function choose(o: Opening, fresh: boolean, resume: boolean): { answer: Record<string, unknown> } | { action: Action; restartedBecause?: string } {
+  const { runRead, open, prior, skill } = o;
+  if (runRead.kind === "broken") return { action: "start", restartedBecause: `the earlier run's state cannot be read (${runRead.error})` };
+  if (!open || prior === null) return { action: "start" };
+  const d = describeRun(prior, o.cwd, o.now, o.goal);
+  const resumable = !d.inputsChanged && d.missingOutputs.length === 0;
+  const why = [...d.changed.map((c) => `${c} changed`), ...d.missingOutputs.map((m) => `${m} is gone`)].join(", ");
+  if (!fresh && !resumable) return { action: "start", restartedBecause: `the earlier run cannot be resumed: ${why}` };
+  if (!fresh && !resume) {
+    return {
+      answer: {
+        action: "ask-resume" as Action,
+        announce: `${skill}: an interrupted run stopped after ${d.lastPhase ?? "its start"} ${d.age} ago: ask the user "Resume from ${d.nextPhase}?", then call run-begin again with --resume or --fresh`,
+        run: { runId: prior.runId, phases: prior.phases, nextPhase: d.nextPhase },
+        resume: { nextPhase: d.nextPhase, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions },
+        ...(o.execute && o.plan ? { summary: summaryOf(o.plan) } : {}),
+        ...o.facts(),
+      },
+    };
+  }
+  return { action: resume ? "resumed" : "start" };
+}
+
+interface PlanReset {
+  resetRoles: Array<{ roleIndex: number; name: string }>;
+  noWorkRemaining: boolean;
+  reason: string;
+  toRun: number;
+  planAfter: Json | null;
+}
+
+/** execute's resume-reset and the budget, in one locked write of plan.json. */
+async function resetPlan(o: Opening, budget: number | undefined, runId: string): Promise<PlanReset> {
+  const out: PlanReset = { resetRoles: [], noWorkRemaining: false, reason: "", toRun: 0, planAfter: o.plan };
+  if (!o.execute || !o.plan) return out;
+  out.planAfter = await updatePlan<Json>(o.cwd, PLAN_PATH.default, ["auxiliaryRoles", "progress"], (doc) => {
+    const roles = rolesOf(doc);
+    const core = schedulerCore();
+    roles.forEach((role, i) => {
+      if (role.status !== "in_progress") return;
+      core.interrupt(roles, i);
+      out.resetRoles.push({ roleIndex: i, name: str(role.name) });
+    });
+    if (budget !== undefined) {
+      if (!isObject(doc.progress)) doc.progress = {};
+      const progress = doc.progress as Json;
+      if (budget === 0) delete progress.budget;
+      else progress.budget = { tokens: budget, runId, setAt: isoSeconds(o.now) };
+    }
+    const decision = core.decide(roles, o.project);
+    out.noWorkRemaining = decision.done;
+    out.reason = decision.reason;
+    out.toRun = roles.filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "").length;
+    return { write: out.resetRoles.length > 0 || budget !== undefined, result: doc };
+  });
+  return out;
+}
+
+/** execute's git status and budget in the answer (and the announcement's git line). */
+async function executeFacts(o: Opening, out: Record<string, unknown>, planAfter: Json, budget: number | undefined, runId: string): Promise<void> {
+  out.summary = summaryOf(planAfter);
+  const { gitStatus } = await import("../../lib/git/git-status.js");
+  const git = gitStatus(o.project);
+  out.git = git;
+  const gitLine = !git.repo
+    ? `not a git repository${git.error ? ` (${git.error})` : ""}: nothing will be committed`
+    : git.dirtyCount > 0 ? `the work tree has ${git.dirtyCount} changed file(s) outside .design/: commits leave them alone` : "";
+  if (gitLine) out.announce = `${out.announce as string} · ${gitLine}`;
+  const b = standing(planAfter, o.design, runId);
+  if (b.budget || budget !== undefined) out.budget = { ...b, set: budget !== undefined };
+}
+
 export default defineCommand({
   positionals: [{ name: "skill", help: "design | execute | recon | improve | reflect" }],
   flags: {
@@ -165,106 +346,17 @@ export default defineCommand({
     const budget = args.budget as number | undefined;
     if (budget !== undefined && budget < 0) throw new HelperError("E_USAGE", "run-begin: --budget must be 0 or more");
     if (budget !== undefined && skill !== "execute") throw new HelperError("E_USAGE", "run-begin: --budget is for execute only");
-    const cwd = ctx.cwd;
-    const now = ctx.now();
-    const { project, design } = projectRoots(cwd);
-    const execute = skill === "execute";
-    const phases = [...SKILL_PHASES[skill]];
+    const o = opening(ctx, skill, args);
+    const { cwd, now, execute, plan, prior, open, runRead, goal } = o;
 
-    const planRead: JsonRead = readConfined(cwd, join(design, "plan.json"), readJson);
-    const usable = usablePlan(planRead);
-    const plan = "plan" in usable ? usable.plan : null;
-    const goal = execute ? (plan ? str(plan.goal) : "no plan") : (args.goal as string).trim();
-    const inputs = [...new Set([...SKILL_INPUTS[skill], ...list(args.inputs)])];
-    const runRead = readRun(runFile(cwd, DESIGN, skill, "read"));
-    const prior: RunState | null = runRead.kind === "ok" ? runRead.run : null;
-    const open = prior !== null && prior.completedAt === null;
-    const facts = () => {
-      const read = <T>(name: string, reader: (p: string) => T) => readConfined(cwd, join(design, name), reader);
-      const designKind = pathKind(design);
-      return {
-        health: designKind === "directory" ? withoutPlanAdvice(execute, (({ healthy: _h, ...f }) => f)(healthOf(cwd, design, now))) : { issues: [], warnings: [] },
-        lifecycle: lifecycle(read("handoff.md", readText), read("reflection.jsonl", readJsonl), planRead),
-      };
-    };
-
-    // execute without a usable plan: a run opened and closed as aborted, so the lead only tells the user.
-    if (execute && plan === null) {
-      const action: Action = "problem" in usable && usable.problem === "none" ? "no-plan" : "invalid-plan";
-      const problem = "problem" in usable ? usable.problem : "";
-      const evaluation = {
-        summary: action === "no-plan" ? "No plan to execute" : `plan.json cannot be executed: ${problem}`,
-        whatWorked: [],
-        whatFailed: [],
-        doNextTime: [action === "no-plan" ? "Run /do:design <goal> before /do:execute" : "Re-run /do:design to write a valid plan"],
-        minimal: true,
-      };
-      // Safe to repeat. A call killed before it closed its run left it open, unchecked, goal "no plan": the retry
-      // ends that run (its reflection keyed by its id) instead of opening a second one. While the last run is such
-      // a run, closed, for the same reason (its reflection says so), the answer is that run again with the report
-      // rewritten: a call killed before its report, or before it answered, adds no second aborted run.
-      const left = open && prior.goal === "no plan" && prior.completed.length === 0 ? prior : null;
-      const earlier = !open && prior !== null && prior.goal === "no plan" && prior.outcome === "aborted" ? recordedReflection(cwd, skill, prior.runId) : null;
-      const ended = earlier && isObject(earlier.evaluation) && earlier.evaluation.summary === evaluation.summary ? earlier : null;
-      const opened = ended || left ? (prior as RunState) : await openRun(cwd, { skill, phases, goal: "no plan", inputs: [], fresh: true, designDir: DESIGN, now, archiveBroken: true });
-      crashPoint("run-begin:opened");
-      const reflection = ended ?? (await appendReflection(cwd, ".design/reflection.jsonl", { skill, goal: "no plan", outcome: "aborted", goalAchieved: false, evaluation, runId: opened.runId }, now));
-      crashPoint("run-begin:reflected");
-      if (!ended) await completeRun(cwd, DESIGN, skill, "aborted", now);
-      crashPoint("run-begin:closed");
-      // Every run ends with its report (issue 19), this one too: the aborted run, why, and the history.
-      const { writeReport } = await import("../plan/report.js");
-      const r = await writeReport(cwd, `${DESIGN}/plan.json`, now);
-      return {
-        action,
-        report: { path: r.path, link: r.url, summary: r.summary.split("\n") },
-        announce: action === "no-plan" ? "execute: no plan: run /do:design <goal> first" : `execute: plan.json is invalid (${problem}): run /do:design again`,
-        run: { runId: opened.runId, phases, nextPhase: null, closed: true, outcome: "aborted" },
-        reflection: { id: reflection.id },
-        ...(action === "invalid-plan" ? { error: problem } : {}),
-        resetRoles: [],
-        noWorkRemaining: true,
-        ...facts(),
-      };
-    }
-
-    // execute on a finished plan whose last run closed: nothing to start.
+    if (execute && plan === null) return endWithoutPlan(o);
     if (execute && plan !== null && !open && runRead.kind !== "broken") {
-      const left = workLeft(plan, project);
-      if (!left.work) {
-        return {
-          action: "finished" as Action,
-          announce: `execute: the plan is finished (${left.reason}): nothing to run; /do:reflect to learn from it or /do:design for a new goal`,
-          run: prior ? { runId: prior.runId, phases: prior.phases, nextPhase: null, closed: true, outcome: prior.outcome } : null,
-          resetRoles: [],
-          noWorkRemaining: true,
-          reason: left.reason,
-          summary: summaryOf(plan),
-          ...facts(),
-        };
-      }
+      const finished = finishedAnswer(o, plan);
+      if (finished) return finished;
     }
-
-    // An earlier unfinished run: ask, resume, or start over (archived).
-    let restartedBecause: string | undefined;
-    let action: Action = "start";
-    if (runRead.kind === "broken") restartedBecause = `the earlier run's state cannot be read (${runRead.error})`;
-    else if (open) {
-      const d = describeRun(prior, cwd, now, goal);
-      const resumable = !d.inputsChanged && d.missingOutputs.length === 0;
-      const why = [...d.changed.map((c) => `${c} changed`), ...d.missingOutputs.map((o) => `${o} is gone`)].join(", ");
-      if (!fresh && !resumable) restartedBecause = `the earlier run cannot be resumed: ${why}`;
-      else if (!fresh && !resume) {
-        return {
-          action: "ask-resume" as Action,
-          announce: `${skill}: an interrupted run stopped after ${d.lastPhase ?? "its start"} ${d.age} ago: ask the user "Resume from ${d.nextPhase}?", then call run-begin again with --resume or --fresh`,
-          run: { runId: prior.runId, phases: prior.phases, nextPhase: d.nextPhase },
-          resume: { nextPhase: d.nextPhase, lastPhase: d.lastPhase, age: d.age, outputs: d.outputs, decisions: d.decisions },
-          ...(execute && plan ? { summary: summaryOf(plan) } : {}),
-          ...facts(),
-        };
-      } else if (resume) action = "resumed";
-    }
+    const chosen = choose(o, fresh, resume);
+    if ("answer" in chosen) return chosen.answer;
+    const { action, restartedBecause } = chosen;
 
     let runId: string;
     let runPhases: string[];
@@ -274,41 +366,14 @@ export default defineCommand({
       runPhases = (prior as RunState).phases;
     } else {
       if (open || runRead.kind === "broken") refuseWhileGranted(ctx, args["end-grant"], "starting the run over");
-      opened = await openRun(cwd, { skill, phases, goal, inputs, fresh: true, designDir: DESIGN, now, archiveBroken: true, keep: plan ? neededReports(plan) : new Set() });
+      opened = await openRun(cwd, { skill, phases: o.phases, goal, inputs: o.inputs, fresh: true, designDir: DESIGN, now, archiveBroken: true, keep: plan ? neededReports(plan) : new Set() });
       runId = opened.runId;
-      runPhases = phases;
+      runPhases = o.phases;
       crashPoint("run-begin:opened");
     }
 
     const out: Record<string, unknown> = { action };
-    let resetRoles: Array<{ roleIndex: number; name: string }> = [];
-    let noWorkRemaining = false;
-    let reason = "";
-    let toRun = 0;
-    let planAfter: Json | null = plan;
-    if (execute && plan) {
-      // resume-reset and the budget in one locked write of plan.json.
-      planAfter = await updatePlan<Json>(cwd, PLAN_PATH.default, ["auxiliaryRoles", "progress"], (doc) => {
-        const roles = rolesOf(doc);
-        const core = schedulerCore();
-        roles.forEach((role, i) => {
-          if (role.status !== "in_progress") return;
-          core.interrupt(roles, i);
-          resetRoles.push({ roleIndex: i, name: str(role.name) });
-        });
-        if (budget !== undefined) {
-          if (!isObject(doc.progress)) doc.progress = {};
-          const progress = doc.progress as Json;
-          if (budget === 0) delete progress.budget;
-          else progress.budget = { tokens: budget, runId, setAt: isoSeconds(now) };
-        }
-        const decision = core.decide(roles, project);
-        noWorkRemaining = decision.done;
-        reason = decision.reason;
-        toRun = roles.filter((r) => core.statusOf(r) !== "completed" && core.permanentReason(r) === "").length;
-        return { write: resetRoles.length > 0 || budget !== undefined, result: doc };
-      });
-    }
+    const { resetRoles, noWorkRemaining, reason, toRun, planAfter } = await resetPlan(o, budget, runId);
 
     crashPoint("run-begin:plan-reset");
     // The pre-flight checkpoint (execute), and the phases a run without work skips.
@@ -352,30 +417,14 @@ export default defineCommand({
       out.keptOutputs = opened.keptOutputs;
     }
     if (opened?.missingInputs.length) out.missingInputs = opened.missingInputs;
-    if (execute) {
-      out.resetRoles = resetRoles;
-      out.noWorkRemaining = noWorkRemaining;
-      out.reason = reason;
-      out.checkpointed = checkpointed;
-      out.skippedPhases = skippedPhases;
-    }
-    Object.assign(out, facts());
-    if (execute && planAfter) {
-      out.summary = summaryOf(planAfter);
-      const { gitStatus } = await import("../../lib/git/git-status.js");
-      const git = gitStatus(project);
-      out.git = git;
-      const gitLine = !git.repo
-        ? `not a git repository${git.error ? ` (${git.error})` : ""}: nothing will be committed`
-        : git.dirtyCount > 0 ? `the work tree has ${git.dirtyCount} changed file(s) outside .design/: commits leave them alone` : "";
-      if (gitLine) out.announce = `${out.announce as string} · ${gitLine}`;
-      const b = standing(planAfter, design, runId);
-      if (b.budget || budget !== undefined) out.budget = { ...b, set: budget !== undefined };
-    } else if (!execute) {
+    if (execute) Object.assign(out, { resetRoles, noWorkRemaining, reason, checkpointed, skippedPhases });
+    Object.assign(out, o.facts());
+    if (execute && planAfter) await executeFacts(o, out, planAfter, budget, runId);
+    else if (!execute) {
       Object.assign(out, await startExtras(ctx, skill, goal, action, now, args["end-grant"]));
       const after = readRun(runFile(cwd, DESIGN, skill, "read"));
       if (after.kind === "ok") (out.run as Record<string, unknown>).nextPhase = nextPhase(after.run);
-      out.plan = digestPlan(readConfined(cwd, join(design, "plan.json"), readJson));
+      out.plan = digestPlan(readConfined(cwd, join(o.design, "plan.json"), readJson));
     }
     return out;
   },

@@ -46,7 +46,22 @@ function stem(word: string): string {
 /** Content words of a text: lowercase [a-z0-9] runs of 3+ characters, stopwords dropped, stemmed. */
 export function contentWords(text: string): Set<string> {
   const out = new Set<string>();
-  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 3 && !STOPWORDS.has(w)) out.add(stem(w));
+  // The runs of [a-z0-9] of the lowercased text (what splitting it on /[^a-z0-9]+/ gives), without the split's array.
+  const s = text.toLowerCase();
+  for (let i = 0; i < s.length; ) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (let d = s.charCodeAt(j); (d >= 97 && d <= 122) || (d >= 48 && d <= 57); d = s.charCodeAt(++j));
+    if (j - i >= 3) {
+      const w = s.slice(i, j);
+      if (!STOPWORDS.has(w)) out.add(stem(w));
+    }
+    i = j;
+  }
   return out;
 }
 
@@ -135,10 +150,18 @@ export function computeMetrics(entries: readonly Record<string, unknown>[], memo
 
   const failures: Mention[] = [];
   const advice: Mention[] = [];
+  // A project's texts recur (the same failure, the same advice, run after run): each distinct text is tokenised
+  // once and its mentions share the one word set (nothing changes a mention's set).
+  const seen = new Map<string, Set<string>>();
+  const wordsOf = (text: string) => {
+    let words = seen.get(text);
+    if (words === undefined) seen.set(text, (words = contentWords(text)));
+    return words;
+  };
   for (const r of runs) {
     const ev = evalOf(r);
-    for (const text of strings(ev.whatFailed)) failures.push({ run: r, text, words: contentWords(text) });
-    for (const text of strings(ev.doNextTime)) advice.push({ run: r, text, words: contentWords(text) });
+    for (const text of strings(ev.whatFailed)) failures.push({ run: r, text, words: wordsOf(text) });
+    for (const text of strings(ev.doNextTime)) advice.push({ run: r, text, words: wordsOf(text) });
   }
 
   const counts = { total: 0, recurring: 0, active: 0, likely_resolved: 0, confirmed_resolved: 0 };

@@ -88,23 +88,34 @@ export function group(mentions: readonly Mention[]): Group[] {
       }
     }
   };
+  // The answer for a set depends only on the postings, minGroup and the number of groups: while none of them has
+  // changed since the set's last answer (`state` counts their changes), a set that recurs gets that answer again.
+  let state = 0;
+  const answeredAt = new Int32Array(n).fill(-1);
+  const answer = new Int32Array(n);
   for (let i = 0; i < mentions.length; i++) {
     const m = mentions[i];
     if (m.words.size === 0) continue;
     text = i;
     at = sets.setOf[i];
     size = sets.words[at].length;
-    best = groups.length;
-    // The same set seen before: its own group is a candidate (pairs with a word of this set alone are not indexed).
-    if (minGroup[at] !== -1 && sets.similar(at, at)) best = minGroup[at];
     const all = sets.allPairs(at);
     const prefix = sets.prefixPairs(at);
-    for (let k = 0; k < all.length; k++) walk(prefixPairs.get(all[k]), true);
-    for (let k = 0; k < prefix.length; k++) walk(allPairs.get(prefix[k]), false);
+    if (answeredAt[at] === state) best = answer[at];
+    else {
+      best = groups.length;
+      // The same set seen before: its own group is a candidate (pairs with a word of this set alone are not indexed).
+      if (minGroup[at] !== -1 && sets.similar(at, at)) best = minGroup[at];
+      for (let k = 0; k < all.length; k++) walk(prefixPairs.get(all[k]), true);
+      for (let k = 0; k < prefix.length; k++) walk(allPairs.get(prefix[k]), false);
+      answeredAt[at] = state;
+      answer[at] = best;
+    }
     const g = best;
-    if (g === groups.length) groups.push({ mentions: [m], setIds: [at], sets });
+    if (g === groups.length) groups.push({ mentions: [m], setIds: [at], sets }), state++;
     else groups[g].mentions.push(m), groups[g].setIds?.push(at);
     if (minGroup[at] === -1 || g < minGroup[at]) {
+      state++;
       minGroup[at] = g;
       for (let k = 0; k < prefix.length; k++) post(prefixPairs, prefix[k], g, at);
       for (let k = 0; k < all.length; k++) post(allPairs, all[k], g, at);
@@ -158,16 +169,22 @@ class WordSets {
 
   constructor(inputs: ReadonlyArray<ReadonlySet<string>>) {
     const ids = new Map<string, number>();
+    // The same Set object given again (texts that recur share one: computeMetrics) is looked up, not sorted again.
+    const byObject = new Map<ReadonlySet<string>, number>();
     const raw: string[][] = [];
     this.setOf = new Int32Array(inputs.length).fill(-1);
     for (let i = 0; i < inputs.length; i++) {
       if (inputs[i].size === 0) continue;
-      const ws = [...inputs[i]].sort();
-      const key = ws.join(" ");
-      let id = ids.get(key);
+      let id = byObject.get(inputs[i]);
       if (id === undefined) {
-        ids.set(key, (id = raw.length));
-        raw.push(ws);
+        const ws = [...inputs[i]].sort();
+        const key = ws.join(" ");
+        id = ids.get(key);
+        if (id === undefined) {
+          ids.set(key, (id = raw.length));
+          raw.push(ws);
+        }
+        byObject.set(inputs[i], id);
       }
       this.setOf[i] = id;
     }
@@ -208,14 +225,18 @@ class WordSets {
     return out;
   }
 
+  /** Per set, its pairs once computed (a set recurs in many mentions). */
+  private readonly prefixMemo: Array<number[] | undefined> = [];
+  private readonly allMemo: Array<number[] | undefined> = [];
+
   prefixPairs(s: number): number[] {
     const x = this.words[s];
-    return this.pairs(x, WordSets.prefixLength(x.length, 2));
+    return (this.prefixMemo[s] ??= this.pairs(x, WordSets.prefixLength(x.length, 2)));
   }
 
   allPairs(s: number): number[] {
     const x = this.words[s];
-    return this.pairs(x, x.length);
+    return (this.allMemo[s] ??= this.pairs(x, x.length));
   }
 
   similar(s: number, t: number): boolean {

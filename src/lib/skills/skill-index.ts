@@ -450,6 +450,174 @@ export function startedBySession(entry: string | undefined, pluginRoot: string |
   return root === pluginRoot || real(root) === real(pluginRoot);
 }
 
+/** What `entry` needs to describe one skill or command found. */
+interface Found {
+  file: string;
+  realFile: string;
+  name: string;
+  qualified: string;
+  kind: SkillKind;
+  source: SkillSource;
+  plugin: string | null;
+  facts: FileFacts | null;
+  unread?: string;
+  displayName?: string;
+}
+
+/**
+ * One walk of indexSkills: the roots, skills and problems found so far, and the files already listed. Duplicates
+ * (the same file by its real path) are listed once, the first found: Claude Code dedupes the user's and the
+ * project's skills together, the plugins' among themselves and against the user's skills, and commands.
+ */
+class SkillWalk {
+  readonly roots: SkillRoot[] = [];
+  readonly skills: SkillInfo[] = [];
+  readonly problems: string[] = [];
+  private readonly seenSkill = new Set<string>();
+  private readonly seenPluginSkill = new Set<string>();
+  private readonly userSkillFiles = new Set<string>();
+  private readonly seenCommand = new Set<string>();
+
+  constructor(
+    private readonly cwdReal: string,
+    private readonly top: string,
+  ) {}
+
+  private display(p: string): string {
+    return isInside(this.cwdReal, p) ? relative(this.cwdReal, p) || "." : p;
+  }
+
+  private entry(o: Found): SkillInfo {
+    const path = this.display(o.file);
+    const realPath = this.display(o.realFile);
+    const hidden = o.facts?.disabled
+      ? "disable-model-invocation: true"
+      : o.plugin && o.facts && !o.facts.described && (o.source === "plugin" || o.source === "installed")
+        ? "a plugin's skill or command without a description or when_to_use"
+        : undefined;
+    return {
+      qualifiedName: o.qualified,
+      name: o.name,
+      ...(o.displayName && o.displayName !== o.qualified ? { displayName: o.displayName } : {}),
+      kind: o.kind,
+      source: o.source,
+      plugin: o.plugin,
+      path,
+      ...(realPath !== path ? { realPath } : {}),
+      inProject: isInside(this.cwdReal, o.realFile),
+      description: cut(o.facts?.description ?? ""),
+      ...(hidden ? { hidden } : {}),
+      ...(o.unread ? { unread: o.unread } : {}),
+    };
+  }
+
+  /** Project and user skill or command folders: named by file or folder; a project file whose real path leaves the project is not read. */
+  scan(source: "project" | "user", kind: SkillKind, root: string): void {
+    const exists = isDir(root);
+    this.roots.push({ source, kind, plugin: null, path: this.display(root), exists });
+    if (!exists) return;
+    const seen = kind === "skill" ? this.seenSkill : this.seenCommand;
+    for (const { file, name } of kind === "skill" ? skillFolders(root) : commandFiles(root)) {
+      const realFile = real(file);
+      if (!realFile || seen.has(realFile)) continue;
+      seen.add(realFile);
+      if (kind === "skill" && source === "user") this.userSkillFiles.add(realFile);
+      const outside = source === "project" && !isInside(this.top, realFile);
+      const facts = outside ? null : fileFacts(realFile);
+      if (!outside && facts === null) continue;
+      const unread = outside ? { unread: "its real path leaves the project" } : {};
+      this.skills.push(this.entry(kind === "skill"
+        ? { file, realFile, name, qualified: name, kind, source, plugin: null, facts, displayName: facts?.name, ...unread }
+        : { file, realFile, name, qualified: name, kind, source, plugin: null, facts, ...unread }));
+    }
+  }
+
+  /** A plugin's commands and skills, in that order. */
+  scanPlugin(source: "plugin" | "installed", plan: PluginPlan): void {
+    this.pluginCommands(source, plan);
+    this.pluginSkills(source, plan);
+  }
+
+  /** Whether a plugin's file is inside it; a file outside is a problem, skipped. */
+  private within(plan: PluginPlan, file: string, realFile: string): boolean {
+    if (plan.anchors.some((a) => isInside(a, realFile))) return true;
+    this.problems.push(`${file}: outside its plugin, skipped`);
+    return false;
+  }
+
+  // A plugin's paths are listed among the roots only when they exist (a plugin names many that need not).
+  private pluginCommands(source: "plugin" | "installed", plan: PluginPlan): void {
+    for (const c of plan.commandPaths) {
+      if (!existsSync(c)) continue;
+      this.roots.push({ source, kind: "command", plugin: plan.name, path: this.display(c), exists: true });
+      for (const { file, name } of commandFiles(c)) {
+        const realFile = real(file);
+        if (!realFile || this.seenCommand.has(realFile)) continue;
+        if (!this.within(plan, file, realFile)) continue;
+        this.seenCommand.add(realFile);
+        const facts = fileFacts(realFile);
+        if (facts === null) continue;
+        this.skills.push(this.entry({ file, realFile, name, qualified: `${plan.name}:${name}`, kind: "command", source, plugin: plan.name, facts }));
+      }
+    }
+  }
+
+  private pluginSkills(source: "plugin" | "installed", plan: PluginPlan): void {
+    for (const s of plan.skillPaths) {
+      if (!isDir(s.path)) continue;
+      this.roots.push({ source, kind: "skill", plugin: plan.name, path: this.display(s.path), exists: true });
+      const found = s.single
+        ? [{ file: join(s.path, "SKILL.md"), folder: null as string | null }]
+        : skillFolders(s.path).map((f) => ({ file: f.file, folder: f.name as string | null }));
+      for (const { file, folder } of found) {
+        const realFile = real(file);
+        if (!realFile || this.seenPluginSkill.has(realFile) || this.userSkillFiles.has(realFile)) continue;
+        if (!this.within(plan, file, realFile)) continue;
+        this.seenPluginSkill.add(realFile);
+        const facts = fileFacts(realFile);
+        if (facts === null) continue;
+        const fmName = facts.name ? (facts.name.startsWith(`${plan.name}:`) ? facts.name.slice(plan.name.length + 1) : facts.name) : undefined;
+        const name = pluginSkillName(folder ?? (fmName || basename(s.path)));
+        const qualified = `${plan.name}:${name}`;
+        const info = this.entry({
+          file, realFile, name, qualified, kind: "skill", source, plugin: plan.name, facts,
+          displayName: facts.name ? qualifyOnce(plan.name, facts.name) : undefined,
+        });
+        // A plugin's command and skill of one name (trailofbits/skills' skill-improver): 2.1.332 offers the name once,
+        // with the command's description; 2.1.197 offers both (test/fixtures/skill-list/README.md).
+        if (!info.hidden && this.skills.some((x) => x.kind === "command" && x.plugin === plan.name && x.qualifiedName === qualified && !x.hidden)) {
+          info.hidden = SHADOWED;
+        }
+        this.skills.push(info);
+      }
+    }
+  }
+}
+
+/**
+ * Where an installed plugin is read from, and the folders its files must stay in: a local-directory marketplace's
+ * plugin from that directory (Claude Code reads it there, not from its cache copy), any other from its install path
+ * under `allowed`. Null (with a problem where it is one) when it is not read.
+ */
+function installedRoot(inst: Install, m: Marketplace | null, e: Record<string, unknown> | null, allowed: string[], config: string, problems: string[]): { root: string; anchors: string[] } | null {
+  if (m?.kind === "directory" && m.location && typeof e?.source === "string") {
+    const location = real(m.location);
+    const root = location ? real(resolve(location, e.source)) : null;
+    if (!location || !root || !isInside(location, root)) {
+      problems.push(`${inst.id}: its folder in marketplace ${inst.marketplace} is missing or outside it, skipped`);
+      return null;
+    }
+    return { root, anchors: [root, location] };
+  }
+  const root = real(inst.installPath);
+  if (!root) return null;
+  if (!allowed.some((a) => isInside(a, root))) {
+    problems.push(`${inst.id}: install path outside ${config}/plugins, skipped`);
+    return null;
+  }
+  return { root, anchors: [root] };
+}
+
 /**
  * Every skill and command Claude Code offers in the project at `cwd` (see the top of this file). `ownInSession`: this
  * plugin (`pluginRoot`) is loaded in the session (as `--plugin-dir` or installed), so it is listed and replaces an
@@ -465,142 +633,12 @@ export function indexSkills(
   const cwdReal = real(cwd) ?? resolve(cwd);
   const config = configDir(env);
   const { folders, top } = projectFolders(cwdReal, home);
-  const roots: SkillRoot[] = [];
-  const skills: SkillInfo[] = [];
-  const problems: string[] = [];
-  // Duplicates (the same file by its real path) are listed once, the first found: Claude Code dedupes the user's
-  // and the project's skills together, the plugins' among themselves and against the user's skills, and commands.
-  const seenSkill = new Set<string>();
-  const seenPluginSkill = new Set<string>();
-  const userSkillFiles = new Set<string>();
-  const seenCommand = new Set<string>();
-
-  const display = (p: string) => (isInside(cwdReal, p) ? relative(cwdReal, p) || "." : p);
-  const entry = (o: {
-    file: string;
-    realFile: string;
-    name: string;
-    qualified: string;
-    kind: SkillKind;
-    source: SkillSource;
-    plugin: string | null;
-    facts: FileFacts | null;
-    unread?: string;
-    displayName?: string;
-  }): SkillInfo => {
-    const path = display(o.file);
-    const realPath = display(o.realFile);
-    const hidden = o.facts?.disabled
-      ? "disable-model-invocation: true"
-      : o.plugin && o.facts && !o.facts.described && (o.source === "plugin" || o.source === "installed")
-        ? "a plugin's skill or command without a description or when_to_use"
-        : undefined;
-    return {
-      qualifiedName: o.qualified,
-      name: o.name,
-      ...(o.displayName && o.displayName !== o.qualified ? { displayName: o.displayName } : {}),
-      kind: o.kind,
-      source: o.source,
-      plugin: o.plugin,
-      path,
-      ...(realPath !== path ? { realPath } : {}),
-      inProject: isInside(cwdReal, o.realFile),
-      description: cut(o.facts?.description ?? ""),
-      ...(hidden ? { hidden } : {}),
-      ...(o.unread ? { unread: o.unread } : {}),
-    };
-  };
-
-  /** Project and user skill folders: named by folder; a project file whose real path leaves the project is not read. */
-  const scanSkills = (source: "project" | "user", root: string) => {
-    const exists = isDir(root);
-    roots.push({ source, kind: "skill", plugin: null, path: display(root), exists });
-    if (!exists) return;
-    for (const { file, name } of skillFolders(root)) {
-      const realFile = real(file);
-      if (!realFile || seenSkill.has(realFile)) continue;
-      seenSkill.add(realFile);
-      if (source === "user") userSkillFiles.add(realFile);
-      const outside = source === "project" && !isInside(top, realFile);
-      const facts = outside ? null : fileFacts(realFile);
-      if (!outside && facts === null) continue;
-      skills.push(entry({
-        file, realFile, name, qualified: name, kind: "skill", source, plugin: null, facts,
-        displayName: facts?.name, ...(outside ? { unread: "its real path leaves the project" } : {}),
-      }));
-    }
-  };
-  const scanCommands = (source: "project" | "user", root: string) => {
-    const exists = isDir(root);
-    roots.push({ source, kind: "command", plugin: null, path: display(root), exists });
-    if (!exists) return;
-    for (const { file, name } of commandFiles(root)) {
-      const realFile = real(file);
-      if (!realFile || seenCommand.has(realFile)) continue;
-      seenCommand.add(realFile);
-      const outside = source === "project" && !isInside(top, realFile);
-      const facts = outside ? null : fileFacts(realFile);
-      if (!outside && facts === null) continue;
-      skills.push(entry({ file, realFile, name, qualified: name, kind: "command", source, plugin: null, facts, ...(outside ? { unread: "its real path leaves the project" } : {}) }));
-    }
-  };
-
-  scanSkills("user", join(config, "skills"));
-  for (const dir of folders) scanSkills("project", join(dir, ".claude", "skills"));
-  for (const dir of folders) scanCommands("project", join(dir, ".claude", "commands"));
-  scanCommands("user", join(config, "commands"));
-
-  const scanPlugin = (source: "plugin" | "installed", plan: PluginPlan) => {
-    const within = (p: string) => plan.anchors.some((a) => isInside(a, p));
-    // A plugin's paths are listed among the roots only when they exist (a plugin names many that need not).
-    for (const c of plan.commandPaths) {
-      if (!existsSync(c)) continue;
-      roots.push({ source, kind: "command", plugin: plan.name, path: display(c), exists: true });
-      for (const { file, name } of commandFiles(c)) {
-        const realFile = real(file);
-        if (!realFile || seenCommand.has(realFile)) continue;
-        if (!within(realFile)) {
-          problems.push(`${file}: outside its plugin, skipped`);
-          continue;
-        }
-        seenCommand.add(realFile);
-        const facts = fileFacts(realFile);
-        if (facts === null) continue;
-        skills.push(entry({ file, realFile, name, qualified: `${plan.name}:${name}`, kind: "command", source, plugin: plan.name, facts }));
-      }
-    }
-    for (const s of plan.skillPaths) {
-      if (!isDir(s.path)) continue;
-      roots.push({ source, kind: "skill", plugin: plan.name, path: display(s.path), exists: true });
-      const found = s.single
-        ? [{ file: join(s.path, "SKILL.md"), folder: null as string | null }]
-        : skillFolders(s.path).map((f) => ({ file: f.file, folder: f.name as string | null }));
-      for (const { file, folder } of found) {
-        const realFile = real(file);
-        if (!realFile || seenPluginSkill.has(realFile) || userSkillFiles.has(realFile)) continue;
-        if (!within(realFile)) {
-          problems.push(`${file}: outside its plugin, skipped`);
-          continue;
-        }
-        seenPluginSkill.add(realFile);
-        const facts = fileFacts(realFile);
-        if (facts === null) continue;
-        const fmName = facts.name ? (facts.name.startsWith(`${plan.name}:`) ? facts.name.slice(plan.name.length + 1) : facts.name) : undefined;
-        const name = pluginSkillName(folder ?? (fmName || basename(s.path)));
-        const qualified = `${plan.name}:${name}`;
-        const found = entry({
-          file, realFile, name, qualified, kind: "skill", source, plugin: plan.name, facts,
-          displayName: facts.name ? qualifyOnce(plan.name, facts.name) : undefined,
-        });
-        // A plugin's command and skill of one name (trailofbits/skills' skill-improver): 2.1.332 offers the name once,
-        // with the command's description; 2.1.197 offers both (test/fixtures/skill-list/README.md).
-        if (!found.hidden && skills.some((x) => x.kind === "command" && x.plugin === plan.name && x.qualifiedName === qualified && !x.hidden)) {
-          found.hidden = SHADOWED;
-        }
-        skills.push(found);
-      }
-    }
-  };
+  const walk = new SkillWalk(cwdReal, top);
+  const problems = walk.problems;
+  walk.scan("user", "skill", join(config, "skills"));
+  for (const dir of folders) walk.scan("project", "skill", join(dir, ".claude", "skills"));
+  for (const dir of folders) walk.scan("project", "command", join(dir, ".claude", "commands"));
+  walk.scan("user", "command", join(config, "commands"));
 
   // This plugin, when it is also installed, is listed once (from where this helper runs). Not loaded in the session
   // (a checkout's helper started from a shell), it is neither listed nor replaces an installed plugin of its name.
@@ -610,7 +648,7 @@ export function indexSkills(
     const plan = planPlugin(ownRoot, "do", null, [ownRoot], problems);
     if (plan) {
       ownName = plan.name;
-      scanPlugin("plugin", plan);
+      walk.scanPlugin("plugin", plan);
     }
   }
 
@@ -619,33 +657,14 @@ export function indexSkills(
   for (const inst of installs(config, [cwdReal, top], problems)) {
     const m = market(inst.marketplace);
     const e = m?.entries.get(inst.plugin) ?? null;
-    let root: string | null;
-    let anchors: string[];
-    if (m?.kind === "directory" && m.location && typeof e?.source === "string") {
-      // A local-directory marketplace: Claude Code reads the plugin from that directory, not from its cache copy.
-      const location = real(m.location);
-      root = location ? real(resolve(location, e.source)) : null;
-      if (!location || !root || !isInside(location, root)) {
-        problems.push(`${inst.id}: its folder in marketplace ${inst.marketplace} is missing or outside it, skipped`);
-        continue;
-      }
-      anchors = [root, location];
-    } else {
-      root = real(inst.installPath);
-      if (!root) continue;
-      if (!allowed.some((a) => isInside(a, root!))) {
-        problems.push(`${inst.id}: install path outside ${config}/plugins, skipped`);
-        continue;
-      }
-      anchors = [root];
-    }
-    if (root === ownRoot) continue;
-    const plan = planPlugin(root, inst.plugin, e, anchors, problems);
+    const at = installedRoot(inst, m, e, allowed, config, problems);
+    if (!at || at.root === ownRoot) continue;
+    const plan = planPlugin(at.root, inst.plugin, e, at.anchors, problems);
     // A plugin named like this one is replaced by it in the session (measured with --plugin-dir on both releases).
-    if (plan && plan.name !== ownName) scanPlugin("installed", plan);
+    if (plan && plan.name !== ownName) walk.scanPlugin("installed", plan);
   }
 
-  return { skills, roots, problems };
+  return { skills: walk.skills, roots: walk.roots, problems };
 }
 
 export type Resolution =
