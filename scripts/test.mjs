@@ -61,9 +61,19 @@ const baseEnv = soakRun ? { ...process.env, DO_SOAK: "1" } : { ...process.env };
 const unitEnv = { ...baseEnv };
 delete unitEnv.NODE_EXTRA_CA_CERTS;
 // `grant --approve` makes the user's grant key under the Claude config folder: the unit suite gets its own, so no
-// test reads or writes the real one (the e2e suite runs the CLI with a scratch HOME).
-unitEnv.CLAUDE_CONFIG_DIR = mkdtempSync(join(tmpdir(), "do-test-config-"));
-process.on("exit", () => rmSync(unitEnv.CLAUDE_CONFIG_DIR, { recursive: true, force: true }));
+// test reads or writes the real one (the e2e suite runs the CLI with a scratch HOME), and each worker process its
+// own below it: a test that deletes or replaces the key (grant.test.ts ends every grant that way) never ends the
+// grant of a test running beside it in another worker (it did: a kill test's retried commit then found the grant's
+// signature no longer verified, at random, depending on which files ran side by side).
+const configRoot = mkdtempSync(join(tmpdir(), "do-test-config-"));
+unitEnv.CLAUDE_CONFIG_DIR = configRoot;
+process.on("exit", () => rmSync(configRoot, { recursive: true, force: true }));
+/** The config folder of worker `w` (made on first use). */
+function workerConfig(w) {
+  const dir = join(configRoot, `worker-${w + 1}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 // python3 on PATH may be a version manager's shim (pyenv: bash and pyenv itself before the interpreter, ~0.3 s of
 // CPU per start here, ~20 starts in the suite). Ask it once which interpreter it runs and put a link to that one
 // first on the unit suite's PATH: the same python3, started directly.
@@ -114,7 +124,7 @@ function runPool(list, workers) {
     for (let w = 0; w < count; w++) {
       const child = fork("scripts/test-worker.mjs", [], {
         execArgv: ["--import", "tsx"],
-        env: unitEnv,
+        env: { ...unitEnv, CLAUDE_CONFIG_DIR: workerConfig(w) },
         stdio: ["ignore", "pipe", "pipe", "ipc"],
       });
       let out = "";
