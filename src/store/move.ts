@@ -2,8 +2,9 @@
 // error, and, for the moves into history, a journal a kill leaves behind for the next caller to finish (see
 // moveIntoHistory). Part of the store (src/store.ts).
 import { readdirSync, realpathSync, renameSync, statSync, unlinkSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { crashPoint } from "../base/crash-point.js";
+import { isInside } from "./confine.js";
 import { MAX_FILE_BYTES, readText } from "./read.js";
 import { ensureDir, sweepOrphans, writeAtomic } from "./write.js";
 
@@ -132,17 +133,17 @@ export function resumeMoves(historyDir: string, within: string): string[] {
     if (home === null) continue;
     for (const g of read.kind === "ok" ? journalGroups(read.text) : []) {
       const from = realQuiet(resolve(toDir, g.from));
-      if (from === null || !isWithin(from, within)) continue;
+      if (from === null || !isInside(within, from)) continue;
       for (const name of g.names) {
         const src = resolve(from, name);
         const dest = resolve(home, name);
-        if (!isWithin(src, from) || !isWithin(dest, home) || existsQuiet(dest) || !existsQuiet(src)) continue;
+        if (!isInside(from, src) || !isInside(home, dest) || existsQuiet(dest) || !existsQuiet(src)) continue;
         // Through links neither way: the source's folder and the destination's stay where they are named.
         const srcDir = realQuiet(dirname(src));
-        if (srcDir === null || !isWithin(srcDir, from)) continue;
+        if (srcDir === null || !isInside(from, srcDir)) continue;
         ensureDir(dirname(dest));
         const destDir = realQuiet(dirname(dest));
-        if (destDir === null || !isWithin(destDir, home)) continue;
+        if (destDir === null || !isInside(home, destDir)) continue;
         renameUnlessDone(join(srcDir, basename(src)), join(destDir, basename(dest)));
         crashPoint("move:resume");
       }
@@ -162,10 +163,4 @@ function journalGroups(text: string): Array<{ from: string; names: string[] }> {
   } catch {
     return [];
   }
-}
-
-/** `p` is `dir` itself or below it (both absolute, normalized). */
-function isWithin(p: string, dir: string): boolean {
-  const rel = relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

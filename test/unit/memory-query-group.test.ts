@@ -8,19 +8,9 @@ import {
   QueryGroup, searchQuery, searchScore, searchScoreOfCaptures, searchScores, searchScoresOfCaptures,
 } from "../../src/commands/memory/scoring.ts";
 import { matchMemoryLine } from "../../src/commands/memory/fast-line.ts";
+import { rng } from "../helpers/rng.ts";
 
 const NOW = Date.UTC(2026, 1, 18, 9, 0, 0) / 1000;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   "retry", "retries", "retrying", "queue", "Queue", "worker", "workers", "node.js", "github-actions", "CI", "--from",
