@@ -1,0 +1,363 @@
+// `next`'s and the workflow's read of the memory file through an index (issue 33): `.design/.memory.jsonl.terms`,
+// beside the memory file, says per memory where its line is and which tokens the scorer can find in it, so a call
+// reads the index and only the lines that share a token with some role's query, instead of scoring every line.
+//
+// Why this is exact: memory-search's score (scoring.ts) is zero unless a query token is among the tokens
+// (tokens.ts) of the entry's keyword text or content, and only a positive score ranks (Ranking). The index keeps,
+// per object line, a 16-bit hash of each of those tokens, computed from the same two texts the scorer builds
+// (keywords joined as searchScores joins them, content when it is a string); a token the entry shares with a
+// query has the same hash on both sides, so every entry that can rank is a candidate (a hash collision only adds
+// candidates). Each candidate's line is read back from the memory file at its offset and scored exactly as the
+// full scan scores it, in file order, so ties break the same way. The count of unreadable lines (the warning's
+// figure) is in the header.
+//
+// Layout (little-endian): a 72-byte header (magic, version, entry count, hash count, unreadable-line count, CRC-32
+// of the body, the memory file's device, inode, size, mtime and ctime in ns, where its last non-blank line starts
+// and an FNV hash of the bytes from there to the end), then the body: every entry's offset, then every length,
+// then every hash count (u32 each), then the hashes (u16), padded to 4 bytes.
+//
+// Never trusted blindly: the size must match the counts, the CRC the body, the memory file's stat and tail the
+// header, the entries must lie in the file in order, and every line read back must begin and end at a line end
+// and hold a JSON object; anything else (missing, stale after memory-add appended or a boost rewrote it, edited,
+// replaced, torn, hostile) means the full scan of rank-file.ts, and the index is rebuilt and replaced atomically
+// (a cache: no fsync; a crash leaves the old index or none, and a stale one is caught by the checks). Nothing but
+// the memory file (through the one descriptor opened on it, within its size) and the index is read.
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
+import { MAX_JSONL_BYTES, parseJsonText, sweepOrphans, writeAtomic } from "../../store.js";
+import { openRegular } from "../../base/safe-read.js";
+import { crc32, fnvOf, hashBytes } from "./dup-index.js";
+import { STRING_LITERALS, matchMemoryLine, text as literalText, fromCaptures } from "./fast-line.js";
+import { rankMemoryFile, type MemoryRanking } from "./rank-file.js";
+import { QueryGroup, Ranking, searchScores, searchScoresOfCaptures, type Entry } from "./scoring.js";
+import { eachToken, TokenIds } from "./tokens.js";
+
+/** The index's path, relative to the project. */
+export const TERMS_FILE = ".design/.memory.jsonl.terms";
+/** Memory files smaller than this are simply scanned (memory-add's index starts at the same size). */
+export const TERMS_MIN_BYTES = 256 * 1024;
+
+const MAGIC = 0x544d4f44; // "DOMT"
+const VERSION = 1;
+const HEADER = 72;
+/** The longest tail (from the last non-blank line) hashed on a read; an index saying more is not used. */
+const MAX_TAIL = 1024 * 1024;
+
+/** How a ranking was answered (for tests and the bench): through the index, or by the full scan (and why). */
+export type Route = "index" | "scan" | "small";
+
+const statKey = (st: BigIntStats) => [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs];
+const hash16 = (h: number) => (h ^ (h >>> 16)) & 0xffff;
+
+/**
+ * rankMemoryFile's answer for `queries`, through the index at `termsPath` when it is fresh; otherwise the full scan,
+ * and the index rebuilt there (when `termsPath` is given: null when the helper may not write it).
+ */
+export function rankMemoryIndexed(
+  path: string,
+  termsPath: string | null,
+  queries: ReadonlyArray<ReadonlySet<string>>,
+  limit: number,
+  nowSec: number,
+  route?: (r: Route) => void,
+): MemoryRanking {
+  const o = openRegular(path, MAX_JSONL_BYTES);
+  if (!o.ok) {
+    route?.("scan");
+    return o.reason === "missing" ? { kind: "missing" } : rankMemoryFile(path, queries, limit, nowSec);
+  }
+  const fd = o.fd;
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (termsPath === null || st.size < BigInt(TERMS_MIN_BYTES)) {
+      route?.("small");
+      return rankMemoryFile(path, queries, limit, nowSec);
+    }
+    const size = Number(st.size);
+    const through = answer(fd, size, st, termsPath, queries, limit, nowSec);
+    if (through) {
+      route?.("index");
+      return through;
+    }
+    route?.("scan");
+    const scan = rankMemoryFile(path, queries, limit, nowSec);
+    if (scan.kind === "ok") rebuild(fd, size, st, termsPath);
+    return scan;
+  } catch {
+    route?.("scan");
+    return rankMemoryFile(path, queries, limit, nowSec);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `length` bytes of `fd` at `position` into `buf` (from 0); how many were read. */
+function preadInto(fd: number, buf: Buffer, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const k = readSync(fd, buf, got, length - got, position + got);
+    if (k === 0) break;
+    got += k;
+  }
+  return got;
+}
+
+/** The index file's bytes: a regular file, not through a symlink, no larger than an index of this memory file can be. */
+function readIndex(termsPath: string, memorySize: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(termsPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    // At most one record (12 bytes) and every byte of the line as a hash (2 bytes) per line, and a line is 2+ bytes.
+    if (!st.isFile() || st.size < HEADER || st.size > Math.min(HEADER + 8 * memorySize + 4, 2 ** 31) || st.size % 4 !== 0) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    return preadInto(fd, buf, st.size, 0) === st.size ? buf : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The ranking through a fresh index; undefined when the index is missing, stale or not to be trusted. */
+function answer(
+  fd: number,
+  size: number,
+  st: BigIntStats,
+  termsPath: string,
+  queries: ReadonlyArray<ReadonlySet<string>>,
+  limit: number,
+  nowSec: number,
+): MemoryRanking | undefined {
+  const buf = readIndex(termsPath, size);
+  if (!buf) return undefined;
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
+  if (dv.getUint32(0, true) !== MAGIC || dv.getUint32(4, true) !== VERSION) return undefined;
+  const n = dv.getUint32(8, true);
+  const h = dv.getUint32(12, true);
+  const skipped = dv.getUint32(16, true);
+  if (buf.length !== bodyEnd(n, h)) return undefined;
+  const key = statKey(st);
+  for (let i = 0; i < 5; i++) if (dv.getBigUint64(24 + i * 8, true) !== key[i]) return undefined;
+  const tailFrom = dv.getUint32(64, true);
+  if (tailFrom > size || size - tailFrom > MAX_TAIL) return undefined;
+  const tail = Buffer.allocUnsafe(size - tailFrom);
+  if (preadInto(fd, tail, tail.length, tailFrom) !== tail.length || hashBytes(tail) !== dv.getUint32(68, true)) return undefined;
+  if (crc32(buf.subarray(HEADER), 0) !== dv.getUint32(20, true)) return undefined;
+  // The body's arrays, copied out of the (unaligned for u32 at no offset) buffer.
+  const offsets = u32s(buf, HEADER, n);
+  const lengths = u32s(buf, HEADER + 4 * n, n);
+  const counts = u32s(buf, HEADER + 8 * n, n);
+  const hashAt = HEADER + 12 * n;
+  // Every entry inside the file, in order, apart; the counts adding up to the hashes held.
+  let end = -1;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const off = offsets[i];
+    if (off <= end || lengths[i] === 0 || off + lengths[i] > size) return undefined;
+    end = off + lengths[i];
+    total += counts[i];
+  }
+  if (total !== h) return undefined;
+
+  const group = new QueryGroup(queries);
+  const wanted = new Uint8Array(65536);
+  let any = false;
+  for (const q of queries) {
+    for (const t of q) {
+      wanted[hash16(fnvOf(t))] = 1;
+      any = true;
+    }
+  }
+  const rankings = queries.map(() => new Ranking(limit));
+  if (!any) return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
+  const scores = new Float64Array(queries.length);
+  let line = Buffer.allocUnsafe(4096);
+  let at = hashAt;
+  for (let i = 0; i < n; i++) {
+    const stop = at + 2 * counts[i];
+    let hit = false;
+    for (let p = at; p < stop; p += 2) {
+      if (wanted[buf[p] | (buf[p + 1] << 8)] === 1) {
+        hit = true;
+        break;
+      }
+    }
+    at = stop;
+    if (!hit) continue;
+    // The line with the byte before and after it: both must be line ends (or the file's edges), none inside.
+    const from = offsets[i] === 0 ? 0 : offsets[i] - 1;
+    const want = offsets[i] + lengths[i] + (offsets[i] + lengths[i] < size ? 1 : 0) - from;
+    if (line.length < want) line = Buffer.allocUnsafe(Math.max(want, 2 * line.length));
+    if (preadInto(fd, line, want, from) !== want) return undefined;
+    const s = offsets[i] - from;
+    const e = s + lengths[i];
+    if (s === 1 && !isEol(line[0])) return undefined;
+    if (e < want && !isEol(line[e])) return undefined;
+    const inside = line.subarray(s, e);
+    if (inside.indexOf(10) >= 0 || inside.indexOf(13) >= 0) return undefined;
+    const t = inside.toString("utf8").trim();
+    if (t === "") return undefined;
+    const m = matchMemoryLine(t);
+    if (m) {
+      searchScoresOfCaptures(m, group, nowSec, scores);
+      let built: Entry | undefined;
+      for (let q = 0; q < queries.length; q++) if (rankings[q].wants(scores[q])) rankings[q].offer((built ??= fromCaptures(m)), scores[q]);
+      continue;
+    }
+    const entry = objectLine(t);
+    if (!entry) return undefined;
+    searchScores(entry, group, nowSec, scores);
+    for (let q = 0; q < queries.length; q++) rankings[q].offer(entry, scores[q]);
+  }
+  return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
+}
+
+const isEol = (b: number) => b === 10 || b === 13;
+const bodyEnd = (n: number, h: number) => HEADER + 12 * n + ((2 * h + 3) & ~3);
+
+function u32s(buf: Buffer, at: number, n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = buf.readUInt32LE(at + 4 * i);
+  return out;
+}
+
+/** The object a trimmed line holds (scanJsonlFile's rule); undefined for anything else. */
+function objectLine(t: string): Entry | undefined {
+  let v: unknown;
+  try {
+    v = parseJsonText(t);
+  } catch {
+    return undefined;
+  }
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Entry) : undefined;
+}
+
+/** Build the index of the memory file open on `fd` (as `st` describes it) and put it in place; failures are ignored. */
+function rebuild(fd: number, size: number, st: BigIntStats, termsPath: string): void {
+  try {
+    const bytes = buildIndex(fd, size, st);
+    if (!bytes) return;
+    // Written only if the file is still what was read: an index must never describe other bytes than its key's.
+    const now = fstatSync(fd, { bigint: true });
+    const a = statKey(st);
+    const b = statKey(now);
+    if (a.some((v, i) => v !== b[i])) return;
+    sweepOrphans(termsPath);
+    writeAtomic(termsPath, bytes, false);
+  } catch {
+    /* a cache: the next call scans and tries again */
+  }
+}
+
+/**
+ * The index of the first `size` bytes of `fd`: the same lines scanJsonlFile reads (split at "\n", "\r" and "\r\n",
+ * trimmed, blank ones ignored), each object line an entry, any other line counted as unreadable.
+ */
+export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | undefined {
+  const file = Buffer.allocUnsafe(size);
+  if (preadInto(fd, file, size, 0) !== size) return undefined;
+  const offsets: number[] = [];
+  const lengths: number[] = [];
+  const counts: number[] = [];
+  let hashes = new Uint16Array(Math.max(1024, size >>> 4));
+  let h = 0;
+  let skipped = 0;
+  const ids = new TokenIds();
+  const idHash: number[] = [];
+  const stamps = new Uint32Array(65536);
+  let stamp = 0;
+  const add = (x: number) => {
+    if (stamps[x] === stamp) return;
+    stamps[x] = stamp;
+    if (h === hashes.length) {
+      const bigger = new Uint16Array(2 * hashes.length);
+      bigger.set(hashes);
+      hashes = bigger;
+    }
+    hashes[h++] = x;
+  };
+  const addText = (s: string) => {
+    if (s === "") return;
+    if (ids.scan(s)) {
+      for (let k = 0; k < ids.n; k++) {
+        const id = ids.out[k];
+        let x = idHash[id];
+        if (x === undefined) x = idHash[id] = hash16(fnvOf(ids.texts[id]));
+        add(x);
+      }
+    } else eachToken(s, (t) => add(hash16(fnvOf(t))));
+  };
+  let start = 0;
+  let lastFrom = 0;
+  while (start <= size) {
+    let lf = file.indexOf(10, start);
+    let cr = file.indexOf(13, start);
+    if (lf < 0) lf = size;
+    if (cr < 0) cr = size;
+    const end = Math.min(lf, cr);
+    if (end > start) {
+      const t = file.toString("utf8", start, end).trim();
+      if (t !== "") {
+        lastFrom = start;
+        let keywordText = "";
+        let content = "";
+        let ok = true;
+        const m = matchMemoryLine(t);
+        if (m) {
+          const kw = m[4];
+          if (kw !== "") {
+            if (kw.includes("\\")) for (const k of kw.match(STRING_LITERALS) as string[]) keywordText += `${literalText(k)} , `;
+            else keywordText = kw;
+          }
+          content = literalText(m[5]);
+        } else {
+          const entry = objectLine(t);
+          if (entry) {
+            const kw = entry.keywords;
+            const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
+            for (const k of words) if (typeof k === "string") keywordText += `${k} , `;
+            if (typeof entry.content === "string") content = entry.content;
+          } else ok = false;
+        }
+        if (ok) {
+          if (++stamp === 0xffffffff) {
+            stamps.fill(0);
+            stamp = 1;
+          }
+          const before = h;
+          addText(keywordText);
+          addText(content);
+          offsets.push(start);
+          lengths.push(end - start);
+          counts.push(h - before);
+        } else skipped++;
+      }
+    }
+    if (end >= size) break;
+    start = end + (file[end] === 13 && file[end + 1] === 10 ? 2 : 1);
+  }
+  const n = offsets.length;
+  const out = Buffer.alloc(bodyEnd(n, h));
+  const dv = new DataView(out.buffer, out.byteOffset, out.length);
+  for (let i = 0; i < n; i++) {
+    dv.setUint32(HEADER + 4 * i, offsets[i], true);
+    dv.setUint32(HEADER + 4 * (n + i), lengths[i], true);
+    dv.setUint32(HEADER + 4 * (2 * n + i), counts[i], true);
+  }
+  const hashAt = HEADER + 12 * n;
+  for (let i = 0; i < h; i++) dv.setUint16(hashAt + 2 * i, hashes[i], true);
+  dv.setUint32(0, MAGIC, true);
+  dv.setUint32(4, VERSION, true);
+  dv.setUint32(8, n, true);
+  dv.setUint32(12, h, true);
+  dv.setUint32(16, skipped, true);
+  dv.setUint32(20, crc32(out.subarray(HEADER), 0), true);
+  statKey(st).forEach((v, i) => dv.setBigUint64(24 + i * 8, v, true));
+  dv.setUint32(64, lastFrom, true);
+  dv.setUint32(68, hashBytes(file.subarray(lastFrom, size)), true);
+  return out;
+}
