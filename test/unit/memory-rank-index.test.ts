@@ -115,10 +115,34 @@ describe("the ranking index", () => {
     s.run();
     appendFileSync(s.mem, JSON.stringify({ id: "new", timestamp: "2026-05-30T00:00:00Z", category: "pattern", keywords: ["redis"], content: "redis cache retry backoff queue worker", importance: 10 }) + "\n");
     let r = s.run();
-    assert.equal(r.route, "scan");
+    assert.equal(r.route, "extend", "only the appended line is indexed");
     assert.deepEqual(shape(r.r), shape(s.full()));
     assert.equal((shape(r.r) as any).ranked[0][0][0], "new", "the appended memory ranks");
-    assert.equal(s.run().route, "index", "rebuilt");
+    assert.equal(s.run().route, "index", "the extended index is fresh");
+    // Several appends, odd lines among them.
+    appendFileSync(s.mem, "not json\r\n\n" + JSON.stringify({ id: "new2", category: "x", keywords: "redis", content: "Миграции redis" }) + "\r\n[1]\n");
+    r = s.run();
+    assert.equal(r.route, "extend");
+    assert.deepEqual(shape(r.r), shape(s.full()));
+    assert.deepEqual(shape(s.run().r), shape(s.full()));
+    // An edit inside what the index covers, then an append: the prefix no longer matches, so the full scan.
+    {
+      const text = readFileSync(s.mem, "utf8");
+      const at = text.indexOf(" notes ", text.indexOf('"id":"m-200"'));
+      writeFileSync(s.mem, `${text.slice(0, at)} redis ${text.slice(at + 7)}`);
+      appendFileSync(s.mem, JSON.stringify({ id: "new3", content: "queue worker" }) + "\n");
+      r = s.run();
+      assert.equal(r.route, "scan");
+      assert.deepEqual(shape(r.r), shape(s.full()));
+      assert.equal(s.run().route, "index", "rebuilt");
+    }
+    // A file that did not end at a line end, then grew: its last line changed, so the full scan.
+    appendFileSync(s.mem, JSON.stringify({ id: "open", content: "redis" }));
+    assert.equal(s.run().route, "extend", "the index now ends with an unterminated line");
+    appendFileSync(s.mem, "\n" + JSON.stringify({ id: "after", content: "redis cache" }) + "\n");
+    r = s.run();
+    assert.equal(r.route, "scan");
+    assert.deepEqual(shape(r.r), shape(s.full()));
     // The same size: one entry's words changed in place.
     const text = readFileSync(s.mem, "utf8");
     const at = text.indexOf('"id":"m-100"');

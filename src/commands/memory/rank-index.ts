@@ -11,17 +11,21 @@
 // full scan scores it, in file order, so ties break the same way. The count of unreadable lines (the warning's
 // figure) is in the header.
 //
-// Layout (little-endian): a 72-byte header (magic, version, entry count, hash count, unreadable-line count, CRC-32
-// of the body, the memory file's device, inode, size, mtime and ctime in ns, where its last non-blank line starts
-// and an FNV hash of the bytes from there to the end), then the body: every entry's offset, then every length,
-// then every hash count (u32 each), then the hashes (u16), padded to 4 bytes.
+// Layout (little-endian): a 76-byte header (magic, version, entry count, hash count, unreadable-line count, CRC-32
+// of the body, the memory file's device, inode, size, mtime and ctime in ns, where its last non-blank line starts,
+// an FNV hash of the bytes from there to the end, and the CRC-32 of the whole file), then the body: every entry's
+// offset, then every length, then every hash count (u32 each), then the hashes (u16), padded to 4 bytes.
 //
-// Never trusted blindly: the size must match the counts, the CRC the body, the memory file's stat and tail the
-// header, the entries must lie in the file in order, and every line read back must begin and end at a line end
-// and hold a JSON object; anything else (missing, stale after memory-add appended or a boost rewrote it, edited,
-// replaced, torn, hostile) means the full scan of rank-file.ts, and the index is rebuilt and replaced atomically
-// (a cache: no fsync; a crash leaves the old index or none, and a stale one is caught by the checks). Nothing but
-// the memory file (through the one descriptor opened on it, within its size) and the index is read.
+// Never trusted blindly: the size must match the counts, the CRC the body, the entries must lie in the file in
+// order, and every line read back must begin and end at a line end and hold a JSON object. Fresh means the memory
+// file's stat and tail are the header's. When the file only grew (memory-add appends: same device and inode, longer,
+// its first bytes hashing to the header's CRC-32 and ending at a line end), the appended lines are indexed and added
+// (one read of the file, no tokenising of the rest). Anything else (missing, rewritten by a boost, edited, replaced,
+// torn, hostile) means the full scan of rank-file.ts, and the index rebuilt. Either is replaced atomically (a
+// cache: no fsync; a crash leaves the old index or none, and a stale one is caught by the checks), and only when
+// the file is still what was read. Nothing but the memory file (through the one descriptor opened on it, within
+// its size) and the index is read. What this cannot notice: a same-size in-place edit by another program within
+// the file system's timestamp granularity of the index's build that leaves the last line as it was (as dup-index).
 import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
 import { MAX_JSONL_BYTES, parseJsonText, sweepOrphans, writeAtomic } from "../../store.js";
 import { openRegular } from "../../base/safe-read.js";
@@ -38,19 +42,25 @@ export const TERMS_MIN_BYTES = 256 * 1024;
 
 const MAGIC = 0x544d4f44; // "DOMT"
 const VERSION = 1;
-const HEADER = 72;
+const HEADER = 76;
 /** The longest tail (from the last non-blank line) hashed on a read; an index saying more is not used. */
 const MAX_TAIL = 1024 * 1024;
 
-/** How a ranking was answered (for tests and the bench): through the index, or by the full scan (and why). */
-export type Route = "index" | "scan" | "small";
+/**
+ * How a ranking was answered (for tests and the bench): through a fresh index, through one extended by the lines
+ * appended since it was built, by the full scan (the index rebuilt), or by the full scan of a small file.
+ */
+export type Route = "index" | "extend" | "scan" | "small";
 
 const statKey = (st: BigIntStats) => [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs];
 const hash16 = (h: number) => (h ^ (h >>> 16)) & 0xffff;
+const isEol = (b: number) => b === 10 || b === 13;
+const bodyEnd = (n: number, h: number) => HEADER + 12 * n + ((2 * h + 3) & ~3);
 
 /**
- * rankMemoryFile's answer for `queries`, through the index at `termsPath` when it is fresh; otherwise the full scan,
- * and the index rebuilt there (when `termsPath` is given: null when the helper may not write it).
+ * rankMemoryFile's answer for `queries`, through the index at `termsPath` when it is fresh (or extended when the
+ * file only grew); otherwise the full scan, and the index rebuilt there (`termsPath` null: the helper may not write
+ * it, so the full scan).
  */
 export function rankMemoryIndexed(
   path: string,
@@ -66,27 +76,40 @@ export function rankMemoryIndexed(
     return o.reason === "missing" ? { kind: "missing" } : rankMemoryFile(path, queries, limit, nowSec);
   }
   const fd = o.fd;
+  let how: Route = "scan";
   try {
     const st = fstatSync(fd, { bigint: true });
     if (termsPath === null || st.size < BigInt(TERMS_MIN_BYTES)) {
-      route?.("small");
+      how = "small";
       return rankMemoryFile(path, queries, limit, nowSec);
     }
     const size = Number(st.size);
-    const through = answer(fd, size, st, termsPath, queries, limit, nowSec);
-    if (through) {
-      route?.("index");
-      return through;
+    const idx = decode(readIndex(termsPath, size));
+    if (idx && sameKey(idx.key, statKey(st)) && tailMatches(fd, size, idx)) {
+      const through = answer(fd, size, idx, queries, limit, nowSec);
+      if (through) {
+        how = "index";
+        return through;
+      }
+    } else if (idx && idx.key[0] === st.dev && idx.key[1] === st.ino && idx.key[2] < st.size) {
+      const grown = extend(fd, size, st, idx);
+      const gi = grown && decode(grown);
+      const through = gi && answer(fd, size, gi, queries, limit, nowSec);
+      if (through) {
+        put(fd, st, termsPath, grown as Buffer);
+        how = "extend";
+        return through;
+      }
     }
-    route?.("scan");
     const scan = rankMemoryFile(path, queries, limit, nowSec);
-    if (scan.kind === "ok") rebuild(fd, size, st, termsPath);
+    if (scan.kind === "ok") put(fd, st, termsPath, buildIndex(fd, size, st));
     return scan;
   } catch {
-    route?.("scan");
+    how = "scan";
     return rankMemoryFile(path, queries, limit, nowSec);
   } finally {
     closeSync(fd);
+    route?.(how);
   }
 }
 
@@ -111,7 +134,7 @@ function readIndex(termsPath: string, memorySize: number): Buffer | undefined {
   }
   try {
     const st = fstatSync(fd);
-    // At most one record (12 bytes) and every byte of the line as a hash (2 bytes) per line, and a line is 2+ bytes.
+    // At most a record (12 bytes) and a few hashes (2 bytes each) per line of 2+ bytes: 8 bytes per byte is ample.
     if (!st.isFile() || st.size < HEADER || st.size > Math.min(HEADER + 8 * memorySize + 4, 2 ** 31) || st.size % 4 !== 0) return undefined;
     const buf = Buffer.allocUnsafe(st.size);
     return preadInto(fd, buf, st.size, 0) === st.size ? buf : undefined;
@@ -122,37 +145,42 @@ function readIndex(termsPath: string, memorySize: number): Buffer | undefined {
   }
 }
 
-/** The ranking through a fresh index; undefined when the index is missing, stale or not to be trusted. */
-function answer(
-  fd: number,
-  size: number,
-  st: BigIntStats,
-  termsPath: string,
-  queries: ReadonlyArray<ReadonlySet<string>>,
-  limit: number,
-  nowSec: number,
-): MemoryRanking | undefined {
-  const buf = readIndex(termsPath, size);
-  if (!buf) return undefined;
+/** An index as read: its header's figures and its body's arrays. */
+interface Index {
+  buf: Buffer;
+  n: number;
+  h: number;
+  skipped: number;
+  key: bigint[];
+  tailFrom: number;
+  tailHash: number;
+  prefixCrc: number;
+  offsets: Uint32Array;
+  lengths: Uint32Array;
+  counts: Uint32Array;
+  hashAt: number;
+}
+
+const sameKey = (a: readonly bigint[], b: readonly bigint[]) => a.every((v, i) => v === b[i]);
+
+/**
+ * An index whose bytes are whole and consistent: its magic and version, a size that matches its counts, its CRC,
+ * its entries in order inside the file it describes, counts adding up. Undefined otherwise. Whether it describes the
+ * memory file as it is now is for the caller.
+ */
+function decode(buf: Buffer | undefined): Index | undefined {
+  if (!buf || buf.length < HEADER) return undefined;
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
   if (dv.getUint32(0, true) !== MAGIC || dv.getUint32(4, true) !== VERSION) return undefined;
   const n = dv.getUint32(8, true);
   const h = dv.getUint32(12, true);
-  const skipped = dv.getUint32(16, true);
   if (buf.length !== bodyEnd(n, h)) return undefined;
-  const key = statKey(st);
-  for (let i = 0; i < 5; i++) if (dv.getBigUint64(24 + i * 8, true) !== key[i]) return undefined;
-  const tailFrom = dv.getUint32(64, true);
-  if (tailFrom > size || size - tailFrom > MAX_TAIL) return undefined;
-  const tail = Buffer.allocUnsafe(size - tailFrom);
-  if (preadInto(fd, tail, tail.length, tailFrom) !== tail.length || hashBytes(tail) !== dv.getUint32(68, true)) return undefined;
   if (crc32(buf.subarray(HEADER), 0) !== dv.getUint32(20, true)) return undefined;
-  // The body's arrays, copied out of the (unaligned for u32 at no offset) buffer.
+  const key = [0, 1, 2, 3, 4].map((i) => dv.getBigUint64(24 + i * 8, true));
+  const size = Number(key[2]);
   const offsets = u32s(buf, HEADER, n);
   const lengths = u32s(buf, HEADER + 4 * n, n);
   const counts = u32s(buf, HEADER + 8 * n, n);
-  const hashAt = HEADER + 12 * n;
-  // Every entry inside the file, in order, apart; the counts adding up to the hashes held.
   let end = -1;
   let total = 0;
   for (let i = 0; i < n; i++) {
@@ -162,7 +190,56 @@ function answer(
     total += counts[i];
   }
   if (total !== h) return undefined;
+  const tailFrom = dv.getUint32(64, true);
+  if (tailFrom > size || size - tailFrom > MAX_TAIL) return undefined;
+  return { buf, n, h, skipped: dv.getUint32(16, true), key, tailFrom, tailHash: dv.getUint32(68, true), prefixCrc: dv.getUint32(72, true), offsets, lengths, counts, hashAt: HEADER + 12 * n };
+}
 
+/** Whether the memory file's bytes from the index's tail offset to the end hash as the index says. */
+function tailMatches(fd: number, size: number, idx: Index): boolean {
+  const tail = Buffer.allocUnsafe(size - idx.tailFrom);
+  return preadInto(fd, tail, tail.length, idx.tailFrom) === tail.length && hashBytes(tail) === idx.tailHash;
+}
+
+/**
+ * The index extended by the lines appended since it was built (memory-add appends; only a boost or another program
+ * rewrites): the file must be the same one (device, inode), longer, its first bytes the very bytes the index
+ * describes (their CRC-32, in the header) ending at a line end. Undefined otherwise.
+ */
+function extend(fd: number, size: number, st: BigIntStats, idx: Index): Buffer | undefined {
+  const old = Number(idx.key[2]);
+  const file = Buffer.allocUnsafe(size);
+  if (preadInto(fd, file, size, 0) !== size) return undefined;
+  if (old === 0 || !isEol(file[old - 1]) || crc32(file.subarray(0, old), 0) !== idx.prefixCrc) return undefined;
+  const grown = scanRegion(file, old, size);
+  const n = idx.n + grown.offsets.length;
+  const h = idx.h + grown.h;
+  const hashes = new Uint16Array(h);
+  for (let i = 0; i < idx.h; i++) hashes[i] = idx.buf[idx.hashAt + 2 * i] | (idx.buf[idx.hashAt + 2 * i + 1] << 8);
+  hashes.set(grown.hashes.subarray(0, grown.h), idx.h);
+  const parts: Parts = {
+    offsets: joined(idx.offsets, grown.offsets),
+    lengths: joined(idx.lengths, grown.lengths),
+    counts: joined(idx.counts, grown.counts),
+    hashes,
+    h,
+    skipped: idx.skipped + grown.skipped,
+    lastFrom: grown.lastFrom >= 0 ? grown.lastFrom : idx.tailFrom,
+  };
+  if (parts.offsets.length !== n) return undefined;
+  return serialise(parts, st, file, crc32(file.subarray(old), idx.prefixCrc));
+}
+
+function joined(a: Uint32Array, b: ArrayLike<number>): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** The ranking through an index of the file as it is; undefined when a line is not where the index says. */
+function answer(fd: number, size: number, idx: Index, queries: ReadonlyArray<ReadonlySet<string>>, limit: number, nowSec: number): MemoryRanking | undefined {
+  const { buf, n, offsets, lengths, counts, skipped } = idx;
   const group = new QueryGroup(queries);
   const wanted = new Uint8Array(65536);
   let any = false;
@@ -176,7 +253,7 @@ function answer(
   if (!any) return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
   const scores = new Float64Array(queries.length);
   let line = Buffer.allocUnsafe(4096);
-  let at = hashAt;
+  let at = idx.hashAt;
   for (let i = 0; i < n; i++) {
     const stop = at + 2 * counts[i];
     let hit = false;
@@ -190,7 +267,9 @@ function answer(
     if (!hit) continue;
     // The line with the byte before and after it: both must be line ends (or the file's edges), none inside.
     const from = offsets[i] === 0 ? 0 : offsets[i] - 1;
-    const want = offsets[i] + lengths[i] + (offsets[i] + lengths[i] < size ? 1 : 0) - from;
+    const to = offsets[i] + lengths[i];
+    if (to > size) return undefined;
+    const want = to + (to < size ? 1 : 0) - from;
     if (line.length < want) line = Buffer.allocUnsafe(Math.max(want, 2 * line.length));
     if (preadInto(fd, line, want, from) !== want) return undefined;
     const s = offsets[i] - from;
@@ -216,9 +295,6 @@ function answer(
   return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
 }
 
-const isEol = (b: number) => b === 10 || b === 13;
-const bodyEnd = (n: number, h: number) => HEADER + 12 * n + ((2 * h + 3) & ~3);
-
 function u32s(buf: Buffer, at: number, n: number): Uint32Array {
   const out = new Uint32Array(n);
   for (let i = 0; i < n; i++) out[i] = buf.readUInt32LE(at + 4 * i);
@@ -236,16 +312,13 @@ function objectLine(t: string): Entry | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Entry) : undefined;
 }
 
-/** Build the index of the memory file open on `fd` (as `st` describes it) and put it in place; failures are ignored. */
-function rebuild(fd: number, size: number, st: BigIntStats, termsPath: string): void {
+/**
+ * Put an index of the memory file open on `fd` in place, atomically (a cache: no fsync), but only if the file is
+ * still as `st` describes it: an index must never describe other bytes than its key's. Failures are ignored.
+ */
+function put(fd: number, st: BigIntStats, termsPath: string, bytes: Buffer | undefined): void {
   try {
-    const bytes = buildIndex(fd, size, st);
-    if (!bytes) return;
-    // Written only if the file is still what was read: an index must never describe other bytes than its key's.
-    const now = fstatSync(fd, { bigint: true });
-    const a = statKey(st);
-    const b = statKey(now);
-    if (a.some((v, i) => v !== b[i])) return;
+    if (!bytes || !sameKey(statKey(st), statKey(fstatSync(fd, { bigint: true })))) return;
     sweepOrphans(termsPath);
     writeAtomic(termsPath, bytes, false);
   } catch {
@@ -253,17 +326,35 @@ function rebuild(fd: number, size: number, st: BigIntStats, termsPath: string): 
   }
 }
 
-/**
- * The index of the first `size` bytes of `fd`: the same lines scanJsonlFile reads (split at "\n", "\r" and "\r\n",
- * trimmed, blank ones ignored), each object line an entry, any other line counted as unreadable.
- */
+/** The records of a stretch of the file: per entry its line's offset, length and hash count, and the hashes. */
+interface Parts {
+  offsets: ArrayLike<number>;
+  lengths: ArrayLike<number>;
+  counts: ArrayLike<number>;
+  hashes: Uint16Array;
+  h: number;
+  skipped: number;
+  /** Where the last non-blank line starts (-1: none). */
+  lastFrom: number;
+}
+
+/** The index of the first `size` bytes of `fd`, as `st` describes the file. */
 export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | undefined {
   const file = Buffer.allocUnsafe(size);
   if (preadInto(fd, file, size, 0) !== size) return undefined;
+  return serialise(scanRegion(file, 0, size), st, file, crc32(file, 0));
+}
+
+/**
+ * The records of the lines of `file[from, to)`, read as scanJsonlFile reads them (split at "\n", "\r" and "\r\n",
+ * trimmed, blank ones ignored): each object line an entry, any other line counted as unreadable. `from` is 0 or
+ * just after a line end.
+ */
+function scanRegion(file: Buffer, from: number, to: number): Parts {
   const offsets: number[] = [];
   const lengths: number[] = [];
   const counts: number[] = [];
-  let hashes = new Uint16Array(Math.max(1024, size >>> 4));
+  let hashes = new Uint16Array(Math.max(1024, (to - from) >>> 4));
   let h = 0;
   let skipped = 0;
   const ids = new TokenIds();
@@ -291,13 +382,21 @@ export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | 
       }
     } else eachToken(s, (t) => add(hash16(fnvOf(t))));
   };
-  let start = 0;
-  let lastFrom = 0;
-  while (start <= size) {
-    let lf = file.indexOf(10, start);
-    let cr = file.indexOf(13, start);
-    if (lf < 0) lf = size;
-    if (cr < 0) cr = size;
+  let start = from;
+  let lastFrom = -1;
+  // The next "\n" and "\r" at or after `start`, each searched again only once passed (a file without "\r" is
+  // searched for it once, not once per line).
+  let lf = -1;
+  let cr = -1;
+  while (start <= to) {
+    if (lf < start) {
+      lf = file.indexOf(10, start);
+      if (lf < 0 || lf > to) lf = to;
+    }
+    if (cr < start) {
+      cr = file.indexOf(13, start);
+      if (cr < 0 || cr > to) cr = to;
+    }
     const end = Math.min(lf, cr);
     if (end > start) {
       const t = file.toString("utf8", start, end).trim();
@@ -308,6 +407,7 @@ export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | 
         let ok = true;
         const m = matchMemoryLine(t);
         if (m) {
+          // The two texts the scorer reads (searchScoresOfCaptures, searchScores).
           const kw = m[4];
           if (kw !== "") {
             if (kw.includes("\\")) for (const k of kw.match(STRING_LITERALS) as string[]) keywordText += `${literalText(k)} , `;
@@ -337,9 +437,15 @@ export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | 
         } else skipped++;
       }
     }
-    if (end >= size) break;
+    if (end >= to) break;
     start = end + (file[end] === 13 && file[end + 1] === 10 ? 2 : 1);
   }
+  return { offsets, lengths, counts, hashes, h, skipped, lastFrom };
+}
+
+/** An index's bytes: `parts` describing `file` (its whole length) as `st` shows it, `fileCrc` the CRC-32 of its bytes. */
+function serialise(parts: Parts, st: BigIntStats, file: Buffer, fileCrc: number): Buffer {
+  const { offsets, lengths, counts, hashes, h } = parts;
   const n = offsets.length;
   const out = Buffer.alloc(bodyEnd(n, h));
   const dv = new DataView(out.buffer, out.byteOffset, out.length);
@@ -350,14 +456,16 @@ export function buildIndex(fd: number, size: number, st: BigIntStats): Buffer | 
   }
   const hashAt = HEADER + 12 * n;
   for (let i = 0; i < h; i++) dv.setUint16(hashAt + 2 * i, hashes[i], true);
+  const lastFrom = Math.max(0, parts.lastFrom);
   dv.setUint32(0, MAGIC, true);
   dv.setUint32(4, VERSION, true);
   dv.setUint32(8, n, true);
   dv.setUint32(12, h, true);
-  dv.setUint32(16, skipped, true);
-  dv.setUint32(20, crc32(out.subarray(HEADER), 0), true);
+  dv.setUint32(16, parts.skipped, true);
   statKey(st).forEach((v, i) => dv.setBigUint64(24 + i * 8, v, true));
   dv.setUint32(64, lastFrom, true);
-  dv.setUint32(68, hashBytes(file.subarray(lastFrom, size)), true);
+  dv.setUint32(68, hashBytes(file.subarray(lastFrom, file.length)), true);
+  dv.setUint32(72, fileCrc, true);
+  dv.setUint32(20, crc32(out.subarray(HEADER), 0), true);
   return out;
 }
