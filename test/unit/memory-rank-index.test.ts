@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildIndex, rankMemoryIndexed, TERMS_MIN_BYTES, type Route } from "../../src/commands/memory/rank-index.ts";
 import { rankMemoryFile } from "../../src/commands/memory/rank-file.ts";
-import { crc32 } from "../../src/commands/memory/dup-index.ts";
+import { crc32, fnvOf } from "../../src/commands/memory/dup-index.ts";
 import { searchQuery } from "../../src/commands/memory/scoring.ts";
 import { scanJsonlFile } from "../../src/store.ts";
 import { rng } from "../helpers/rng.ts";
@@ -248,6 +248,33 @@ describe("the ranking index", () => {
     const s = setup(t);
     assert.deepEqual(shape(rankMemoryIndexed(s.mem, null, QUERIES, 3, NOW)), shape(s.full()));
     assert.equal(existsSync(s.terms), false);
+  });
+
+  it("reads past an entry whose bound a hash collision inflated (its words share no token with the query)", (t) => {
+    const h16 = (w: string) => { const h = fnvOf(w); return (h ^ (h >>> 16)) & 0xffff; };
+    // A word that is not redis's token (its stem) but has its 16-bit hash.
+    const [stem] = [...searchQuery(["redis"])];
+    let twin = "";
+    for (let i = 0; !twin; i++) if (h16(`zq${i}x`) === h16(stem)) twin = `zq${i}x`;
+    const dir = mkdtempSync(join(tmpdir(), "do-rank-index-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const mem = join(dir, "memory.jsonl");
+    const terms = join(dir, ".memory.jsonl.terms");
+    const line = (id: string, content: string, importance: number) =>
+      JSON.stringify({ id, timestamp: "2026-05-01T00:00:00Z", category: "pattern", keywords: [], content, source: "t", goal_context: "", importance, usage_count: 0 });
+    const lines: string[] = [];
+    // The twins look like both words to the index (bound 0.9) but hold one (0.45); the real ones score 0.6.
+    for (let i = 0; i < 20; i++) lines.push(line(`twin-${i}`, `${twin} cache layer`, 9));
+    for (let i = 0; i < 2; i++) lines.push(line(`real-${i}`, "redis cache layer", 6));
+    for (let i = 0; lines.join("\n").length < TERMS_MIN_BYTES + 1000; i++) lines.push(line(`filler-${i}`, `unrelated words about gardening ${i}`, 5));
+    writeFileSync(mem, lines.join("\n") + "\n");
+    const queries = [searchQuery(["redis cache"])];
+    const want = shape(rankMemoryFile(mem, queries, 3, NOW));
+    assert.deepEqual((want as any).ranked[0].map((x: unknown[]) => x[0]), ["real-0", "real-1", "twin-0"]);
+    rankMemoryIndexed(mem, terms, queries, 3, NOW);
+    let route: Route | undefined;
+    assert.deepEqual(shape(rankMemoryIndexed(mem, terms, queries, 3, NOW, (x) => (route = x))), want);
+    assert.equal(route, "index");
   });
 
   it("indexes every object line and counts the others as the scan does", (t) => {

@@ -5,16 +5,19 @@
 // Why this is exact: memory-search's score (scoring.ts) is zero unless a query token is among the tokens
 // (tokens.ts) of the entry's keyword text or content, and only a positive score ranks (Ranking). The index keeps,
 // per object line, a 16-bit hash of each of those tokens, computed from the same two texts the scorer builds
-// (keywords joined as searchScores joins them, content when it is a string); a token the entry shares with a
-// query has the same hash on both sides, so every entry that can rank is a candidate (a hash collision only adds
-// candidates). Each candidate's line is read back from the memory file at its offset and scored exactly as the
-// full scan scores it, in file order, so ties break the same way. The count of unreadable lines (the warning's
-// figure) is in the header.
+// (keywords joined as searchScores joins them, content when it is a string), and the two other factors of the
+// score (timestamp and importance, as the scorer reads them). A token the entry shares with a query has the same
+// hash on both sides, so the count of the query's tokens whose hash the entry holds is at least its hit count, and
+// the score's formula over that count is an upper bound of its score (a hash collision only loosens it). Lines are
+// read back (at their offsets) and scored exactly as the full scan scores them only while their bound can still
+// reach the best `limit` scores (answer()); the ones read are ranked in file order, so ties break the same way.
+// The count of unreadable lines (the warning's figure) is in the header.
 //
 // Layout (little-endian): a 76-byte header (magic, version, entry count, hash count, unreadable-line count, CRC-32
 // of the body, the memory file's device, inode, size, mtime and ctime in ns, where its last non-blank line starts,
 // an FNV hash of the bytes from there to the end, and the CRC-32 of the whole file), then the body: every entry's
-// offset, then every length, then every hash count (u32 each), then the hashes (u16), padded to 4 bytes.
+// offset, then every length, then every hash count (u32 each), every timestamp, every importance (f64 each), then
+// the hashes (u16), padded to 4 bytes.
 //
 // Never trusted blindly: the size must match the counts, the CRC the body, the entries must lie in the file in
 // order, and every line read back must begin and end at a line end and hold a JSON object. Fresh means the memory
@@ -32,7 +35,8 @@ import { openRegular } from "../../base/safe-read.js";
 import { crc32, fnvOf, hashBytes } from "./dup-index.js";
 import { STRING_LITERALS, matchMemoryLine, text as literalText, fromCaptures } from "./fast-line.js";
 import { rankMemoryFile, type MemoryRanking } from "./rank-file.js";
-import { QueryGroup, Ranking, searchScores, searchScoresOfCaptures, type Entry } from "./scoring.js";
+import { importanceOf, QueryGroup, Ranking, searchScores, searchScoresOfCaptures, type Entry } from "./scoring.js";
+import { parseTimestamp } from "../../lib/values.js";
 import { eachToken, TokenIds } from "./tokens.js";
 
 /** The index's path, relative to the project. */
@@ -55,7 +59,7 @@ export type Route = "index" | "extend" | "scan" | "small";
 const statKey = (st: BigIntStats) => [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs];
 const hash16 = (h: number) => (h ^ (h >>> 16)) & 0xffff;
 const isEol = (b: number) => b === 10 || b === 13;
-const bodyEnd = (n: number, h: number) => HEADER + 12 * n + ((2 * h + 3) & ~3);
+const bodyEnd = (n: number, h: number) => HEADER + 28 * n + ((2 * h + 3) & ~3);
 
 /**
  * rankMemoryFile's answer for `queries`, through the index at `termsPath` when it is fresh (or extended when the
@@ -158,6 +162,9 @@ interface Index {
   offsets: Uint32Array;
   lengths: Uint32Array;
   counts: Uint32Array;
+  /** Per entry its timestamp in seconds as the scorer parses it (NaN: no timestamp key, age 0) and importance. */
+  times: Float64Array;
+  importances: Float64Array;
   hashAt: number;
 }
 
@@ -192,7 +199,9 @@ function decode(buf: Buffer | undefined): Index | undefined {
   if (total !== h) return undefined;
   const tailFrom = dv.getUint32(64, true);
   if (tailFrom > size || size - tailFrom > MAX_TAIL) return undefined;
-  return { buf, n, h, skipped: dv.getUint32(16, true), key, tailFrom, tailHash: dv.getUint32(68, true), prefixCrc: dv.getUint32(72, true), offsets, lengths, counts, hashAt: HEADER + 12 * n };
+  const times = f64s(buf, HEADER + 12 * n, n);
+  const importances = f64s(buf, HEADER + 20 * n, n);
+  return { buf, n, h, skipped: dv.getUint32(16, true), key, tailFrom, tailHash: dv.getUint32(68, true), prefixCrc: dv.getUint32(72, true), offsets, lengths, counts, times, importances, hashAt: HEADER + 28 * n };
 }
 
 /** Whether the memory file's bytes from the index's tail offset to the end hash as the index says. */
@@ -221,6 +230,8 @@ function extend(fd: number, size: number, st: BigIntStats, idx: Index): Buffer |
     offsets: joined(idx.offsets, grown.offsets),
     lengths: joined(idx.lengths, grown.lengths),
     counts: joined(idx.counts, grown.counts),
+    times: joinedF(idx.times, grown.times),
+    importances: joinedF(idx.importances, grown.importances),
     hashes,
     h,
     skipped: idx.skipped + grown.skipped,
@@ -230,6 +241,13 @@ function extend(fd: number, size: number, st: BigIntStats, idx: Index): Buffer |
   return serialise(parts, st, file, crc32(file.subarray(old), idx.prefixCrc));
 }
 
+function joinedF(a: Float64Array, b: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
 function joined(a: Uint32Array, b: ArrayLike<number>): Uint32Array {
   const out = new Uint32Array(a.length + b.length);
   out.set(a);
@@ -237,62 +255,180 @@ function joined(a: Uint32Array, b: ArrayLike<number>): Uint32Array {
   return out;
 }
 
-/** The ranking through an index of the file as it is; undefined when a line is not where the index says. */
+/**
+ * The ranking through an index of the file as it is; undefined when a line is not where the index says or scores
+ * above what the index allows.
+ *
+ * Per query, each entry sharing a token hash with it gets an upper bound of its score: the score's own formula
+ * (QueryGroup.scores) with the entry's stored timestamp and importance, and for the hit count the number of the
+ * query's tokens whose hash the entry holds (at least the tokens it shares; IEEE arithmetic is monotonic, so the
+ * bound is never below the score). Lines are read back only while their bound can still reach the query's
+ * `limit`-th best score read so far: first every entry whose bound is at least the `limit`-th best bound, then, if
+ * the scores read fall short of it, every entry whose bound reaches the `limit`-th best score. An entry left unread
+ * scores strictly below `limit` entries that were read, so it cannot rank; the read ones are ranked in file order.
+ */
 function answer(fd: number, size: number, idx: Index, queries: ReadonlyArray<ReadonlySet<string>>, limit: number, nowSec: number): MemoryRanking | undefined {
-  const { buf, n, offsets, lengths, counts, skipped } = idx;
-  const group = new QueryGroup(queries);
-  const wanted = new Uint8Array(65536);
-  let any = false;
-  for (const q of queries) {
-    for (const t of q) {
-      wanted[hash16(fnvOf(t))] = 1;
-      any = true;
-    }
-  }
+  const { buf, n, offsets, lengths, counts, times, importances, skipped } = idx;
+  const nq = queries.length;
   const rankings = queries.map(() => new Ranking(limit));
-  if (!any) return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
-  const scores = new Float64Array(queries.length);
-  let line = Buffer.allocUnsafe(4096);
+  const done = () => ({ kind: "ok" as const, ranked: rankings.map((r) => r.result()), skipped });
+  if (limit === 0) return done();
+  // Per token hash, the queries holding tokens with that hash, and how many each.
+  const slot = new Int32Array(65536).fill(-1);
+  const owners: number[][] = [];
+  const weights: number[][] = [];
+  queries.forEach((q, qi) => {
+    for (const t of q) {
+      const x = hash16(fnvOf(t));
+      if (slot[x] < 0) {
+        slot[x] = owners.length;
+        owners.push([]);
+        weights.push([]);
+      }
+      const o = owners[slot[x]];
+      const k = o.indexOf(qi);
+      if (k < 0) {
+        o.push(qi);
+        weights[slot[x]].push(1);
+      } else weights[slot[x]][k]++;
+    }
+  });
+  if (owners.length === 0) return done();
+  const sizes = queries.map((q) => q.size);
+  // Per query, its candidates (entry, bound) in file order.
+  const candEntry: number[][] = queries.map(() => []);
+  const candBound: number[][] = queries.map(() => []);
+  const hitCount = new Int32Array(nq);
+  const touched: number[] = [];
   let at = idx.hashAt;
   for (let i = 0; i < n; i++) {
     const stop = at + 2 * counts[i];
-    let hit = false;
     for (let p = at; p < stop; p += 2) {
-      if (wanted[buf[p] | (buf[p + 1] << 8)] === 1) {
-        hit = true;
-        break;
+      const k = slot[buf[p] | (buf[p + 1] << 8)];
+      if (k < 0) continue;
+      const o = owners[k];
+      const w = weights[k];
+      for (let j = 0; j < o.length; j++) {
+        if (hitCount[o[j]] === 0) touched.push(o[j]);
+        hitCount[o[j]] += w[j];
       }
     }
     at = stop;
-    if (!hit) continue;
+    if (touched.length === 0) continue;
+    const age = Number.isNaN(times[i]) ? 0 : nowSec - times[i];
+    for (const q of touched) {
+      const bound = scoreOf(Math.min(hitCount[q], sizes[q]), sizes[q], age, importances[i]);
+      hitCount[q] = 0;
+      if (bound > 0 || Number.isNaN(bound)) {
+        candEntry[q].push(i);
+        candBound[q].push(bound);
+      }
+    }
+    touched.length = 0;
+  }
+
+  // The entries read: their exact scores for every query (the line scored once for all) and the entry itself.
+  const group = new QueryGroup(queries);
+  const exact = new Map<number, { entry: Entry; scores: Float64Array }>();
+  let line = Buffer.allocUnsafe(4096);
+  const read = (i: number): boolean => {
+    if (exact.has(i)) return true;
     // The line with the byte before and after it: both must be line ends (or the file's edges), none inside.
     const from = offsets[i] === 0 ? 0 : offsets[i] - 1;
     const to = offsets[i] + lengths[i];
-    if (to > size) return undefined;
+    if (to > size) return false;
     const want = to + (to < size ? 1 : 0) - from;
     if (line.length < want) line = Buffer.allocUnsafe(Math.max(want, 2 * line.length));
-    if (preadInto(fd, line, want, from) !== want) return undefined;
+    if (preadInto(fd, line, want, from) !== want) return false;
     const s = offsets[i] - from;
     const e = s + lengths[i];
-    if (s === 1 && !isEol(line[0])) return undefined;
-    if (e < want && !isEol(line[e])) return undefined;
+    if (s === 1 && !isEol(line[0])) return false;
+    if (e < want && !isEol(line[e])) return false;
     const inside = line.subarray(s, e);
-    if (inside.indexOf(10) >= 0 || inside.indexOf(13) >= 0) return undefined;
+    if (inside.indexOf(10) >= 0 || inside.indexOf(13) >= 0) return false;
     const t = inside.toString("utf8").trim();
-    if (t === "") return undefined;
+    if (t === "") return false;
+    const scores = new Float64Array(nq);
     const m = matchMemoryLine(t);
+    let entry: Entry | undefined;
     if (m) {
       searchScoresOfCaptures(m, group, nowSec, scores);
-      let built: Entry | undefined;
-      for (let q = 0; q < queries.length; q++) if (rankings[q].wants(scores[q])) rankings[q].offer((built ??= fromCaptures(m)), scores[q]);
+      entry = fromCaptures(m);
+    } else {
+      entry = objectLine(t);
+      if (!entry) return false;
+      searchScores(entry, group, nowSec, scores);
+    }
+    exact.set(i, { entry, scores });
+    return true;
+  };
+  for (let q = 0; q < nq; q++) {
+    const ents = candEntry[q];
+    const bounds = candBound[q];
+    const readFrom = (tau: number, check: boolean): boolean => {
+      for (let c = 0; c < ents.length; c++) {
+        if (bounds[c] < tau) continue; // NaN is never below: read
+        if (!read(ents[c])) return false;
+        // The index's factors must bound the line's score.
+        if (check && (exact.get(ents[c]) as { scores: Float64Array }).scores[q] > bounds[c]) return false;
+      }
+      return true;
+    };
+    if (limit > 64 || ents.length <= limit) {
+      if (!readFrom(-Infinity, true)) return undefined;
       continue;
     }
-    const entry = objectLine(t);
-    if (!entry) return undefined;
-    searchScores(entry, group, nowSec, scores);
-    for (let q = 0; q < queries.length; q++) rankings[q].offer(entry, scores[q]);
+    const tau = kthLargest(bounds, limit);
+    if (!readFrom(tau, true)) return undefined;
+    const best = kthBestScore(exact, q, limit);
+    if (best >= tau) continue;
+    if (!readFrom(best > 0 ? best : -Infinity, true)) return undefined;
   }
-  return { kind: "ok", ranked: rankings.map((r) => r.result()), skipped };
+  const order = [...exact.keys()].sort((x, y) => x - y);
+  for (const i of order) {
+    const { entry, scores } = exact.get(i) as { entry: Entry; scores: Float64Array };
+    for (let q = 0; q < nq; q++) rankings[q].offer(entry, scores[q]);
+  }
+  return done();
+}
+
+/** QueryGroup.scores' formula, the same operations in the same order. */
+const scoreOf = (hits: number, size: number, age: number, importance: number) => (hits / size) * 0.9 ** (age / MONTH) * (importance / 10);
+const MONTH = 30 * 86_400;
+
+/** The k-th largest of `values` (NaN counted as largest); k <= values.length. */
+function kthLargest(values: readonly number[], k: number): number {
+  const top: number[] = [];
+  for (const v0 of values) {
+    const v = Number.isNaN(v0) ? Infinity : v0;
+    if (top.length === k && v <= top[k - 1]) continue;
+    let p = top.length;
+    while (p > 0 && top[p - 1] < v) p--;
+    top.splice(p, 0, v);
+    if (top.length > k) top.pop();
+  }
+  return top[k - 1];
+}
+
+/** The k-th best positive score of query `q` among the entries read; 0 when fewer than k scored above 0. */
+function kthBestScore(exact: Map<number, { scores: Float64Array }>, q: number, k: number): number {
+  const top: number[] = [];
+  for (const { scores } of exact.values()) {
+    const v = scores[q];
+    if (!(v > 0)) continue;
+    if (top.length === k && v <= top[k - 1]) continue;
+    let p = top.length;
+    while (p > 0 && top[p - 1] < v) p--;
+    top.splice(p, 0, v);
+    if (top.length > k) top.pop();
+  }
+  return top.length === k ? top[k - 1] : 0;
+}
+
+function f64s(buf: Buffer, at: number, n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = buf.readDoubleLE(at + 8 * i);
+  return out;
 }
 
 function u32s(buf: Buffer, at: number, n: number): Uint32Array {
@@ -331,6 +467,8 @@ interface Parts {
   offsets: ArrayLike<number>;
   lengths: ArrayLike<number>;
   counts: ArrayLike<number>;
+  times: ArrayLike<number>;
+  importances: ArrayLike<number>;
   hashes: Uint16Array;
   h: number;
   skipped: number;
@@ -354,6 +492,8 @@ function scanRegion(file: Buffer, from: number, to: number): Parts {
   const offsets: number[] = [];
   const lengths: number[] = [];
   const counts: number[] = [];
+  const times: number[] = [];
+  const importances: number[] = [];
   let hashes = new Uint16Array(Math.max(1024, (to - from) >>> 4));
   let h = 0;
   let skipped = 0;
@@ -405,8 +545,13 @@ function scanRegion(file: Buffer, from: number, to: number): Parts {
         let keywordText = "";
         let content = "";
         let ok = true;
+        let time = Number.NaN;
+        let importance = 5;
         const m = matchMemoryLine(t);
         if (m) {
+          time = parseTimestamp(literalText(m[2]));
+          const imp = Number(m[8]);
+          importance = Number.isFinite(imp) ? imp : 5;
           // The two texts the scorer reads (searchScoresOfCaptures, searchScores).
           const kw = m[4];
           if (kw !== "") {
@@ -417,6 +562,9 @@ function scanRegion(file: Buffer, from: number, to: number): Parts {
         } else {
           const entry = objectLine(t);
           if (entry) {
+            // The two factors as searchScores computes them (no timestamp key: age 0).
+            time = "timestamp" in entry ? parseTimestamp(entry.timestamp) : Number.NaN;
+            importance = importanceOf(entry);
             const kw = entry.keywords;
             const words = typeof kw === "string" ? [kw] : Array.isArray(kw) ? kw : [];
             for (const k of words) if (typeof k === "string") keywordText += `${k} , `;
@@ -434,13 +582,15 @@ function scanRegion(file: Buffer, from: number, to: number): Parts {
           offsets.push(start);
           lengths.push(end - start);
           counts.push(h - before);
+          times.push(time);
+          importances.push(importance);
         } else skipped++;
       }
     }
     if (end >= to) break;
     start = end + (file[end] === 13 && file[end + 1] === 10 ? 2 : 1);
   }
-  return { offsets, lengths, counts, hashes, h, skipped, lastFrom };
+  return { offsets, lengths, counts, times, importances, hashes, h, skipped, lastFrom };
 }
 
 /** An index's bytes: `parts` describing `file` (its whole length) as `st` shows it, `fileCrc` the CRC-32 of its bytes. */
@@ -453,8 +603,10 @@ function serialise(parts: Parts, st: BigIntStats, file: Buffer, fileCrc: number)
     dv.setUint32(HEADER + 4 * i, offsets[i], true);
     dv.setUint32(HEADER + 4 * (n + i), lengths[i], true);
     dv.setUint32(HEADER + 4 * (2 * n + i), counts[i], true);
+    dv.setFloat64(HEADER + 12 * n + 8 * i, parts.times[i], true);
+    dv.setFloat64(HEADER + 20 * n + 8 * i, parts.importances[i], true);
   }
-  const hashAt = HEADER + 12 * n;
+  const hashAt = HEADER + 28 * n;
   for (let i = 0; i < h; i++) dv.setUint16(hashAt + 2 * i, hashes[i], true);
   const lastFrom = Math.max(0, parts.lastFrom);
   dv.setUint32(0, MAGIC, true);
