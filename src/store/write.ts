@@ -402,7 +402,7 @@ function isWithin(p: string, dir: string): boolean {
 
 /** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
 export const PERSISTENT: ReadonlySet<string> = new Set([
-  "memory.jsonl", ".memory.jsonl.index", "reflection.jsonl", "handoff.md", "recon.json", "history",
+  "memory.jsonl", ".memory.jsonl.index", ".memory.jsonl.terms", "reflection.jsonl", "handoff.md", "recon.json", "history",
 ]);
 
 /** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */
