@@ -4,7 +4,7 @@
 // boost rewrote the file, and with a hostile index in place. A small memory file gets no index.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planWith, project } from "../helpers/design-dir.ts";
 import { rng } from "../helpers/rng.ts";
@@ -79,6 +79,17 @@ describe("next and workflow read a large memory file through the ranking index",
     assert.equal(wf.ok, true, JSON.stringify(wf));
     const compiled = JSON.parse(/const PLAN = (.*);\n/.exec(p.read(".design/workflow.js"))![1]).memories;
     assert.deepEqual(compiled["0"], afterBoost.memories.queue.map((m: any) => m.content));
+  });
+
+  it("never writes the index through a link out of .design/: the full scan, the link's target untouched", async (t) => {
+    const p = project(t, { [P]: planWith(ROLES), [MEM]: bigMemory(), "outside.bin": "keep me\n" });
+    symlinkSync("../outside.bin", join(p.dir, TERMS));
+    const out: any = await p.run("next", [], { now: T });
+    assert.equal(out.ok, true, JSON.stringify(out));
+    assert.equal(out.start.length, 3);
+    assert.ok(out.start[0].memories.length > 0);
+    assert.equal(readFileSync(join(p.dir, "outside.bin"), "utf8"), "keep me\n");
+    assert.ok(lstatSync(join(p.dir, TERMS)).isSymbolicLink(), "the link is left as it was");
   });
 
   it("a small memory file gets no index", async (t) => {
