@@ -29,6 +29,9 @@
 // the file is still what was read. Nothing but the memory file (through the one descriptor opened on it, within
 // its size) and the index is read. What this cannot notice: a same-size in-place edit by another program within
 // the file system's timestamp granularity of the index's build that leaves the last line as it was (as dup-index).
+//
+// Why one file: the index's layout, its builder, its reader and the bound that relies on what the builder stored
+// must agree byte for byte and with the scorer's formula; split, each would import the others' layout.
 import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
 import { MAX_JSONL_BYTES, parseJsonText, sweepOrphans, writeAtomic } from "../../store.js";
 import { openRegular } from "../../base/safe-read.js";
