@@ -12,7 +12,7 @@
 // plus the child's CPU time (user + sys, from /usr/bin/time) which other load on the machine disturbs far less.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -625,6 +625,7 @@ try {
       reflections: dim === "reflection" ? n : 1_000,
     });
     const fixtures = new Map();
+    let appended = 0;
     const fixture = (dim, n, kind) => {
       const key = `${dim}-${n}-${kind}`;
       if (fixtures.has(key)) return fixtures.get(key);
@@ -633,7 +634,7 @@ try {
       const files = {
         ".design/memory.jsonl": memoryLines(s.memories),
         ".design/reflection.jsonl": historyLines(s.reflections),
-        ".design/plan.json": kind === "draft" ? planOf(s.plan, { finalized: false }) : kind === "next" ? startable(s.plan) : planOf(s.plan),
+        ".design/plan.json": kind === "draft" ? planOf(s.plan, { finalized: false }) : kind === "next" || kind === "next-grow" ? startable(s.plan) : planOf(s.plan),
       };
       if (kind === "draft") {
         mkdirSync(join(dir, ".design/draft"), { recursive: true });
@@ -642,9 +643,21 @@ try {
       }
       project(dir, files);
       const saved = Object.fromEntries(Object.keys(files).map((rel) => [rel, readFileSync(join(dir, rel))]));
-      const reset = () => {
-        for (const [rel, buf] of Object.entries(saved)) writeFileSync(join(dir, rel), buf);
+      // Only what a call changed is put back: a memory file rewritten for nothing would leave `next`'s ranking index
+      // (.design/.memory.jsonl.terms) stale on every run. `how`: "terms" drops the index too (the full scan and its
+      // rebuild), "append" appends a memory (the index extended).
+      const reset = (how) => {
+        for (const [rel, buf] of Object.entries(saved)) {
+          if (how === "append" && rel === ".design/memory.jsonl") continue; // it only grows
+          const path = join(dir, rel);
+          let same = false;
+          try { same = readFileSync(path).equals(buf); } catch {}
+          if (!same) writeFileSync(path, buf);
+        }
         rmSync(join(dir, ".design/.memory.jsonl.index"), { force: true });
+        if (how === "terms") rmSync(join(dir, ".design/.memory.jsonl.terms"), { force: true });
+        // As memory-add leaves it: one line more than the ranking index covers.
+        if (how === "append") appendFileSync(join(dir, ".design/memory.jsonl"), memoryLines(1, ++appended).replace('"m-0"', `"m-appended-${appended}"`));
       };
       fixtures.set(key, { dir, reset });
       return fixtures.get(key);
@@ -678,7 +691,10 @@ try {
         ["memory-add (index fresh)", null, "plan", "add"],
         ["memory-search", search, "plan", search],
         ["next (8 starts)", ["next"], "next", null, undefined, true],
+        ["next (8 starts, no ranking index)", ["next"], "next", null, undefined, "terms"],
+        ["next (8 starts, a memory appended since)", ["next"], "next-grow", null, undefined, "append"],
         ["workflow", ["workflow"], "next", null, undefined, true],
+        ["workflow (no ranking index)", ["workflow"], "next", null, undefined, "terms"],
         ["preflight", ["preflight", "execute"], "plan"],
         ["health-check", ["health-check"], "plan"],
         ["reflect-metrics", ["reflect-metrics"], "plan"],
@@ -704,7 +720,7 @@ try {
           const isAdd = orig === "add";
           const c = { label: `${label} @${n}`, call: label, n, cwd: f.dir, input, timeout: LIMIT, check: (r) => r.status === 0 || r.status === 1 };
           c.before = () => {
-            if (resets) f.reset();
+            if (resets) f.reset(resets);
             if (isAdd) c.argv = helper(...addArgs());
           };
           if (!isAdd) c.argv = helper(...argv);

@@ -30,6 +30,8 @@ export const OWN = {
   designDir: { what: "the project's .design/", allows: (rel) => rel.length === 0 } as Owner,
   /** memory-add: a memory file directly in .design/ (its index, lock and temp files sit beside it). */
   memory: one("a memory file (.design/memory*.jsonl)", (n) => /^memory[A-Za-z0-9_-]*\.jsonl$/.test(n)),
+  /** next and workflow: the ranking index of the memory file (commands/memory/rank-index.ts), a cache. */
+  memoryTerms: named(".memory.jsonl.terms"),
   /** reflection-add: a reflection file directly in .design/. */
   reflection: one("a reflection file (.design/reflection*.jsonl)", (n) => /^reflection[A-Za-z0-9_-]*\.jsonl$/.test(n)),
   /** recon-rank --out (and the recon-<k>.json it picks when the name is taken). */
@@ -121,9 +123,11 @@ export const FIXED_WRITES: Readonly<Record<string, ReadonlyArray<Owner | "runSta
   "curator-apply": [OWN.plan],
   // the auxiliary's usage in the plan
   "validate-auxiliary-report": [OWN.plan],
-  // each start's brief (lib/attempts/briefs.ts), and the live report: rewritten while the execute run is open and the
-  // report exists (commands/run/live-report.ts)
-  next: [OWN.brief, OWN.report, OWN.snapshots],
+  // each start's brief (lib/attempts/briefs.ts), the live report: rewritten while the execute run is open and the
+  // report exists (commands/run/live-report.ts), and the memory file's ranking index (commands/memory/rank-index.ts)
+  next: [OWN.brief, OWN.report, OWN.snapshots, OWN.memoryTerms],
+  // the memory file's ranking index, as next (commands/memory/rank-index.ts)
+  workflow: [OWN.memoryTerms],
   finish: [OWN.report, OWN.snapshots],
   "update-status": [OWN.report, OWN.snapshots],
   // a start's snapshot and the private index of a commit or a clean-up (lib/git/snapshot.ts, lib/git/git.ts)

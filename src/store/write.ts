@@ -239,7 +239,7 @@ export function replaceLine(text: string, line: number, replacement: string): st
 /** Move directory entries with rename; on failure, move back what was moved and rethrow. */
 /** .design entries that outlive a run: archive and a fresh run-start leave them in place. */
 export const PERSISTENT: ReadonlySet<string> = new Set([
-  "memory.jsonl", ".memory.jsonl.index", "reflection.jsonl", "handoff.md", "recon.json", "history",
+  "memory.jsonl", ".memory.jsonl.index", ".memory.jsonl.terms", "reflection.jsonl", "handoff.md", "recon.json", "history",
 ]);
 
 /** Enough for any burst of archives within one second; a bound so a broken file system cannot loop forever. */

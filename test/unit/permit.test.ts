@@ -163,7 +163,7 @@ describe("the hook allows every helper call as the skills spell them", () => {
       "new/deep/file.json", "draft/specs/role-0.test.ts", "draft/specs/conftest.py", "draft/specs/spec-x/evil.sh", "conftest.py",
       "pytest.ini", "package.json", "node_modules/x/index.js", ".git/config", ".gitattributes", "CLAUDE.md", "claude.md",
       ".claude/settings.json", ".mcp.json", "tsconfig.json", "vitest.config.ts", "jest.config.js", "__init__.py", "setup.cfg",
-      "Makefile", ".envrc", ".env", "memory.jsonl", "reflection.jsonl", ".memory.jsonl.index", "history/x/plan.json",
+      "Makefile", ".envrc", ".env", "memory.jsonl", "reflection.jsonl", ".memory.jsonl.index", ".memory.jsonl.terms", "history/x/plan.json",
       "plan.json", "PLAN.JSON", "specs/spec-api.sh", "grant.json", "run-execute.json", "run-design.json", "workflow.js",
       "recon.json", "tmp/.hidden.json", "tmp/x.js", "tmp/x.sh", "tmp/sub/x.json", "Worker-x.json", "worker-x.json.bak",
       "expert-x.json/y", "handoff.md/x",

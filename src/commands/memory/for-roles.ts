@@ -1,12 +1,13 @@
 // The memories each role of a plan starts with: per role, the best few of the project's memory file by
 // memory-search's scoring (rank-file.ts) over the words of its goal and of its scope, less the scope words every
 // role shares (`src`, `test`: they tell the roles apart no better than no word at all). `next` hands them with each
-// start and the workflow compiles them into its script, so the lead searches memory for no role itself. A memory
-// file that is missing, outside the project or unreadable gives none and a warning: memories help a worker, they
-// never stop the run.
+// start and the workflow compiles them into its script, so the lead searches memory for no role itself. A large
+// memory file is read through its ranking index (rank-index.ts). A memory file that is missing, outside the project
+// or unreadable gives none and a warning: memories help a worker, they never stop the run.
 import { scopeOf, stringsOf, type Json } from "../../lib/plan/plan.js";
-import { confine } from "../../store.js";
-import { rankMemoryFile } from "./rank-file.js";
+import { OWN } from "../../base/owned.js";
+import { confine, confined } from "../../store.js";
+import { rankMemoryIndexed, TERMS_FILE } from "./rank-index.js";
 import { searchQuery } from "./scoring.js";
 
 /** The memory file read, and how many memories a role gets at most. */
@@ -41,7 +42,8 @@ export function memoriesFor(cwd: string, roles: Json[], indices: number[], nowMs
     for (const w of scopeWords[i]) if (!common.includes(w)) query.add(w);
     return query;
   });
-  const scan = rankMemoryFile(path, queries, MEMORIES_PER_ROLE, nowMs / 1000);
+  // Through the ranking index beside it when that is fresh (rank-index.ts), else the whole file (and the index rebuilt).
+  const scan = rankMemoryIndexed(path, confined(cwd, TERMS_FILE, "write", OWN.memoryTerms), queries, MEMORIES_PER_ROLE, nowMs / 1000);
   if (scan.kind === "missing") {
     warnings.push(`memories: no memory file (${MEMORY_FILE}) yet; the starts carry none`);
     return out;
