@@ -22,6 +22,7 @@ const SOAK_FILES = [
   "test/contract/concurrency.test.ts", "test/contract/memory-concurrency.test.ts", "test/contract/run-kill.test.ts",
   "test/contract/lock-reclaim.test.ts", "test/contract/crash-store.test.ts", "test/contract/crash-run.test.ts",
   "test/contract/crash-commands.test.ts", "test/contract/crash-grant.test.ts", "test/commands/git-kill.test.ts",
+  "test/contract/crash-rank-index.test.ts",
 ];
 // The contract tables whose helper calls are in-process in `npm test` and real processes in test:soak
 // (test/helpers/soak.ts).
