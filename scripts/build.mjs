@@ -355,7 +355,7 @@ for (const g of groups.sort((a, b) => b.bytes - a.bytes || (a.modules[0] < b.mod
 
 // A chunk is read and compiled by this loader rather than require(): Node's require of one more file (resolution,
 // realpath, package scope, its compile wrapper) costs ~0.3 ms of CPU where this costs ~0.05 ms, and a call of a
-// sharing command loads 10-25 chunks. Each bundle carries a copy; they share one table of loaded chunks per process,
+// sharing command may load several chunks. Each bundle carries a copy; they share one table of loaded chunks per process,
 // so a chunk's modules exist once. A chunk's relative requires (zod.js, the report bundle) resolve from its folder.
 const CHUNK_LOADER = `"use strict";
 const { readFileSync } = require("node:fs");
