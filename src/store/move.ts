@@ -1,11 +1,11 @@
 // Moves of .design entries into history folders (archive, a replaced run, a replaced recon): all or none on an
 // error, and, for the moves into history, a journal a kill leaves behind for the next caller to finish (see
 // moveIntoHistory). Part of the store (src/store.ts).
-import { readdirSync, realpathSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { readdirSync, realpathSync, renameSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { crashPoint } from "../base/crash-point.js";
 import { isInside } from "./confine.js";
-import { MAX_FILE_BYTES, readText } from "./read.js";
+import { MAX_FILE_BYTES, pathKind, readText } from "./read.js";
 import { ensureDir, sweepOrphans, writeAtomic } from "./write.js";
 
 /**
@@ -75,17 +75,8 @@ function renameUnlessDone(from: string, to: string): boolean {
     renameSync(from, to);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" && existsQuiet(to)) return false;
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" && pathKind(to) !== "missing") return false;
     throw err;
-  }
-}
-
-function existsQuiet(p: string): boolean {
-  try {
-    statSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -137,7 +128,7 @@ export function resumeMoves(historyDir: string, within: string): string[] {
       for (const name of g.names) {
         const src = resolve(from, name);
         const dest = resolve(home, name);
-        if (!isInside(from, src) || !isInside(home, dest) || existsQuiet(dest) || !existsQuiet(src)) continue;
+        if (!isInside(from, src) || !isInside(home, dest) || pathKind(dest) !== "missing" || pathKind(src) === "missing") continue;
         // Through links neither way: the source's folder and the destination's stay where they are named.
         const srcDir = realQuiet(dirname(src));
         if (srcDir === null || !isInside(from, srcDir)) continue;
