@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { SMALL_INPUT, sha256Small } from "./sha256.js";
 
 // node:crypto is loaded on first use only (~5 ms of a call's start): most commands never hash or make an id.
 let crypto: typeof import("node:crypto") | undefined;
@@ -172,9 +173,10 @@ export function parseTimestamp(v: unknown): number {
   return 0;
 }
 
-/** Lowercase hex SHA-256. */
+/** Lowercase hex SHA-256 (short inputs in JavaScript, so that a call hashing a goal or a spec never loads node:crypto). */
 export function sha256(data: string | Buffer): string {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
+  const small = typeof data === "string" ? data.length <= SMALL_INPUT / 3 || Buffer.byteLength(data, "utf8") <= SMALL_INPUT : data.length <= SMALL_INPUT;
+  return small ? sha256Small(data) : nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 
 // The kernel's random source, read directly: node:crypto costs ~7 ms of CPU to load (some twenty built-in

@@ -28,29 +28,53 @@ const GENERIC_WORDS =
 let GENERIC_SET: Set<string> | undefined;
 const generic = (w: string) => (GENERIC_SET ??= new Set(GENERIC_WORDS.split(" "))).has(w);
 
-let CONCRETE: RegExp | undefined;
-let LETTERS: RegExp | undefined;
+// Each pattern has two forms: the Unicode one, and for an all-ASCII text (nearly every memory) the same pattern with
+// each Unicode property written as its ASCII members (on ASCII input \p{L} is A-Za-z, \p{N} 0-9, \p{Ll} a-z, \p{Lu}
+// A-Z, and the Latin script's letters are A-Za-z). Compiling a property class costs ~1 ms of CPU each; the ASCII
+// forms next to nothing. test/unit/quality-gates-ascii.test.ts checks both forms agree on ASCII texts.
+export interface Classes {
+  L: string;
+  N: string;
+  Ll: string;
+  Lu: string;
+  flags: string;
+}
+export const UNICODE: Classes = { L: "\\p{L}", N: "\\p{N}", Ll: "\\p{Ll}", Lu: "\\p{Lu}", flags: "u" };
+export const ASCII: Classes = { L: "A-Za-z", N: "0-9", Ll: "a-z", Lu: "A-Z", flags: "" };
+const NOT_ASCII = /[^\x00-\x7f]/;
+const classesFor = (text: string): Classes => (NOT_ASCII.test(text) ? UNICODE : ASCII);
+
+/** The concrete-reference pattern written with one set of classes (exported for the test of the two forms). */
+export function concretePattern(c: Classes): RegExp {
+  const { L, N, Ll, Lu } = c;
+  return new RegExp(
+    [
+      "`[^`\\n]+`", // `code`
+      `"[^"\\n]{2,}"|“[^”\\n]{2,}”|(?<![${L}])'[^'\\n\\s][^'\\n]*[^'\\n\\s]'(?![${L}])`, // a quoted term
+      `(?<![${L}${N}])--?[a-z][\\w-]+`, // a flag
+      "\\$\\{?[A-Za-z_]\\w*", // an environment variable
+      `(?<![${L}${N}])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![${L}${N}])`, // DATABASE_URL
+      `(?<![${L}${N}])[A-Z]{2,}[0-9]*(?![${L}${N}])`, // an acronym: API, CI, HTTP2
+      `[${L}${N}_]+(?:[./:\\\\][${L}${N}_-]+)+`, // a path, a dotted name, a URL, a scoped call
+      `[${L}${N}]+(?:_[${L}${N}]+)+`, // snake_case
+      "[a-z]+[A-Z][A-Za-z0-9]*", // camelCase
+      `[${N}]`, // a version, a port, a limit
+      `(?<=[${Ll},;:]\\s+)[${Lu}][${Ll}]+`, // a name inside a sentence: Postgres, Docker
+    ].join("|"),
+    c.flags,
+  );
+}
+const CONCRETE = new Map<Classes, RegExp>();
+const LETTERS = new Map<Classes, RegExp>();
 let LATIN_ONLY: RegExp | undefined;
+const ASCII_KEYWORD = /^[A-Za-z0-9_-]+$/;
 
 /** The first concrete reference in `content`, or null. */
 export function concreteReference(content: string, keywords: readonly string[]): string | null {
-  CONCRETE ??= new RegExp(
-    [
-      "`[^`\\n]+`", // `code`
-      "\"[^\"\\n]{2,}\"|“[^”\\n]{2,}”|(?<![\\p{L}])'[^'\\n\\s][^'\\n]*[^'\\n\\s]'(?![\\p{L}])", // a quoted term
-      "(?<![\\p{L}\\p{N}])--?[a-z][\\w-]+", // a flag
-      "\\$\\{?[A-Za-z_]\\w*", // an environment variable
-      "(?<![\\p{L}\\p{N}])[A-Z][A-Z0-9]*_[A-Z0-9_]+(?![\\p{L}\\p{N}])", // DATABASE_URL
-      "(?<![\\p{L}\\p{N}])[A-Z]{2,}[0-9]*(?![\\p{L}\\p{N}])", // an acronym: API, CI, HTTP2
-      "[\\p{L}\\p{N}_]+(?:[./:\\\\][\\p{L}\\p{N}_-]+)+", // a path, a dotted name, a URL, a scoped call
-      "[\\p{L}\\p{N}]+(?:_[\\p{L}\\p{N}]+)+", // snake_case
-      "[a-z]+[A-Z][A-Za-z0-9]*", // camelCase
-      "\\p{N}", // a version, a port, a limit
-      "(?<=[\\p{Ll},;:]\\s+)\\p{Lu}\\p{Ll}+", // a name inside a sentence: Postgres, Docker
-    ].join("|"),
-    "u",
-  );
-  const m = CONCRETE.exec(content);
+  const c = classesFor(content);
+  let re = CONCRETE.get(c);
+  if (!re) CONCRETE.set(c, (re = concretePattern(c)));
+  const m = re.exec(content);
   if (m) return m[0];
   const lower = content.toLowerCase();
   for (const k of keywords) {
@@ -62,8 +86,8 @@ export function concreteReference(content: string, keywords: readonly string[]):
 
 /** Why the keywords give a search nothing to match, or null. */
 export function keywordProblem(keywords: readonly string[]): string | null {
-  LATIN_ONLY ??= /^[\p{Script=Latin}\p{N}_-]+$/u;
-  const tooShort = keywords.filter((k) => LATIN_ONLY!.test(k) && k.replace(/[_-]/g, "").length < 2);
+  const latinOnly = (k: string) => (NOT_ASCII.test(k) ? (LATIN_ONLY ??= /^[\p{Script=Latin}\p{N}_-]+$/u).test(k) : ASCII_KEYWORD.test(k));
+  const tooShort = keywords.filter((k) => latinOnly(k) && k.replace(/[_-]/g, "").length < 2);
   if (tooShort.length) return `keyword${tooShort.length === 1 ? "" : "s"} ${tooShort.map((k) => `'${k}'`).join(", ")} too short for a search to match: use the words the learning is about`;
   if (keywords.every((k) => generic(k.toLowerCase()))) return `keywords ${keywords.map((k) => `'${k}'`).join(", ")} name nothing in particular: use the tool, file, command or subject the learning is about`;
   return null;
@@ -71,8 +95,10 @@ export function keywordProblem(keywords: readonly string[]): string | null {
 
 /** Why the content is not specific (gate 5), or null. */
 export function specificityProblem(content: string, keywords: readonly string[]): string | null {
-  LETTERS ??= /[\p{L}\p{N}]+/gu;
-  const words = content.match(LETTERS) ?? [];
+  const c = classesFor(content);
+  let letters = LETTERS.get(c);
+  if (!letters) LETTERS.set(c, (letters = new RegExp(`[${c.L}${c.N}]+`, `g${c.flags}`)));
+  const words = content.match(letters) ?? [];
   // A script written without spaces (Chinese, Japanese) is one "word" per phrase: count its characters instead.
   const size = words.length >= 2 ? words.length : [...content.replace(/\s/g, "")].length >= 6 ? 2 : words.length;
   if (size < 2) return "the content is too short to say anything a later session can act on";
