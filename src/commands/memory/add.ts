@@ -27,8 +27,9 @@ import {
 } from "../../store.js";
 import { OWN } from "../../base/owned.js";
 import {
-  ALL_CATEGORIES, ANY_CATEGORY, appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
+  ALL_CATEGORIES, ANY_CATEGORY, appendRecords, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
+import { ByteTokens } from "./byte-tokens.js";
 import { isMemoryLineAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
@@ -178,123 +179,193 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
 
 /**
  * Every entry of the whole file, when the index cannot answer (it is missing, stale, or lacks a category): their
- * index records go into `index` (in file order), and each is compared with the new entry. Lines are read in place
- * (latin1 runs of whole lines); only a line outside memory-add's layout, or one whose content is not plain ASCII,
- * is decoded and parsed. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it,
- * cost ~35 ms of page faults alone here).
+ * index records go into `index` (in file order), and each is compared with the new entry. Lines are read in place,
+ * as bytes; only a line outside memory-add's layout, or one whose content is not plain ASCII, is decoded and parsed.
+ * The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it, cost ~35 ms of page
+ * faults alone here).
  *
- * A candidate line in memory-add's layout is matched by the layout pattern; when its content is ASCII text without
- * escapes its tokens come from the compound table (CompoundTable) and it is compared through the upper bound the
- * index gives (scanIndex) and, when that passes, exactly (verify); any other entry is tokenised and compared exactly
- * on the spot. Returns where the file's last line starts (the tail hash covers the file from there).
+ * A line in memory-add's layout is recognised from its bytes (memoryLineBytes, the layout pattern's twin); when its
+ * content is ASCII text without escapes its tokens come from the bytes too (ByteTokens) and it is compared through
+ * the upper bound the index gives (scanIndex) and, when that passes, exactly (verify); any other entry is tokenised
+ * and compared exactly on the spot. Nothing is allocated per line on that path: at 50,000 entries the strings and
+ * arrays of a line each were a tenth of the call in the collector alone. Returns where the file's last line starts
+ * (the tail hash covers the file from there).
  */
 export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup: Dup; tailFrom: number } {
-  let best: Dup;
-  const candidates: IndexScan["found"] = [];
-  const scratch = new Set<string>();
-  const add = (t: string) => {
-    scratch.add(t);
+  const s: ScanState = {
+    p, index, best: undefined, candidates: [], words: new ByteTokens(), scratch: new Set<string>(), has: new Uint8Array(256), tailFrom: 0,
   };
-  const na = p.tokens.size;
-  const has = new Uint8Array(256);
-  for (let i = 0; i < p.hashes.length; i++) has[p.hashes[i]] = 1;
-  const bound = DUPLICATE_THRESHOLD - 1e-9;
-  const words = new CompoundTable();
-  let tailFrom = 0;
-
-  /** An entry of the category with its content: its record, and the exact comparison. */
-  const generic = (start: number, end: number, text: string, value: () => Record<string, unknown>, code: number) => {
-    scratch.clear();
-    eachToken(text, add);
-    index.addTokens(start, end - start, code, scratch, text);
-    const similarity = scratch.size === 0 && na === 0 ? (normaliseContent(text) === p.norm ? 1 : 0) : tokenSimilarity(p.tokens, scratch);
-    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) {
-      const v = value();
-      best = { id: v.id, similarity, value: v, offset: start };
-    }
-  };
-
-  /** A line that may be an entry of the category, read as JSON from its bytes. */
-  const parsed = (buf: Buffer, from: number, to: number, base: number) => {
-    const v = parseLine(buf.toString("utf8", from, to));
-    const code = v ? categoryCode(v.category, v.content) : NO_CATEGORY;
-    if (v && code !== NO_CATEGORY) generic(base + from, base + to, v.content as string, () => v, code);
-  };
-  /**
-   * A line that may be an entry of the category, [from, to) of the run `text` (latin1: one character per byte, so
-   * the structure of a line in memory-add's layout reads the same as in UTF-8, and only the content's characters
-   * need decoding, when they are not ASCII). Nothing is made of the line but its content text.
-   */
-  const line = (text: string, buf: Buffer, from: number, to: number, base: number) => {
-    if (!isMemoryLineAt(text, from)) return parsed(buf, from, to, base);
-    // In the layout, the category literal follows `","category":"`; the content's follows the keywords' `],"content":"`
-    // and ends before `","source":"` (no literal holds an unescaped quote).
-    const cat = text.indexOf('","category":"', from) + 14;
-    const q = text.indexOf('"', cat);
-    for (let k = cat; k < q; k++) if (text.charCodeAt(k) === 92) return parsed(buf, from, to, base); // escaped: let JSON.parse read it
-    const code = (MEMORY_CATEGORIES as readonly string[]).indexOf(text.slice(cat, q));
-    if (code < 0) return;
-    const cs = text.indexOf('],"content":"', q) + 13;
-    const ce = text.indexOf('","source":"', cs);
-    const start = base + from;
-    const end = base + to;
-    const content = text.slice(cs, ce);
-    // Through the compound table when the content is ASCII text without escapes.
-    if (content.includes("\\") || !words.scan(content)) {
-      generic(start, end, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
-      return;
-    }
-    const nb = words.n;
-    const normHash = nb === 0 ? textNormHash(content) : 0;
-    index.addScanned(start, end - start, code, words, normHash);
-    if (na === 0 || nb === 0) {
-      if (na === 0 && nb === 0 && normHash === p.normHash) candidates.push({ offset: start, length: end - start });
-      return;
-    }
-    let common = 0;
-    for (let k = 0; k < nb; k++) common += has[words.out[k]];
-    if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) candidates.push({ offset: start, length: end - start });
-  };
-
-  forEachRun(fd, (text, buf, base) => {
-    // `text`: whole lines, one character per byte (latin1), so its offsets are the buffer's; a line that is read is
-    // decoded from the bytes as UTF-8. Line ends are LF, CR or CRLF (the JSONL readers' rule).
-    const size = text.length;
-    const crs = text.indexOf("\r") >= 0;
-    const lineStart = (at: number) => {
-      const lf = at === 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;
-      if (crs) for (let k = at - 1; k >= lf; k--) if (text.charCodeAt(k) === 13) return k + 1;
-      return lf;
-    };
-    const lineEnd = (at: number) => {
-      let end = text.indexOf("\n", at);
-      if (end < 0) end = size;
-      if (crs) for (let k = at; k < end; k++) if (text.charCodeAt(k) === 13) return k;
-      return end;
-    };
-    // Every line that is not empty, in file order, one pass: since every category is compared (issue 31) nearly
-    // every line holds a "<category>" string, and searching the run for each category's (six passes, then sorting
-    // the line starts) cost more than reading the lines; a line that holds none is no entry of any category either
-    // way (line() and parsed() find no category in it).
-    for (let at = 0; at < size; ) {
-      const end = lineEnd(at);
-      if (end > at) line(text, buf, at, end, base);
-      at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
-    }
-    // The last line of the run that is not empty (the file's last one, at the end).
-    let tail = size;
-    while (tail > 0 && (text.charCodeAt(tail - 1) === 10 || text.charCodeAt(tail - 1) === 13)) tail--;
-    if (tail > 0) tailFrom = base + lineStart(tail);
-  });
-
-  const verdict = verify(candidates, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
+  for (let i = 0; i < p.hashes.length; i++) s.has[p.hashes[i]] = 1;
+  warmUp();
+  forEachRun(fd, (text, buf, base) => scanRun(s, text, buf, base));
+  const verdict = verify(s.candidates, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
   if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: a line read twice disagreed");
   // The most similar entry, the first in the file on a tie (as a plain scan would find it).
-  const b = best as Dup;
+  const b = s.best as Dup;
   if (verdict && (!b || verdict.similarity > b.similarity || (verdict.similarity === b.similarity && (verdict.offset as number) < (b.offset as number)))) {
-    return { dup: verdict, tailFrom };
+    return { dup: verdict, tailFrom: s.tailFrom };
   }
-  return { dup: b, tailFrom };
+  return { dup: b, tailFrom: s.tailFrom };
+}
+
+/**
+ * Every path of scanRun taken once on a few made-up lines, before the file: V8 optimises the scan after a few
+ * thousand lines, and code optimised before a path (a new compound, a growing table, a candidate, a line that is not
+ * ASCII) has ever run is thrown away when it first does, then compiled again; at 50,000 entries that cost a tenth of
+ * the call. What it learns goes nowhere.
+ */
+function warmUp(): void {
+  const line = (id: string, category: string, content: string) =>
+    JSON.stringify({ id, timestamp: "2026-01-01T00:00:00Z", category, keywords: ["warm", "up"], content, source: "warm-up", goal_context: "", importance: 5, usage_count: 0 });
+  const words = Array.from({ length: 40 }, (_, k) => `w${k.toString(36)}x`).join(" ");
+  const probe = "Warm --flag a-b_c.d 42 x.1 up READS the-queue";
+  const lines = [
+    line("a", "pattern", probe), line("b", "mistake", `${words} 7 8 9 1.5 --x -- a- .b`), line("c", "pattern", probe.toUpperCase()), line("d", "approach", ""),
+    line("e", "nothing", probe), line("f", "pat\u0074ern", "escaped category"), line("g", "failure", "caf\u00e9 \"quoted\""), line("h", "procedure", "café"),
+    `{"id": "i", "category": "convention", "content": "${probe}"}`, "", "not json",
+  ];
+  const buf = Buffer.from(lines.join("\n") + "\r\n", "utf8");
+  const ts = tokens(probe);
+  const d = describeTokens(ts, probe);
+  const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
+  // Fresh tables each time: V8 records what a function does only from its first few calls on, and the tables grow
+  // early.
+  for (let k = 0; k < 8; k++) {
+    const s: ScanState = { p, index: new IndexBuilder(64), best: undefined, candidates: [], words: new ByteTokens(), scratch: new Set<string>(), has: new Uint8Array(256), tailFrom: 0 };
+    for (let i = 0; i < d.hashes.length; i++) s.has[d.hashes[i]] = 1;
+    scanRun(s, buf.toString("latin1"), buf, 0);
+  }
+}
+
+/** What scanEntries carries from run to run. */
+interface ScanState {
+  p: Probing;
+  index: IndexBuilder;
+  /** The best duplicate compared exactly so far. */
+  best: Dup;
+  /** Lines in the layout whose bound passed, compared exactly at the end (verify). */
+  candidates: IndexScan["found"];
+  words: ByteTokens;
+  scratch: Set<string>;
+  /** has[h]: whether the new content has a token of index byte h. */
+  has: Uint8Array;
+  tailFrom: number;
+}
+
+const CATEGORY_BYTES = MEMORY_CATEGORIES.map((c) => Buffer.from(c, "latin1"));
+
+/** Where the JSON string literal that opens at `at` (a quote) ends: after its closing quote. */
+function endOfLiteral(buf: Buffer, at: number): number {
+  let i = at + 1;
+  for (let b = buf[i]; b !== 34; b = buf[i]) i += b === 92 ? 2 : 1;
+  return i + 1;
+}
+
+/** The category code of the bytes buf[from, to) (a category's name exactly), else -1. */
+function categoryAt(buf: Buffer, from: number, to: number): number {
+  for (let c = 0; c < CATEGORY_BYTES.length; c++) {
+    const name = CATEGORY_BYTES[c];
+    if (name.length !== to - from) continue;
+    let k = 0;
+    while (k < name.length && buf[from + k] === name[k]) k++;
+    if (k === name.length) return c;
+  }
+  return -1;
+}
+
+/**
+ * The lines of a run (whole lines of the file; `text` its bytes `buf` read as latin1, one character per byte, so its
+ * offsets are the buffer's; `base`: where it starts in the file). Line ends are LF, CR or CRLF (the JSONL readers'
+ * rule); every line that is not empty is read, in file order.
+ */
+function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
+  const size = text.length;
+  const crs = text.indexOf("\r") >= 0;
+  for (let at = 0; at < size; ) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = size;
+    if (crs) {
+      for (let k = at; k < end; k++) {
+        if (text.charCodeAt(k) === 13) {
+          end = k;
+          break;
+        }
+      }
+    }
+    if (end > at) entryLine(s, text, buf, at, end, base);
+    at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+  }
+  // The last line of the run that is not empty (the file's last one, at the end).
+  let tail = size;
+  while (tail > 0 && (buf[tail - 1] === 10 || buf[tail - 1] === 13)) tail--;
+  if (tail > 0) {
+    let from = tail - 1;
+    while (from > 0 && buf[from - 1] !== 10 && buf[from - 1] !== 13) from--;
+    s.tailFrom = base + from;
+  }
+}
+
+/**
+ * A line that may be an entry, [from, to) of the run. Nothing is made of a line in memory-add's layout whose
+ * content is ASCII text without escapes: its category is compared as bytes, its tokens come from the bytes.
+ */
+function entryLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
+  if (!isMemoryLineAt(text, from)) return parsedLine(s, buf, from, to, base);
+  // In the layout (which the pattern has just checked), the category literal is the third and the content the one
+  // after the keywords' list; a literal ends at the first quote not escaped.
+  let i = endOfLiteral(buf, endOfLiteral(buf, from + 6) + 13); // past the id and the timestamp
+  const cat = i + 13; // `,"category":"`
+  const q = endOfLiteral(buf, cat - 1) - 1;
+  for (let k = cat; k < q; k++) if (buf[k] === 92) return parsedLine(s, buf, from, to, base); // escaped: let JSON.parse read it
+  const code = categoryAt(buf, cat, q);
+  if (code < 0) return;
+  i = q + 14; // `","keywords":[`
+  while (buf[i] !== 93) i = buf[i] === 34 ? endOfLiteral(buf, i) : i + 1; // its literals and commas, to its `]`
+  const cs = i + 13; // `],"content":"`
+  const ce = endOfLiteral(buf, cs - 1) - 1;
+  const start = base + from;
+  const words = s.words;
+  if (!words.scan(buf, cs, ce)) {
+    // Escapes or UTF-8 in the content: decoded and tokenised by eachToken.
+    generic(s, start, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
+    return;
+  }
+  const nb = words.n;
+  const na = s.p.tokens.size;
+  const normHash = nb === 0 ? textNormHash(text.slice(cs, ce)) : 0;
+  s.index.addScanned(start, to - from, code, words, normHash);
+  if (na === 0 || nb === 0) {
+    if (na === 0 && nb === 0 && normHash === s.p.normHash) s.candidates.push({ offset: start, length: to - from });
+    return;
+  }
+  const has = s.has;
+  const out = words.out;
+  let common = 0;
+  for (let k = 0; k < nb; k++) common += has[out[k]];
+  const bound = DUPLICATE_THRESHOLD - 1e-9;
+  if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) s.candidates.push({ offset: start, length: to - from });
+}
+
+/** A line that may be an entry, read as JSON from its bytes. */
+function parsedLine(s: ScanState, buf: Buffer, from: number, to: number, base: number): void {
+  const v = parseLine(buf.toString("utf8", from, to));
+  const code = v ? categoryCode(v.category, v.content) : NO_CATEGORY;
+  if (v && code !== NO_CATEGORY) generic(s, base + from, base + to, v.content as string, () => v, code);
+}
+
+/** An entry with its content as text: its record, and the exact comparison. */
+function generic(s: ScanState, start: number, end: number, text: string, value: () => Record<string, unknown>, code: number): void {
+  const { scratch, p } = s;
+  scratch.clear();
+  eachToken(text, (t) => {
+    scratch.add(t);
+  });
+  s.index.addTokens(start, end - start, code, scratch, text);
+  const similarity = scratch.size === 0 && p.tokens.size === 0 ? (normaliseContent(text) === p.norm ? 1 : 0) : tokenSimilarity(p.tokens, scratch);
+  if (similarity >= DUPLICATE_THRESHOLD && (!s.best || similarity > s.best.similarity)) {
+    const v = value();
+    s.best = { id: v.id, similarity, value: v, offset: start };
+  }
 }
 
 /**
