@@ -322,14 +322,16 @@ function entryLine(s: ScanState, text: string, buf: Buffer, from: number, to: nu
   i = q + 14; // `","keywords":[`
   while (buf[i] !== 93) i = buf[i] === 34 ? endOfLiteral(buf, i) : i + 1; // its literals and commas, to its `]`
   const cs = i + 13; // `],"content":"`
-  const ce = endOfLiteral(buf, cs - 1) - 1;
   const start = base + from;
   const words = s.words;
-  if (!words.scan(buf, cs, ce)) {
+  // The content's tokens, read up to its closing quote.
+  if (!words.scan(buf, cs, to)) {
     // Escapes or UTF-8 in the content: decoded and tokenised by eachToken.
+    const ce = endOfLiteral(buf, cs - 1) - 1;
     generic(s, start, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
     return;
   }
+  const ce = words.end;
   const nb = words.n;
   const na = s.p.tokens.size;
   const normHash = nb === 0 ? textNormHash(text.slice(cs, ce)) : 0;

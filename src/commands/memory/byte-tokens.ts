@@ -88,6 +88,8 @@ export class ByteTokens {
   /** The last scanned text's distinct tokens, as index bytes; `n` of them. */
   out = EMPTY8;
   n = 0;
+  /** Where the last scan stopped: the quote, or `to`. */
+  end = 0;
 
   constructor() {
     // Each growing array stored a second time (see newKeys).
@@ -101,8 +103,9 @@ export class ByteTokens {
   }
 
   /**
-   * The distinct tokens of buf[from, to) into `out` and `n`; false (and nothing meaningful in `out`) when it holds a
-   * byte over 0x7f or a backslash: text that is not ASCII, or a JSON literal with escapes, is left to eachToken.
+   * The distinct tokens of buf[from, to) into `out` and `n`, up to the first quote if one comes first (the end of a
+   * JSON string literal; `end` says where it stopped); false (and nothing meaningful in `out`) when it meets a byte
+   * over 0x7f or a backslash before: text that is not ASCII, or a literal with escapes, is left to eachToken.
    */
   scan(buf: Uint8Array, from: number, to: number): boolean {
     const stamp = ++this.stamp;
@@ -111,6 +114,7 @@ export class ByteTokens {
     while (i < to) {
       const b = buf[i];
       if (WORD[b] === 0) {
+        if (b === 34) break;
         if (b > 127 || b === 92) return false;
         i++;
         continue;
@@ -152,6 +156,7 @@ export class ByteTokens {
       }
     }
     this.n = n;
+    this.end = i;
     return true;
   }
 
