@@ -220,7 +220,7 @@ function warmUp(): void {
   const words = Array.from({ length: 40 }, (_, k) => `w${k.toString(36)}x`).join(" ");
   const probe = "Warm --flag a-b_c.d 42 x.1 up READS the-queue";
   const lines = [
-    line("a", "pattern", probe), line("b", "mistake", `${words} 7 8 9 1.5 --x -- a- .b`), line("c", "pattern", probe.toUpperCase()), line("d", "approach", ""),
+    line("a", "pattern", probe), line("b", "mistake", `${words} 7 8 9 1.5 5 7 0 1 2 3 4 6 --x -- a- .b`), line("c", "pattern", probe.toUpperCase()), line("d", "approach", ""),
     line("e", "nothing", probe), line("f", "pat\u0074ern", "escaped category"), line("g", "failure", "caf\u00e9 \"quoted\""), line("h", "procedure", "café"),
     `{"id": "i", "category": "convention", "content": "${probe}"}`, "", "not json",
   ];

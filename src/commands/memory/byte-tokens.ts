@@ -79,6 +79,8 @@ export class ByteTokens {
   private tokenByte = EMPTY8;
   private stamps = EMPTY;
   private stamp = 0;
+  /** The current text's numbers: start, end and hash of each. */
+  private numbers = EMPTY;
   private compounds = newKeys(START);
   /** Per compound: where its distinct token ids are in `lists`, and how many. */
   private listAt = EMPTY;
@@ -100,6 +102,7 @@ export class ByteTokens {
     this.listLength = new Int32Array(START);
     this.lists = new Int32Array(4 * START);
     this.out = new Uint8Array(START);
+    this.numbers = new Int32Array(START);
   }
 
   /**
@@ -110,6 +113,7 @@ export class ByteTokens {
   scan(buf: Uint8Array, from: number, to: number): boolean {
     const stamp = ++this.stamp;
     let n = 0;
+    let numbers = 0;
     let i = from;
     while (i < to) {
       const b = buf[i];
@@ -147,17 +151,53 @@ export class ByteTokens {
         break;
       }
       if (number) {
-        n = this.count(this.token(h, buf, start, i), stamp, n);
+        // Looked up once the text's compounds are all known (below).
+        if (numbers + 3 > this.numbers.length) this.numbers = grown(this.numbers, numbers + 3);
+        this.numbers[numbers++] = start;
+        this.numbers[numbers++] = i;
+        this.numbers[numbers++] = h;
       } else {
-        const c = this.compound(h, buf, start, i);
+        let c = this.find(this.compounds, h, buf, start, i);
+        if (c < 0) c = this.learn(h, buf, start, i);
         const at = this.listAt[c];
         const end = at + this.listLength[c];
         for (let k = at; k < end; k++) n = this.count(this.lists[k], stamp, n);
       }
     }
-    this.n = n;
+    this.n = numbers === 0 ? n : this.countNumbers(buf, numbers, stamp, n);
     this.end = i;
     return true;
+  }
+
+  /**
+   * The numbers of the text (this.numbers[0, count): start, end and hash of each), after its compounds: a number that
+   * is a token of a compound seen so far (`5` of `1.5`) is that token; any other is a token of this text alone, told
+   * apart from the text's other numbers by its bytes. (Numbers are not remembered: a memory file holds tens of
+   * thousands of different ones, and a table of them cost more than it saved.)
+   */
+  private countNumbers(buf: Uint8Array, count: number, stamp: number, n: number): number {
+    const numbers = this.numbers;
+    for (let k = 0; k < count; k += 3) {
+      const from = numbers[k];
+      const to = numbers[k + 1];
+      const id = this.find(this.tokens, numbers[k + 2], buf, from, to);
+      if (id >= 0) {
+        n = this.count(id, stamp, n);
+        numbers[k + 2] = -1; // a known token: not one to compare the later numbers with
+        continue;
+      }
+      let seen = false;
+      for (let m = 0; m < k && !seen; m += 3) {
+        if (numbers[m + 2] < 0 || numbers[m + 1] - numbers[m] !== to - from) continue;
+        let q = 0;
+        while (q < to - from && buf[numbers[m] + q] === buf[from + q]) q++;
+        seen = q === to - from;
+      }
+      if (seen) continue;
+      if (n === this.out.length) this.out = grown(this.out, n + 1);
+      this.out[n++] = indexByte(buf, from, to);
+    }
+    return n;
   }
 
   /** Token `id` into `out` unless this text has it already; the new count. */
@@ -235,10 +275,8 @@ export class ByteTokens {
     return id;
   }
 
-  /** The compound buf[from, to) (any case): its entry, its distinct tokens learned the first time it is seen. */
-  private compound(h: number, buf: Uint8Array, from: number, to: number): number {
-    const found = this.find(this.compounds, h, buf, from, to);
-    if (found >= 0) return found;
+  /** The compound buf[from, to) (any case), seen for the first time: its entry, with its distinct tokens. */
+  private learn(h: number, buf: Uint8Array, from: number, to: number): number {
     let text = "";
     for (let k = from; k < to; k++) text += String.fromCharCode(buf[k]);
     const ids: number[] = [];
@@ -268,6 +306,13 @@ export class ByteTokens {
     for (const id of ids) this.lists[this.listsEnd++] = id;
     return c;
   }
+}
+
+/** A copy of `a` with room for at least `size` elements. */
+function grown<T extends Uint8Array | Int32Array>(a: T, size: number): T {
+  const bigger = new (a.constructor as new (n: number) => T)(Math.max(size, 2 * a.length));
+  bigger.set(a);
+  return bigger;
 }
 
 /** Entry `e` into its slot (the table kept at most half full). */
