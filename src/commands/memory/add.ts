@@ -30,7 +30,7 @@ import {
   ALL_CATEGORIES, ANY_CATEGORY, appendRecords, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
 import { ByteTokens } from "./byte-tokens.js";
-import { isMemoryLineAt, text as literalText } from "./fast-line.js";
+import { memoryLineEndAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem } from "./quality-gates.js";
@@ -282,17 +282,22 @@ function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
   const size = text.length;
   const crs = text.indexOf("\r") >= 0;
   for (let at = 0; at < size; ) {
-    let end = text.indexOf("\n", at);
-    if (end < 0) end = size;
-    if (crs) {
-      for (let k = at; k < end; k++) {
-        if (text.charCodeAt(k) === 13) {
-          end = k;
-          break;
+    // A line in the layout ends where the pattern does; any other at the first CR or LF.
+    let end = memoryLineEndAt(text, at);
+    if (end >= 0) layoutLine(s, text, buf, at, end, base);
+    else {
+      end = text.indexOf("\n", at);
+      if (end < 0) end = size;
+      if (crs) {
+        for (let k = at; k < end; k++) {
+          if (text.charCodeAt(k) === 13) {
+            end = k;
+            break;
+          }
         }
       }
+      if (end > at) parsedLine(s, buf, at, end, base);
     }
-    if (end > at) entryLine(s, text, buf, at, end, base);
     at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
   }
   // The last line of the run that is not empty (the file's last one, at the end).
@@ -306,11 +311,10 @@ function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
 }
 
 /**
- * A line that may be an entry, [from, to) of the run. Nothing is made of a line in memory-add's layout whose
- * content is ASCII text without escapes: its category is compared as bytes, its tokens come from the bytes.
+ * A line in memory-add's layout, [from, to) of the run. Nothing is made of it when its content is ASCII text without
+ * escapes: its category is compared as bytes, its tokens come from the bytes.
  */
-function entryLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
-  if (!isMemoryLineAt(text, from)) return parsedLine(s, buf, from, to, base);
+function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
   // In the layout (which the pattern has just checked), the category literal is the third and the content the one
   // after the keywords' list; a literal ends at the first quote not escaped.
   let i = endOfLiteral(buf, endOfLiteral(buf, from + 6) + 13); // past the id and the timestamp
@@ -504,8 +508,8 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         // Opened non-blocking and checked to be a regular file within the cap: a FIFO or a device never stalls it.
         const fd = openMemory(target);
         try {
-          // About 4 % of the file for ASCII text with short words; it grows when short.
-          rebuilt = new IndexBuilder(Math.ceil(size / 24));
+          // 4-10 % of the file for ASCII text (more with short contents); it grows when short.
+          rebuilt = new IndexBuilder(Math.ceil(size / 8));
           const scanned = scanEntries(fd, p, rebuilt);
           tailFrom = scanned.tailFrom;
           tailHash = hashBytes(pread(fd, tailFrom, size - tailFrom));

@@ -71,7 +71,7 @@ const EMPTY8 = new Uint8Array(0);
 const home = (h: number, shift: number) => Math.imul(h, 0x9e3779b1) >>> shift;
 
 export class ByteTokens {
-  /** The keys' bytes (compounds and tokens, lowercased), end to end. */
+  /** The keys' bytes (compounds and tokens), end to end, each with bit 5 set (see find). */
   private arena = EMPTY8;
   private arenaEnd = 0;
   private tokens = newKeys(START);
@@ -225,12 +225,9 @@ export class ByteTokens {
       if (hash[e] !== h || length[e] !== len) continue;
       const a = start[e];
       let k = 0;
-      // Keys are lowercase; a joiner or "-" is itself (WORD maps it to 0, so it is compared as written).
-      while (k < len) {
-        const b = buf[from + k];
-        if ((WORD[b] || b) !== arena[a + k]) break;
-        k++;
-      }
+      // Keys are kept with bit 5 set: letters lowercase, digits, "-" and "." as they are, "_" as 0x7f (no other
+      // byte of a compound becomes one of these).
+      while (k < len && (buf[from + k] | 0x20) === arena[a + k]) k++;
       if (k === len) return e;
     }
   }
@@ -243,10 +240,7 @@ export class ByteTokens {
       bigger.set(this.arena.subarray(0, this.arenaEnd));
       this.arena = bigger;
     }
-    for (let k = 0; k < len; k++) {
-      const b = buf[from + k];
-      this.arena[this.arenaEnd + k] = WORD[b] || b;
-    }
+    for (let k = 0; k < len; k++) this.arena[this.arenaEnd + k] = buf[from + k] | 0x20;
     if (keys.count === keys.hash.length) grow(keys);
     const e = keys.count++;
     keys.hash[e] = h;
@@ -257,7 +251,7 @@ export class ByteTokens {
     return e;
   }
 
-  /** The id of the token buf[from, to) (lowercase ASCII), a new one the first time; `h`: its FNV-1a hash. */
+  /** The id of the token buf[from, to) (lowercase ASCII), a new one the first time; `h`: its key hash. */
   private token(h: number, buf: Uint8Array, from: number, to: number): number {
     const found = this.find(this.tokens, h, buf, from, to);
     if (found >= 0) return found;
@@ -270,8 +264,7 @@ export class ByteTokens {
       stamps.set(this.stamps);
       this.stamps = stamps;
     }
-    const at = this.tokens.start[id];
-    this.tokenByte[id] = indexByte(this.arena, at, at + to - from);
+    this.tokenByte[id] = indexByte(buf, from, to);
     return id;
   }
 

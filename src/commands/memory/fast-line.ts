@@ -46,6 +46,12 @@ export function isMemoryLineAt(text: string, at: number): boolean {
   return MEMORY_LINE_AT.test(text);
 }
 
+/** Where the line of `text` that starts at `at` ends when it is in memory-add's layout (its CR, LF or the text's end), else -1. */
+export function memoryLineEndAt(text: string, at: number): number {
+  MEMORY_LINE_AT.lastIndex = at;
+  return MEMORY_LINE_AT.test(text) ? MEMORY_LINE_AT.lastIndex : -1;
+}
+
 export function parseMemoryLine(line: string): Record<string, unknown> | undefined {
   const m = LINE.exec(line);
   return m ? fromCaptures(m) : undefined;
