@@ -196,7 +196,6 @@ export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup:
     p, index, best: undefined, candidates: [], words: new ByteTokens(), scratch: new Set<string>(), has: new Uint8Array(256), tailFrom: 0,
   };
   for (let i = 0; i < p.hashes.length; i++) s.has[p.hashes[i]] = 1;
-  warmUp();
   forEachRun(fd, (text, buf, base) => scanRun(s, text, buf, base));
   const verdict = verify(s.candidates, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
   if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: a line read twice disagreed");
@@ -206,35 +205,6 @@ export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup:
     return { dup: verdict, tailFrom: s.tailFrom };
   }
   return { dup: b, tailFrom: s.tailFrom };
-}
-
-/**
- * Every path of scanRun taken once on a few made-up lines, before the file: V8 optimises the scan after a few
- * thousand lines, and code optimised before a path (a new compound, a growing table, a candidate, a line that is not
- * ASCII) has ever run is thrown away when it first does, then compiled again; at 50,000 entries that cost a tenth of
- * the call. What it learns goes nowhere.
- */
-function warmUp(): void {
-  const line = (id: string, category: string, content: string) =>
-    JSON.stringify({ id, timestamp: "2026-01-01T00:00:00Z", category, keywords: ["warm", "up"], content, source: "warm-up", goal_context: "", importance: 5, usage_count: 0 });
-  const words = Array.from({ length: 40 }, (_, k) => `w${k.toString(36)}x`).join(" ");
-  const probe = "Warm --flag a-b_c.d 42 x.1 up READS the-queue";
-  const lines = [
-    line("a", "pattern", probe), line("b", "mistake", `${words} 7 8 9 1.5 5 7 0 1 2 3 4 6 --x -- a- .b`), line("c", "pattern", probe.toUpperCase()), line("d", "approach", ""),
-    line("e", "nothing", probe), line("f", "pat\u0074ern", "escaped category"), line("g", "failure", "caf\u00e9 \"quoted\""), line("h", "procedure", "café"),
-    `{"id": "i", "category": "convention", "content": "${probe}"}`, "", "not json",
-  ];
-  const buf = Buffer.from(lines.join("\n") + "\r\n", "utf8");
-  const ts = tokens(probe);
-  const d = describeTokens(ts, probe);
-  const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
-  // Fresh tables each time: V8 records what a function does only from its first few calls on, and the tables grow
-  // early.
-  for (let k = 0; k < 8; k++) {
-    const s: ScanState = { p, index: new IndexBuilder(64), best: undefined, candidates: [], words: new ByteTokens(), scratch: new Set<string>(), has: new Uint8Array(256), tailFrom: 0 };
-    for (let i = 0; i < d.hashes.length; i++) s.has[d.hashes[i]] = 1;
-    scanRun(s, buf.toString("latin1"), buf, 0);
-  }
 }
 
 /** What scanEntries carries from run to run. */

@@ -59,12 +59,8 @@ function newKeys(entries: number): Keys {
   return keys;
 }
 const EMPTY = new Int32Array(0);
-/**
- * Room for this many tokens and compounds at first, doubled as needed. Small, so that a short warm-up text (add.ts)
- * grows every table once before V8 optimises the scan: code optimised before a path first runs is thrown away and
- * compiled again when it does.
- */
-const START = 16;
+/** Room for this many tokens and compounds at first, doubled as needed. */
+const START = 64;
 const EMPTY8 = new Uint8Array(0);
 
 /** The slot a hash starts probing at (Fibonacci hashing: the product's high bits depend on every bit of it). */
