@@ -30,7 +30,7 @@ import {
   ALL_CATEGORIES, ANY_CATEGORY, appendRecords, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
 import { ByteTokens } from "./byte-tokens.js";
-import { memoryLineEndAt, text as literalText } from "./fast-line.js";
+import { LAYOUT_HEAD, LAYOUT_MIDDLE, LAYOUT_TAIL, memoryLineEndAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem } from "./quality-gates.js";
@@ -252,21 +252,26 @@ function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
   const size = text.length;
   const crs = text.indexOf("\r") >= 0;
   for (let at = 0; at < size; ) {
-    // A line in the layout ends where the pattern does; any other at the first CR or LF.
-    let end = memoryLineEndAt(text, at);
-    if (end >= 0) layoutLine(s, text, buf, at, end, base);
-    else {
-      end = text.indexOf("\n", at);
-      if (end < 0) end = size;
-      if (crs) {
-        for (let k = at; k < end; k++) {
-          if (text.charCodeAt(k) === 13) {
-            end = k;
-            break;
+    // Most lines: memory-add's layout with a category's name and plain text as content (plainLine). Any other line
+    // in the layout is read by layoutLine, and the rest through JSON.parse. A line in the layout ends where the
+    // pattern does, any other at the first CR or LF.
+    let end = plainLine(s, text, buf, at, base);
+    if (end < 0) {
+      end = memoryLineEndAt(text, at);
+      if (end >= 0) layoutLine(s, text, buf, at, end, base);
+      else {
+        end = text.indexOf("\n", at);
+        if (end < 0) end = size;
+        if (crs) {
+          for (let k = at; k < end; k++) {
+            if (text.charCodeAt(k) === 13) {
+              end = k;
+              break;
+            }
           }
         }
+        if (end > at) parsedLine(s, buf, at, end, base);
       }
-      if (end > at) parsedLine(s, buf, at, end, base);
     }
     at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
   }
@@ -281,8 +286,47 @@ function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
 }
 
 /**
- * A line in memory-add's layout, [from, to) of the run. Nothing is made of it when its content is ASCII text without
- * escapes: its category is compared as bytes, its tokens come from the bytes.
+ * The line at `from` when it is in memory-add's layout with one of the category names as its category and a content
+ * of ASCII text without escapes (or control characters): its record and bound, and where it ends; else -1 and
+ * nothing done. The layout pattern in three parts (fast-line.ts) around the two literals, which are read here from
+ * the bytes: the category compared with the names, the content by the byte tokenizer (its tokens, up to its closing
+ * quote). Nothing is made of the line.
+ */
+function plainLine(s: ScanState, text: string, buf: Buffer, from: number, base: number): number {
+  LAYOUT_HEAD.lastIndex = from;
+  if (!LAYOUT_HEAD.test(text)) return -1;
+  const cat = LAYOUT_HEAD.lastIndex;
+  const code = plainCategory(buf, cat);
+  if (code < 0) return -1;
+  LAYOUT_MIDDLE.lastIndex = cat + CATEGORY_BYTES[code].length;
+  if (!LAYOUT_MIDDLE.test(text)) return -1;
+  const cs = LAYOUT_MIDDLE.lastIndex;
+  const words = s.words;
+  if (!words.scan(buf, cs, text.length)) return -1;
+  const ce = words.end;
+  LAYOUT_TAIL.lastIndex = ce;
+  if (!LAYOUT_TAIL.test(text)) return -1;
+  const to = LAYOUT_TAIL.lastIndex;
+  scanned(s, code, words, base + from, to - from, words.n === 0 ? text.slice(cs, ce) : "");
+  return to;
+}
+
+/** The category code of the category name at buf[at] followed by its closing quote, else -1. */
+function plainCategory(buf: Buffer, at: number): number {
+  for (let c = 0; c < CATEGORY_BYTES.length; c++) {
+    const name = CATEGORY_BYTES[c];
+    if (buf[at + name.length] !== 34) continue;
+    let k = 0;
+    while (k < name.length && buf[at + k] === name[k]) k++;
+    if (k === name.length) return c;
+  }
+  return -1;
+}
+
+/**
+ * A line in memory-add's layout, [from, to) of the run, that plainLine did not read (an escaped or unknown category,
+ * a content with escapes or UTF-8): its literals found by walking the line (a literal ends at the first quote not
+ * escaped); its category compared as bytes, its content decoded and tokenised by eachToken unless it is plain.
  */
 function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
   // In the layout (which the pattern has just checked), the category literal is the third and the content the one
@@ -305,13 +349,20 @@ function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: n
     generic(s, start, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
     return;
   }
-  const ce = words.end;
+  scanned(s, code, words, start, to - from, words.n === 0 ? text.slice(cs, words.end) : "");
+}
+
+/**
+ * An entry whose content's tokens `words` holds (`content`: the content itself when it has none): its record, and
+ * the bound that decides whether it is compared exactly at the end (verify).
+ */
+function scanned(s: ScanState, code: number, words: ByteTokens, start: number, length: number, content: string): void {
   const nb = words.n;
   const na = s.p.tokens.size;
-  const normHash = nb === 0 ? textNormHash(text.slice(cs, ce)) : 0;
-  s.index.addScanned(start, to - from, code, words, normHash);
+  const normHash = nb === 0 ? textNormHash(content) : 0;
+  s.index.addScanned(start, length, code, words, normHash);
   if (na === 0 || nb === 0) {
-    if (na === 0 && nb === 0 && normHash === s.p.normHash) s.candidates.push({ offset: start, length: to - from });
+    if (na === 0 && nb === 0 && normHash === s.p.normHash) s.candidates.push({ offset: start, length });
     return;
   }
   const has = s.has;
@@ -319,7 +370,7 @@ function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: n
   let common = 0;
   for (let k = 0; k < nb; k++) common += has[out[k]];
   const bound = DUPLICATE_THRESHOLD - 1e-9;
-  if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) s.candidates.push({ offset: start, length: to - from });
+  if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) s.candidates.push({ offset: start, length });
 }
 
 /** A line that may be an entry, read as JSON from its bytes. */

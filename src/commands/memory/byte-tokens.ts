@@ -115,7 +115,7 @@ export class ByteTokens {
       const b = buf[i];
       if (WORD[b] === 0) {
         if (b === 34) break;
-        if (b > 127 || b === 92) return false;
+        if (b > 127 || b === 92 || b < 32) return false;
         i++;
         continue;
       }

@@ -26,6 +26,16 @@ const linePattern = (capture: readonly number[], sticky = false) => {
 const LINE = linePattern([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 /** matchMemoryLine's pattern for a line inside a larger text, tried at `lastIndex` (sticky; captures nothing). */
 export const MEMORY_LINE_AT = linePattern([], true);
+/**
+ * MEMORY_LINE_AT in three sticky parts, for a reader that checks a plain category and content literal itself (a
+ * category's name; ASCII without quotes, backslashes or control characters): HEAD up to the category's characters,
+ * MIDDLE from the category's closing quote to the content's characters, TAIL from the content's closing quote to the
+ * line's end. With such literals between them the three read exactly the lines MEMORY_LINE_AT reads, and the
+ * pattern never runs over the content, which the reader reads anyway.
+ */
+export const LAYOUT_HEAD = new RegExp(String.raw`\{"id":${STRING},"timestamp":${STRING},"category":"`, "y");
+export const LAYOUT_MIDDLE = new RegExp(String.raw`","keywords":\[(?:${STRING}(?:,${STRING})*)?\],"content":"`, "y");
+export const LAYOUT_TAIL = new RegExp(String.raw`","source":${STRING},"goal_context":${STRING},"importance":${NUMBER},"usage_count":${NUMBER}\}(?=[\r\n]|$)`, "y");
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
 
