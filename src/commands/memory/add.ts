@@ -179,17 +179,15 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
 
 /**
  * Every entry of the whole file, when the index cannot answer (it is missing, stale, or lacks a category): their
- * index records go into `index` (in file order), and each is compared with the new entry. Lines are read in place,
- * as bytes; only a line outside memory-add's layout, or one whose content is not plain ASCII, is decoded and parsed.
- * The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it, cost ~35 ms of page
- * faults alone here).
+ * index records go into `index` (in file order), and each is compared with the new entry. The file is read 64 KB at a
+ * time into one buffer (a whole 6 MB file, and a string of it, cost ~35 ms of page faults alone here), each run of
+ * whole lines also as latin1 text (one character per byte, so the layout pattern reads it as it reads UTF-8).
  *
- * A line in memory-add's layout is recognised from its bytes (memoryLineBytes, the layout pattern's twin); when its
- * content is ASCII text without escapes its tokens come from the bytes too (ByteTokens) and it is compared through
- * the upper bound the index gives (scanIndex) and, when that passes, exactly (verify); any other entry is tokenised
- * and compared exactly on the spot. Nothing is allocated per line on that path: at 50,000 entries the strings and
- * arrays of a line each were a tenth of the call in the collector alone. Returns where the file's last line starts
- * (the tail hash covers the file from there).
+ * A line in memory-add's layout with a category's name and plain ASCII content (nearly every line memory-add wrote)
+ * is read without making anything of it (plainLine): its tokens come from its bytes (ByteTokens) and it is compared
+ * through the upper bound the index gives (scanIndex) and, when that passes, exactly (verify). Any other entry is
+ * decoded, tokenised and compared exactly on the spot. Returns where the file's last line starts (the tail hash
+ * covers the file from there).
  */
 export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup: Dup; tailFrom: number } {
   const s: ScanState = {
