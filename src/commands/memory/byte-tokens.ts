@@ -77,6 +77,8 @@ export class ByteTokens {
   private stamp = 0;
   /** The current text's numbers: start, end and hash of each. */
   private numbers = EMPTY;
+  /** A token's bytes while it is looked up. */
+  private scratch = EMPTY8;
   private compounds = newKeys(START);
   /** Per compound: where its distinct token ids are in `lists`, and how many. */
   private listAt = EMPTY;
@@ -99,6 +101,7 @@ export class ByteTokens {
     this.lists = new Int32Array(4 * START);
     this.out = new Uint8Array(START);
     this.numbers = new Int32Array(START);
+    this.scratch = new Uint8Array(START);
   }
 
   /**
@@ -107,7 +110,7 @@ export class ByteTokens {
    * over 0x7f, a backslash or a control character before: text that is not ASCII, or a literal with escapes (or not
    * a valid literal), is left to eachToken.
    */
-  scan(buf: Uint8Array, from: number, to: number): boolean {
+  scan(buf: Buffer, from: number, to: number): boolean {
     const stamp = ++this.stamp;
     let n = 0;
     let numbers = 0;
@@ -172,7 +175,7 @@ export class ByteTokens {
    * apart from the text's other numbers by its bytes. (Numbers are not remembered: a memory file holds tens of
    * thousands of different ones, and a table of them cost more than it saved.)
    */
-  private countNumbers(buf: Uint8Array, count: number, stamp: number, n: number): number {
+  private countNumbers(buf: Buffer, count: number, stamp: number, n: number): number {
     const numbers = this.numbers;
     for (let k = 0; k < count; k += 3) {
       const from = numbers[k];
@@ -266,34 +269,29 @@ export class ByteTokens {
   }
 
   /** The compound buf[from, to) (any case), seen for the first time: its entry, with its distinct tokens. */
-  private learn(h: number, buf: Uint8Array, from: number, to: number): number {
-    let text = "";
-    for (let k = from; k < to; k++) text += String.fromCharCode(buf[k]);
-    const ids: number[] = [];
-    compoundTokens(text.toLowerCase(), (t) => {
-      const bytes = Buffer.from(t, "latin1");
-      let th = 0;
-      for (let k = 0; k < bytes.length; k++) th = ((th * 33) ^ bytes[k]) & KEY_MASK;
-      const id = this.token(th, bytes, 0, bytes.length);
-      if (!ids.includes(id)) ids.push(id);
-    });
+  private learn(h: number, buf: Buffer, from: number, to: number): number {
     const c = this.insert(this.compounds, h, buf, from, to);
     if (c === this.listAt.length) {
-      const at = new Int32Array(2 * c);
-      at.set(this.listAt);
-      this.listAt = at;
-      const length = new Int32Array(2 * c);
-      length.set(this.listLength);
-      this.listLength = length;
+      this.listAt = grown(this.listAt, c + 1);
+      this.listLength = grown(this.listLength, c + 1);
     }
-    if (this.listsEnd + ids.length > this.lists.length) {
-      const bigger = new Int32Array(Math.max(2 * this.lists.length, this.listsEnd + ids.length));
-      bigger.set(this.lists.subarray(0, this.listsEnd));
-      this.lists = bigger;
-    }
-    this.listAt[c] = this.listsEnd;
-    this.listLength[c] = ids.length;
-    for (const id of ids) this.lists[this.listsEnd++] = id;
+    const first = this.listsEnd;
+    this.listAt[c] = first;
+    compoundTokens(buf.toString("latin1", from, to).toLowerCase(), (t) => {
+      // The token's bytes (ASCII) into the scratch array, and its key hash.
+      if (t.length > this.scratch.length) this.scratch = new Uint8Array(2 * t.length);
+      const bytes = this.scratch;
+      let th = 0;
+      for (let k = 0; k < t.length; k++) {
+        bytes[k] = t.charCodeAt(k);
+        th = ((th * 33) ^ bytes[k]) & KEY_MASK;
+      }
+      const id = this.token(th, bytes, 0, t.length);
+      for (let k = first; k < this.listsEnd; k++) if (this.lists[k] === id) return;
+      if (this.listsEnd === this.lists.length) this.lists = grown(this.lists, this.listsEnd + 1);
+      this.lists[this.listsEnd++] = id;
+    });
+    this.listLength[c] = this.listsEnd - first;
     return c;
   }
 }
