@@ -30,7 +30,7 @@ import {
   ALL_CATEGORIES, ANY_CATEGORY, appendRecords, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
 import { ByteTokens } from "./byte-tokens.js";
-import { LAYOUT_HEAD, LAYOUT_MIDDLE, LAYOUT_TAIL, memoryLineEndAt, text as literalText } from "./fast-line.js";
+import { LAYOUT_CONTENT_TAIL, LAYOUT_HEAD, LAYOUT_MIDDLE, LAYOUT_TAIL, memoryLineEndAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem } from "./quality-gates.js";
@@ -284,11 +284,11 @@ function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
 }
 
 /**
- * The line at `from` when it is in memory-add's layout with one of the category names as its category and a content
- * of ASCII text without escapes (or control characters): its record and bound, and where it ends; else -1 and
+ * The line at `from` when it is in memory-add's layout with one of the category names as its category: its record
+ * and bound (or, for a content that is not plain ASCII text, its exact comparison), and where it ends; else -1 and
  * nothing done. The layout pattern in three parts (fast-line.ts) around the two literals, which are read here from
  * the bytes: the category compared with the names, the content by the byte tokenizer (its tokens, up to its closing
- * quote). Nothing is made of the line.
+ * quote). Nothing is made of a line with a plain content.
  */
 function plainLine(s: ScanState, text: string, buf: Buffer, from: number, base: number): number {
   LAYOUT_HEAD.lastIndex = from;
@@ -300,7 +300,16 @@ function plainLine(s: ScanState, text: string, buf: Buffer, from: number, base: 
   if (!LAYOUT_MIDDLE.test(text)) return -1;
   const cs = LAYOUT_MIDDLE.lastIndex;
   const words = s.words;
-  if (!words.scan(buf, cs, text.length)) return -1;
+  if (!words.scan(buf, cs, text.length)) {
+    // Escapes, UTF-8 (or a control character: not the layout) in the content: checked by the pattern, then decoded
+    // and tokenised by eachToken.
+    LAYOUT_CONTENT_TAIL.lastIndex = cs;
+    if (!LAYOUT_CONTENT_TAIL.test(text)) return -1;
+    const to = LAYOUT_CONTENT_TAIL.lastIndex;
+    const ce = endOfLiteral(buf, cs - 1) - 1;
+    generic(s, base + from, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
+    return to;
+  }
   const ce = words.end;
   LAYOUT_TAIL.lastIndex = ce;
   if (!LAYOUT_TAIL.test(text)) return -1;
@@ -322,9 +331,9 @@ function plainCategory(buf: Buffer, at: number): number {
 }
 
 /**
- * A line in memory-add's layout, [from, to) of the run, that plainLine did not read (an escaped or unknown category,
- * a content with escapes or UTF-8): its literals found by walking the line (a literal ends at the first quote not
- * escaped); its category compared as bytes, its content decoded and tokenised by eachToken unless it is plain.
+ * A line in memory-add's layout, [from, to) of the run, that plainLine did not read (an escaped or unknown category):
+ * its literals found by walking the line (a literal ends at the first quote not escaped); its category compared as
+ * bytes, its content decoded and tokenised by eachToken unless it is plain.
  */
 function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
   // In the layout (which the pattern has just checked), the category literal is the third and the content the one

@@ -7,7 +7,9 @@
 // A JSON string literal, written "unrolled" (runs of plain characters between escapes): the same language as
 // "(?:plain|escape)*", but the engine loops over a character class instead of trying an alternation per character,
 // which matters when every line of a 6 MB file goes through it.
-const STRING = String.raw`"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"`;
+/** A JSON string literal's characters (between its quotes). */
+const STRING_BODY = String.raw`[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*`;
+const STRING = `"${STRING_BODY}"`;
 const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
 /**
  * The full-line pattern; groups capture only the fields listed in `capture` (1 id, 2 timestamp, 3 category,
@@ -35,7 +37,10 @@ export const MEMORY_LINE_AT = linePattern([], true);
  */
 export const LAYOUT_HEAD = new RegExp(String.raw`\{"id":${STRING},"timestamp":${STRING},"category":"`, "y");
 export const LAYOUT_MIDDLE = new RegExp(String.raw`","keywords":\[(?:${STRING}(?:,${STRING})*)?\],"content":"`, "y");
-export const LAYOUT_TAIL = new RegExp(String.raw`","source":${STRING},"goal_context":${STRING},"importance":${NUMBER},"usage_count":${NUMBER}\}(?=[\r\n]|$)`, "y");
+const TAIL = String.raw`","source":${STRING},"goal_context":${STRING},"importance":${NUMBER},"usage_count":${NUMBER}\}(?=[\r\n]|$)`;
+export const LAYOUT_TAIL = new RegExp(TAIL, "y");
+/** MIDDLE's sequel for a content that is not plain: the content's characters, then TAIL. */
+export const LAYOUT_CONTENT_TAIL = new RegExp(STRING_BODY + TAIL, "y");
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
 
