@@ -337,7 +337,7 @@ function plainCategory(buf: Buffer, at: number): number {
  */
 function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
   // In the layout (which the pattern has just checked), the category literal is the third and the content the one
-  // after the keywords' list; a literal ends at the first quote not escaped.
+  // after the keywords' list.
   let i = endOfLiteral(buf, endOfLiteral(buf, from + 6) + 13); // past the id and the timestamp
   const cat = i + 13; // `,"category":"`
   const q = endOfLiteral(buf, cat - 1) - 1;
@@ -536,7 +536,7 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         // Opened non-blocking and checked to be a regular file within the cap: a FIFO or a device never stalls it.
         const fd = openMemory(target);
         try {
-          // 4-10 % of the file for ASCII text (more with short contents); it grows when short.
+          // 4-10 % of the file for ASCII text (the most with short contents); it grows when short.
           rebuilt = new IndexBuilder(Math.ceil(size / 8));
           const scanned = scanEntries(fd, p, rebuilt);
           tailFrom = scanned.tailFrom;
