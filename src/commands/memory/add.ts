@@ -27,9 +27,10 @@ import {
 } from "../../store.js";
 import { OWN } from "../../base/owned.js";
 import {
-  ALL_CATEGORIES, ANY_CATEGORY, appendRecords, CompoundTable, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
+  ALL_CATEGORIES, ANY_CATEGORY, appendRecords, categoryCode, describeTokens, hashBytes, IndexBuilder, NO_CATEGORY, scanIndex, textNormHash, type IndexEntry, type IndexScan, type IndexSource, type Probe,
 } from "./dup-index.js";
-import { isMemoryLineAt, text as literalText } from "./fast-line.js";
+import { ByteTokens } from "./byte-tokens.js";
+import { LAYOUT_CONTENT_TAIL, LAYOUT_HEAD, LAYOUT_MIDDLE, LAYOUT_TAIL, memoryLineEndAt, text as literalText } from "./fast-line.js";
 import { MEMORY_CATEGORIES, MEMORY_PATH, importanceOf, normaliseContent, tokenSimilarity } from "./scoring.js";
 import { SESSION_REASONS, sessionSpecific } from "./session-gate.js";
 import { HIGH_IMPORTANCE, keywordProblem, specificityProblem, surpriseProblem } from "./quality-gates.js";
@@ -178,123 +179,227 @@ function verify(found: IndexScan["found"], p: Probing, line: (offset: number, le
 
 /**
  * Every entry of the whole file, when the index cannot answer (it is missing, stale, or lacks a category): their
- * index records go into `index` (in file order), and each is compared with the new entry. Lines are read in place
- * (latin1 runs of whole lines); only a line outside memory-add's layout, or one whose content is not plain ASCII,
- * is decoded and parsed. The file is read 64 KB at a time into one buffer (a whole 6 MB file, and a string of it,
- * cost ~35 ms of page faults alone here).
+ * index records go into `index` (in file order), and each is compared with the new entry. The file is read 64 KB at a
+ * time into one buffer (a whole 6 MB file, and a string of it, cost ~35 ms of page faults alone here), each run of
+ * whole lines also as latin1 text (one character per byte, so the layout pattern reads it as it reads UTF-8).
  *
- * A candidate line in memory-add's layout is matched by the layout pattern; when its content is ASCII text without
- * escapes its tokens come from the compound table (CompoundTable) and it is compared through the upper bound the
- * index gives (scanIndex) and, when that passes, exactly (verify); any other entry is tokenised and compared exactly
- * on the spot. Returns where the file's last line starts (the tail hash covers the file from there).
+ * A line in memory-add's layout with a category's name and plain ASCII content (nearly every line memory-add wrote)
+ * is read without making anything of it (plainLine): its tokens come from its bytes (ByteTokens) and it is compared
+ * through the upper bound the index gives (scanIndex) and, when that passes, exactly (verify). Any other entry is
+ * decoded, tokenised and compared exactly on the spot. Returns where the file's last line starts (the tail hash
+ * covers the file from there).
  */
 export function scanEntries(fd: number, p: Probing, index: IndexBuilder): { dup: Dup; tailFrom: number } {
-  let best: Dup;
-  const candidates: IndexScan["found"] = [];
-  const scratch = new Set<string>();
-  const add = (t: string) => {
-    scratch.add(t);
+  const s: ScanState = {
+    p, index, best: undefined, candidates: [], words: new ByteTokens(), scratch: new Set<string>(), has: new Uint8Array(256), tailFrom: 0,
   };
-  const na = p.tokens.size;
-  const has = new Uint8Array(256);
-  for (let i = 0; i < p.hashes.length; i++) has[p.hashes[i]] = 1;
-  const bound = DUPLICATE_THRESHOLD - 1e-9;
-  const words = new CompoundTable();
-  let tailFrom = 0;
-
-  /** An entry of the category with its content: its record, and the exact comparison. */
-  const generic = (start: number, end: number, text: string, value: () => Record<string, unknown>, code: number) => {
-    scratch.clear();
-    eachToken(text, add);
-    index.addTokens(start, end - start, code, scratch, text);
-    const similarity = scratch.size === 0 && na === 0 ? (normaliseContent(text) === p.norm ? 1 : 0) : tokenSimilarity(p.tokens, scratch);
-    if (similarity >= DUPLICATE_THRESHOLD && (!best || similarity > best.similarity)) {
-      const v = value();
-      best = { id: v.id, similarity, value: v, offset: start };
-    }
-  };
-
-  /** A line that may be an entry of the category, read as JSON from its bytes. */
-  const parsed = (buf: Buffer, from: number, to: number, base: number) => {
-    const v = parseLine(buf.toString("utf8", from, to));
-    const code = v ? categoryCode(v.category, v.content) : NO_CATEGORY;
-    if (v && code !== NO_CATEGORY) generic(base + from, base + to, v.content as string, () => v, code);
-  };
-  /**
-   * A line that may be an entry of the category, [from, to) of the run `text` (latin1: one character per byte, so
-   * the structure of a line in memory-add's layout reads the same as in UTF-8, and only the content's characters
-   * need decoding, when they are not ASCII). Nothing is made of the line but its content text.
-   */
-  const line = (text: string, buf: Buffer, from: number, to: number, base: number) => {
-    if (!isMemoryLineAt(text, from)) return parsed(buf, from, to, base);
-    // In the layout, the category literal follows `","category":"`; the content's follows the keywords' `],"content":"`
-    // and ends before `","source":"` (no literal holds an unescaped quote).
-    const cat = text.indexOf('","category":"', from) + 14;
-    const q = text.indexOf('"', cat);
-    for (let k = cat; k < q; k++) if (text.charCodeAt(k) === 92) return parsed(buf, from, to, base); // escaped: let JSON.parse read it
-    const code = (MEMORY_CATEGORIES as readonly string[]).indexOf(text.slice(cat, q));
-    if (code < 0) return;
-    const cs = text.indexOf('],"content":"', q) + 13;
-    const ce = text.indexOf('","source":"', cs);
-    const start = base + from;
-    const end = base + to;
-    const content = text.slice(cs, ce);
-    // Through the compound table when the content is ASCII text without escapes.
-    if (content.includes("\\") || !words.scan(content)) {
-      generic(start, end, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
-      return;
-    }
-    const nb = words.n;
-    const normHash = nb === 0 ? textNormHash(content) : 0;
-    index.addScanned(start, end - start, code, words, normHash);
-    if (na === 0 || nb === 0) {
-      if (na === 0 && nb === 0 && normHash === p.normHash) candidates.push({ offset: start, length: end - start });
-      return;
-    }
-    let common = 0;
-    for (let k = 0; k < nb; k++) common += has[words.out[k]];
-    if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) candidates.push({ offset: start, length: end - start });
-  };
-
-  forEachRun(fd, (text, buf, base) => {
-    // `text`: whole lines, one character per byte (latin1), so its offsets are the buffer's; a line that is read is
-    // decoded from the bytes as UTF-8. Line ends are LF, CR or CRLF (the JSONL readers' rule).
-    const size = text.length;
-    const crs = text.indexOf("\r") >= 0;
-    const lineStart = (at: number) => {
-      const lf = at === 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;
-      if (crs) for (let k = at - 1; k >= lf; k--) if (text.charCodeAt(k) === 13) return k + 1;
-      return lf;
-    };
-    const lineEnd = (at: number) => {
-      let end = text.indexOf("\n", at);
-      if (end < 0) end = size;
-      if (crs) for (let k = at; k < end; k++) if (text.charCodeAt(k) === 13) return k;
-      return end;
-    };
-    // Every line that is not empty, in file order, one pass: since every category is compared (issue 31) nearly
-    // every line holds a "<category>" string, and searching the run for each category's (six passes, then sorting
-    // the line starts) cost more than reading the lines; a line that holds none is no entry of any category either
-    // way (line() and parsed() find no category in it).
-    for (let at = 0; at < size; ) {
-      const end = lineEnd(at);
-      if (end > at) line(text, buf, at, end, base);
-      at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
-    }
-    // The last line of the run that is not empty (the file's last one, at the end).
-    let tail = size;
-    while (tail > 0 && (text.charCodeAt(tail - 1) === 10 || text.charCodeAt(tail - 1) === 13)) tail--;
-    if (tail > 0) tailFrom = base + lineStart(tail);
-  });
-
-  const verdict = verify(candidates, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
+  for (let i = 0; i < p.hashes.length; i++) s.has[p.hashes[i]] = 1;
+  forEachRun(fd, (text, buf, base) => scanRun(s, text, buf, base));
+  const verdict = verify(s.candidates, p, (offset, length) => pread(fd, offset, length).toString("utf8"));
   if (verdict === "stale") throw new HelperError("E_INTERNAL", "Internal error: a line read twice disagreed");
   // The most similar entry, the first in the file on a tie (as a plain scan would find it).
-  const b = best as Dup;
+  const b = s.best as Dup;
   if (verdict && (!b || verdict.similarity > b.similarity || (verdict.similarity === b.similarity && (verdict.offset as number) < (b.offset as number)))) {
-    return { dup: verdict, tailFrom };
+    return { dup: verdict, tailFrom: s.tailFrom };
   }
-  return { dup: b, tailFrom };
+  return { dup: b, tailFrom: s.tailFrom };
+}
+
+/** What scanEntries carries from run to run. */
+interface ScanState {
+  p: Probing;
+  index: IndexBuilder;
+  /** The best duplicate compared exactly so far. */
+  best: Dup;
+  /** Lines in the layout whose bound passed, compared exactly at the end (verify). */
+  candidates: IndexScan["found"];
+  words: ByteTokens;
+  scratch: Set<string>;
+  /** has[h]: whether the new content has a token of index byte h. */
+  has: Uint8Array;
+  tailFrom: number;
+}
+
+const CATEGORY_BYTES = MEMORY_CATEGORIES.map((c) => Buffer.from(c, "latin1"));
+
+/** Where the JSON string literal that opens at `at` (a quote) ends: after its closing quote. */
+function endOfLiteral(buf: Buffer, at: number): number {
+  let i = at + 1;
+  for (let b = buf[i]; b !== 34; b = buf[i]) i += b === 92 ? 2 : 1;
+  return i + 1;
+}
+
+/** The category code of the bytes buf[from, to) (a category's name exactly), else -1. */
+function categoryAt(buf: Buffer, from: number, to: number): number {
+  for (let c = 0; c < CATEGORY_BYTES.length; c++) {
+    const name = CATEGORY_BYTES[c];
+    if (name.length !== to - from) continue;
+    let k = 0;
+    while (k < name.length && buf[from + k] === name[k]) k++;
+    if (k === name.length) return c;
+  }
+  return -1;
+}
+
+/**
+ * The lines of a run (whole lines of the file; `text` its bytes `buf` read as latin1, one character per byte, so its
+ * offsets are the buffer's; `base`: where it starts in the file). Line ends are LF, CR or CRLF (the JSONL readers'
+ * rule); every line that is not empty is read, in file order.
+ */
+function scanRun(s: ScanState, text: string, buf: Buffer, base: number): void {
+  const size = text.length;
+  const crs = text.indexOf("\r") >= 0;
+  for (let at = 0; at < size; ) {
+    // Most lines: memory-add's layout with a category's name and plain text as content (plainLine). Any other line
+    // in the layout is read by layoutLine, and the rest through JSON.parse. A line in the layout ends where the
+    // pattern does, any other at the first CR or LF.
+    let end = plainLine(s, text, buf, at, base);
+    if (end < 0) {
+      end = memoryLineEndAt(text, at);
+      if (end >= 0) layoutLine(s, text, buf, at, end, base);
+      else {
+        end = text.indexOf("\n", at);
+        if (end < 0) end = size;
+        if (crs) {
+          for (let k = at; k < end; k++) {
+            if (text.charCodeAt(k) === 13) {
+              end = k;
+              break;
+            }
+          }
+        }
+        if (end > at) parsedLine(s, buf, at, end, base);
+      }
+    }
+    at = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+  }
+  // The last line of the run that is not empty (the file's last one, at the end).
+  let tail = size;
+  while (tail > 0 && (buf[tail - 1] === 10 || buf[tail - 1] === 13)) tail--;
+  if (tail > 0) {
+    let from = tail - 1;
+    while (from > 0 && buf[from - 1] !== 10 && buf[from - 1] !== 13) from--;
+    s.tailFrom = base + from;
+  }
+}
+
+/**
+ * The line at `from` when it is in memory-add's layout with one of the category names as its category: its record
+ * and bound (or, for a content that is not plain ASCII text, its exact comparison), and where it ends; else -1 and
+ * nothing done. The layout pattern in three parts (fast-line.ts) around the two literals, which are read here from
+ * the bytes: the category compared with the names, the content by the byte tokenizer (its tokens, up to its closing
+ * quote). Nothing is made of a line with a plain content.
+ */
+function plainLine(s: ScanState, text: string, buf: Buffer, from: number, base: number): number {
+  LAYOUT_HEAD.lastIndex = from;
+  if (!LAYOUT_HEAD.test(text)) return -1;
+  const cat = LAYOUT_HEAD.lastIndex;
+  const code = plainCategory(buf, cat);
+  if (code < 0) return -1;
+  LAYOUT_MIDDLE.lastIndex = cat + CATEGORY_BYTES[code].length;
+  if (!LAYOUT_MIDDLE.test(text)) return -1;
+  const cs = LAYOUT_MIDDLE.lastIndex;
+  const words = s.words;
+  if (!words.scan(buf, cs, text.length)) {
+    // Escapes, UTF-8 (or a control character: not the layout) in the content: checked by the pattern, then decoded
+    // and tokenised by eachToken.
+    LAYOUT_CONTENT_TAIL.lastIndex = cs;
+    if (!LAYOUT_CONTENT_TAIL.test(text)) return -1;
+    const to = LAYOUT_CONTENT_TAIL.lastIndex;
+    const ce = endOfLiteral(buf, cs - 1) - 1;
+    generic(s, base + from, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
+    return to;
+  }
+  const ce = words.end;
+  LAYOUT_TAIL.lastIndex = ce;
+  if (!LAYOUT_TAIL.test(text)) return -1;
+  const to = LAYOUT_TAIL.lastIndex;
+  scanned(s, code, words, base + from, to - from, words.n === 0 ? text.slice(cs, ce) : "");
+  return to;
+}
+
+/** The category code of the category name at buf[at] followed by its closing quote, else -1. */
+function plainCategory(buf: Buffer, at: number): number {
+  for (let c = 0; c < CATEGORY_BYTES.length; c++) {
+    const name = CATEGORY_BYTES[c];
+    if (buf[at + name.length] !== 34) continue;
+    let k = 0;
+    while (k < name.length && buf[at + k] === name[k]) k++;
+    if (k === name.length) return c;
+  }
+  return -1;
+}
+
+/**
+ * A line in memory-add's layout, [from, to) of the run, that plainLine did not read (an escaped or unknown category):
+ * its literals found by walking the line (a literal ends at the first quote not escaped); its category compared as
+ * bytes, its content decoded and tokenised by eachToken unless it is plain.
+ */
+function layoutLine(s: ScanState, text: string, buf: Buffer, from: number, to: number, base: number): void {
+  // In the layout (which the pattern has just checked), the category literal is the third and the content the one
+  // after the keywords' list.
+  let i = endOfLiteral(buf, endOfLiteral(buf, from + 6) + 13); // past the id and the timestamp
+  const cat = i + 13; // `,"category":"`
+  const q = endOfLiteral(buf, cat - 1) - 1;
+  for (let k = cat; k < q; k++) if (buf[k] === 92) return parsedLine(s, buf, from, to, base); // escaped: let JSON.parse read it
+  const code = categoryAt(buf, cat, q);
+  if (code < 0) return;
+  i = q + 14; // `","keywords":[`
+  while (buf[i] !== 93) i = buf[i] === 34 ? endOfLiteral(buf, i) : i + 1; // its literals and commas, to its `]`
+  const cs = i + 13; // `],"content":"`
+  const start = base + from;
+  const words = s.words;
+  // The content's tokens, read up to its closing quote.
+  if (!words.scan(buf, cs, to)) {
+    // Escapes or UTF-8 in the content: decoded and tokenised by eachToken.
+    const ce = endOfLiteral(buf, cs - 1) - 1;
+    generic(s, start, base + to, literalText(buf.toString("utf8", cs - 1, ce + 1)), () => parseLine(buf.toString("utf8", from, to)) as Record<string, unknown>, code);
+    return;
+  }
+  scanned(s, code, words, start, to - from, words.n === 0 ? text.slice(cs, words.end) : "");
+}
+
+/**
+ * An entry whose content's tokens `words` holds (`content`: the content itself when it has none): its record, and
+ * the bound that decides whether it is compared exactly at the end (verify).
+ */
+function scanned(s: ScanState, code: number, words: ByteTokens, start: number, length: number, content: string): void {
+  const nb = words.n;
+  const na = s.p.tokens.size;
+  const normHash = nb === 0 ? textNormHash(content) : 0;
+  s.index.addScanned(start, length, code, words, normHash);
+  if (na === 0 || nb === 0) {
+    if (na === 0 && nb === 0 && normHash === s.p.normHash) s.candidates.push({ offset: start, length });
+    return;
+  }
+  const has = s.has;
+  const out = words.out;
+  let common = 0;
+  for (let k = 0; k < nb; k++) common += has[out[k]];
+  const bound = DUPLICATE_THRESHOLD - 1e-9;
+  if (Math.min(na, nb) / Math.max(na, nb) >= bound && common / (na + nb - common) >= bound) s.candidates.push({ offset: start, length });
+}
+
+/** A line that may be an entry, read as JSON from its bytes. */
+function parsedLine(s: ScanState, buf: Buffer, from: number, to: number, base: number): void {
+  const v = parseLine(buf.toString("utf8", from, to));
+  const code = v ? categoryCode(v.category, v.content) : NO_CATEGORY;
+  if (v && code !== NO_CATEGORY) generic(s, base + from, base + to, v.content as string, () => v, code);
+}
+
+/** An entry with its content as text: its record, and the exact comparison. */
+function generic(s: ScanState, start: number, end: number, text: string, value: () => Record<string, unknown>, code: number): void {
+  const { scratch, p } = s;
+  scratch.clear();
+  eachToken(text, (t) => {
+    scratch.add(t);
+  });
+  s.index.addTokens(start, end - start, code, scratch, text);
+  const similarity = scratch.size === 0 && p.tokens.size === 0 ? (normaliseContent(text) === p.norm ? 1 : 0) : tokenSimilarity(p.tokens, scratch);
+  if (similarity >= DUPLICATE_THRESHOLD && (!s.best || similarity > s.best.similarity)) {
+    const v = value();
+    s.best = { id: v.id, similarity, value: v, offset: start };
+  }
 }
 
 /**
@@ -431,8 +536,8 @@ function gateAndAppend(target: string, entry: NewEntry): void {
         // Opened non-blocking and checked to be a regular file within the cap: a FIFO or a device never stalls it.
         const fd = openMemory(target);
         try {
-          // About 4 % of the file for ASCII text with short words; it grows when short.
-          rebuilt = new IndexBuilder(Math.ceil(size / 24));
+          // 4-10 % of the file for ASCII text (the most with short contents); it grows when short.
+          rebuilt = new IndexBuilder(Math.ceil(size / 8));
           const scanned = scanEntries(fd, p, rebuilt);
           tailFrom = scanned.tailFrom;
           tailHash = hashBytes(pread(fd, tailFrom, size - tailFrom));

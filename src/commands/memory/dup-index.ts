@@ -30,7 +30,7 @@
 // the others' layout.
 import type { BigIntStats } from "node:fs";
 import { MEMORY_CATEGORIES, normaliseContent } from "./scoring.js";
-import { TokenIds, tokens } from "./tokens.js";
+import { tokens } from "./tokens.js";
 
 const MAGIC = 0x494d4f44; // "DOMI"
 /**
@@ -116,39 +116,6 @@ export const normHashOf = (ts: ReadonlySet<string>, content: string) => (ts.size
 
 /** The hash of a content's normalised text (kept for contents without tokens). */
 export const textNormHash = (content: string) => fnvOf(normaliseContent(content));
-
-/**
- * Token sets of many ASCII texts as index bytes, for indexing a category of a memory file: TokenIds (tokens.ts) with
- * each id's byte (its token's FNV hash & 0xff) computed once.
- */
-export class CompoundTable {
-  private readonly ids = new TokenIds();
-  private bytes = new Uint8Array(256);
-  private known = 0;
-  /** The current text's distinct tokens, as index bytes; `n` of them. */
-  out = new Uint8Array(64);
-  n = 0;
-
-  /** The tokens of an ASCII text; false when it is not ASCII (nothing is read then). */
-  scan(text: string): boolean {
-    const t = this.ids;
-    if (!t.scan(text)) return false;
-    const n = t.n;
-    if (t.texts.length > this.known) {
-      if (t.texts.length > this.bytes.length) {
-        const bigger = new Uint8Array(2 * t.texts.length);
-        bigger.set(this.bytes);
-        this.bytes = bigger;
-      }
-      for (let id = this.known; id < t.texts.length; id++) this.bytes[id] = fnvOf(t.texts[id]) & 0xff;
-      this.known = t.texts.length;
-    }
-    if (n > this.out.length) this.out = new Uint8Array(2 * n);
-    for (let k = 0; k < n; k++) this.out[k] = this.bytes[t.out[k]];
-    this.n = n;
-    return true;
-  }
-}
 
 // The running checksum is CRC-32 (zlib's, which can be continued from a previous value): Node's native
 // zlib.crc32 (20.15+) checks the 0.5 MB of a 20k-entry index in ~0.3 ms, where a JavaScript loop over it, run
@@ -431,8 +398,11 @@ export class IndexBuilder {
     this.n++;
   }
 
-  /** The record of an entry from a CompoundTable scan (what add(describeTokens(...)) writes). */
-  addScanned(offset: number, length: number, category: number, t: CompoundTable, normHash: number): void {
+  /**
+   * The record of an entry whose distinct tokens' index bytes are t.out[0, t.n) (ByteTokens, byte-tokens.ts): what
+   * add(describeTokens(...)) writes.
+   */
+  addScanned(offset: number, length: number, category: number, t: { readonly n: number; readonly out: Uint8Array }, normHash: number): void {
     const nb = t.n;
     this.room(recordBytes(nb));
     const { u8, dv, at } = this;

@@ -7,7 +7,9 @@
 // A JSON string literal, written "unrolled" (runs of plain characters between escapes): the same language as
 // "(?:plain|escape)*", but the engine loops over a character class instead of trying an alternation per character,
 // which matters when every line of a 6 MB file goes through it.
-const STRING = String.raw`"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"`;
+/** A JSON string literal's characters (between its quotes). */
+const STRING_BODY = String.raw`[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*`;
+const STRING = `"${STRING_BODY}"`;
 const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
 /**
  * The full-line pattern; groups capture only the fields listed in `capture` (1 id, 2 timestamp, 3 category,
@@ -26,6 +28,19 @@ const linePattern = (capture: readonly number[], sticky = false) => {
 const LINE = linePattern([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 /** matchMemoryLine's pattern for a line inside a larger text, tried at `lastIndex` (sticky; captures nothing). */
 export const MEMORY_LINE_AT = linePattern([], true);
+/**
+ * MEMORY_LINE_AT in three sticky parts, for a reader that checks a plain category and content literal itself (a
+ * category's name; ASCII without quotes, backslashes or control characters): HEAD up to the category's characters,
+ * MIDDLE from the category's closing quote to the content's characters, TAIL from the content's closing quote to the
+ * line's end. With such literals between them the three read exactly the lines MEMORY_LINE_AT reads, and the
+ * pattern never runs over the content, which the reader reads anyway.
+ */
+export const LAYOUT_HEAD = new RegExp(String.raw`\{"id":${STRING},"timestamp":${STRING},"category":"`, "y");
+export const LAYOUT_MIDDLE = new RegExp(String.raw`","keywords":\[(?:${STRING}(?:,${STRING})*)?\],"content":"`, "y");
+const TAIL = String.raw`","source":${STRING},"goal_context":${STRING},"importance":${NUMBER},"usage_count":${NUMBER}\}(?=[\r\n]|$)`;
+export const LAYOUT_TAIL = new RegExp(TAIL, "y");
+/** MIDDLE's sequel for a content that is not plain: the content's characters, then TAIL. */
+export const LAYOUT_CONTENT_TAIL = new RegExp(STRING_BODY + TAIL, "y");
 export const STRING_LITERALS = new RegExp(STRING, "g");
 const STRINGS = STRING_LITERALS;
 
@@ -44,6 +59,12 @@ export function text(literal: string): string {
 export function isMemoryLineAt(text: string, at: number): boolean {
   MEMORY_LINE_AT.lastIndex = at;
   return MEMORY_LINE_AT.test(text);
+}
+
+/** Where the line of `text` that starts at `at` ends when it is in memory-add's layout (its CR, LF or the text's end), else -1. */
+export function memoryLineEndAt(text: string, at: number): number {
+  MEMORY_LINE_AT.lastIndex = at;
+  return MEMORY_LINE_AT.test(text) ? MEMORY_LINE_AT.lastIndex : -1;
 }
 
 export function parseMemoryLine(line: string): Record<string, unknown> | undefined {

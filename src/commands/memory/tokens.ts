@@ -207,6 +207,8 @@ const LATIN_ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/;
 const LATIN_MARKS = /([a-z])[\u0300-\u036f]+/g;
 const SPECIAL_FOLDS = /[ßœæøłđё]/g;
 const SPECIAL: Record<string, string> = { ß: "ss", œ: "oe", æ: "ae", ø: "o", ł: "l", đ: "d", ё: "е" };
+// byte-tokens.ts finds the same compounds in bytes (memory-add's scan of a file without its index): a change to the
+// word pattern or to ASCII folding goes there too (test/unit/memory-cold-scan.test.ts compares the two).
 const WORDS_ASCII = /(?:--)?[a-z0-9]+(?:[-._][a-z0-9]+)*/g;
 // Built on first use: V8 parses a regular expression when it is created, and the Unicode property classes here
 // cost ~3 ms of CPU to parse (9 M instructions, measured), which ASCII text never needs.
