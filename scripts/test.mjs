@@ -28,8 +28,12 @@ const SOAK_FILES = [
 // (test/helpers/soak.ts).
 const TABLE_FILES = ["test/contract/bad-inputs.test.ts", "test/contract/confinement.test.ts", "test/contract/ownership.test.ts"];
 // Property tests whose generated-case count DO_SOAK=1 raises (the shell parser against mvdan/sh and real bash; the
-// user's edits, the workers', kills, retries, clean-attempt and commit on a dirty tree).
-const PROPERTY_FILES = ["test/unit/shell-differential.test.ts", "test/unit/checks-exit.test.ts", "test/contract/dirty-tree-property.test.ts"];
+// user's edits, the workers', kills, retries, clean-attempt and commit on a dirty tree; memory-add's cold scan and its
+// byte tokenizer against the string path; the specificity gate's ASCII patterns against the Unicode ones).
+const PROPERTY_FILES = [
+  "test/unit/shell-differential.test.ts", "test/unit/checks-exit.test.ts", "test/contract/dirty-tree-property.test.ts",
+  "test/unit/memory-cold-scan.test.ts", "test/unit/quality-gates-ascii.test.ts",
+];
 const TIMES = ".cache/test-times.json";
 const soakRun = process.argv[2] === "--soak";
 const only = soakRun ? [...TABLE_FILES, ...SOAK_FILES, ...PROPERTY_FILES] : process.argv.slice(2);
