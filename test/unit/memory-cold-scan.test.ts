@@ -194,3 +194,84 @@ describe("the cold scan against JSON.parse and tokens()", () => {
     }
   });
 });
+
+/**
+ * Compounds that all hash alike under the byte tokenizer's key hash (h * 33 ^ byte over 24 bits; built the way an
+ * attacker who read byte-tokens.ts would build them): four-character blocks that lead from one state to one state,
+ * chained, give 8^levels compounds of one hash.
+ */
+function collidingCompounds(levels: number): string[] {
+  const chars = [..."abcdefghijklmnopqrstuvwxyz0123456789"].map((c) => c.charCodeAt(0));
+  let family = [""];
+  let state = 0;
+  for (let level = 0; level < levels; level++) {
+    const buckets = new Map<number, string[]>();
+    const firsts = level === 0 ? chars.slice(0, 26) : chars; // a letter first: a compound, not a number
+    for (const a of firsts) for (const b of chars) for (const c of chars) for (const d of chars) {
+      let h = state;
+      for (const x of [a, b, c, d]) h = ((h * 33) ^ x) & 0xffffff;
+      const list = buckets.get(h);
+      const block = String.fromCharCode(a, b, c, d);
+      if (list) list.push(block);
+      else buckets.set(h, [block]);
+    }
+    let best: [number, string[]] = [0, []];
+    for (const [h, list] of buckets) if (list.length > best[1].length) best = [h, list];
+    family = family.flatMap((p) => best[1].map((block) => p + block));
+    state = best[0];
+  }
+  return family;
+}
+
+describe("a memory file written to flood the byte tokenizer's table", () => {
+  const family = collidingCompounds(3);
+
+  it("gives up on the table after a bounded walk and leaves every later text to tokens()", () => {
+    assert.ok(family.length >= 256, `${family.length} colliding compounds`);
+    const words = new ByteTokens();
+    let read = 0;
+    for (let i = 0; i < family.length; i += 4) {
+      const t = family.slice(i, i + 4).join(" ");
+      const bytes = Buffer.from(JSON.stringify(t));
+      if (!words.scan(bytes, 1, bytes.length)) break;
+      read++;
+      assert.deepEqual([...words.out.subarray(0, words.n)].sort((x, y) => x - y), hashBytesOf(tokens(t)), t);
+    }
+    assert.ok(words.flooded, "the flood was noticed");
+    assert.ok(read > 0 && read < family.length / 4, `read ${read} texts before giving up`);
+    // From then on nothing is read from bytes, however plain.
+    const plain = Buffer.from(JSON.stringify("retry the queue worker"));
+    assert.equal(words.scan(plain, 1, plain.length), false);
+  });
+
+  it("still builds the index and finds the duplicate the string path finds", () => {
+    const dir = mkdtempSync(join(tmpdir(), "do-cold-flood-"));
+    try {
+      const lines: string[] = [];
+      for (let i = 0; i < family.length; i += 3) {
+        const content = `${family.slice(i, i + 3).join(" ")} retry queue ${i}`;
+        lines.push(JSON.stringify({ id: `m${i}`, timestamp: "2026-01-01T00:00:00Z", category: CATS[i % 6], keywords: ["queue"], content, source: "t", goal_context: "", importance: 5, usage_count: 0 }));
+      }
+      const file = Buffer.from(`${lines.join("\n")}\n`);
+      const path = join(dir, "memory.jsonl");
+      writeFileSync(path, file);
+      const probe = `${family.slice(300, 303).join(" ")} retry queue 300`;
+      const ts = tokens(probe);
+      const d = describeTokens(ts, probe);
+      const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
+      const fd = openSync(path, "r");
+      try {
+        const index = new IndexBuilder(64);
+        const got = scanEntries(fd, p, index);
+        const want = oracle(file, p);
+        assert.ok(index.records().bytes.equals(want.records.bytes), "the same records, byte for byte");
+        assert.equal(got.dup?.id, "m300");
+        assert.deepEqual(got.dup && { id: got.dup.id, similarity: got.dup.similarity }, want.best);
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -63,6 +63,16 @@ const EMPTY = new Int32Array(0);
 const START = 64;
 const EMPTY8 = new Uint8Array(0);
 
+/**
+ * The most slots a lookup walks. The key hash is not keyed, so a memory file can be written whose compounds all hash
+ * alike (50,000 of them would cost ~10^9 probes); a table kept half full walks ~2.5 slots on average, and a walk this
+ * long has practically no chance otherwise. Past it the tokenizer stops for the rest of the scan (`flooded`) and every
+ * later line goes through eachToken, whose maps V8 hashes with a per-process seed: the same answers, at the old cost.
+ */
+const MAX_PROBES = 64;
+/** Thrown by a lookup past MAX_PROBES; caught by scan. */
+const FLOODED: unique symbol = Symbol("flooded");
+
 /** The slot a hash starts probing at (Fibonacci hashing: the product's high bits depend on every bit of it). */
 const home = (h: number, shift: number) => Math.imul(h, 0x9e3779b1) >>> shift;
 
@@ -90,6 +100,8 @@ export class ByteTokens {
   n = 0;
   /** Where the last scan stopped: the quote, or `to`. */
   end = 0;
+  /** Whether a lookup walked past MAX_PROBES: every scan since has answered false. */
+  flooded = false;
 
   constructor() {
     // Each growing array stored a second time (see newKeys).
@@ -111,6 +123,18 @@ export class ByteTokens {
    * a valid literal), is left to eachToken.
    */
   scan(buf: Buffer, from: number, to: number): boolean {
+    if (this.flooded) return false;
+    try {
+      return this.read(buf, from, to);
+    } catch (err) {
+      if (err !== FLOODED) throw err;
+      // The tables may hold a compound learned halfway: they are never read again.
+      this.flooded = true;
+      return false;
+    }
+  }
+
+  private read(buf: Buffer, from: number, to: number): boolean {
     const stamp = ++this.stamp;
     let n = 0;
     let numbers = 0;
@@ -219,9 +243,11 @@ export class ByteTokens {
     const mask = slots.length - 1;
     const arena = this.arena;
     const len = to - from;
+    let probes = 0;
     for (let s = home(h, keys.shift); ; s = (s + 1) & mask) {
       const e = slots[s] - 1;
       if (e < 0) return -1;
+      if (++probes > MAX_PROBES) throw FLOODED;
       if (hash[e] !== h || length[e] !== len) continue;
       const a = start[e];
       let k = 0;
