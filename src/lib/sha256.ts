@@ -1,10 +1,11 @@
-// SHA-256 (FIPS 180-4) in JavaScript, for the short inputs the hot calls hash (a goal, a spec file, a plan's checks):
-// loading node:crypto costs ~3 ms of CPU (some twenty built-in modules), several times what hashing a few KB here
-// costs. values.ts's sha256 uses it below SMALL_INPUT bytes and node:crypto above; both give the same digest
+// SHA-256 (FIPS 180-4) in JavaScript, for the few short texts most hot calls hash (a goal, a small spec): loading
+// node:crypto costs ~3 ms of CPU (some twenty built-in modules), and this costs ~1 ms for the first KB or two, before
+// V8 has optimised it (a cold 60 KB took ~10 ms; optimised, 0.5 ms). So values.ts's sha256 uses it while a process
+// has hashed at most JS_BUDGET bytes in all, and node:crypto after that; both give the same digest
 // (test/unit/sha256.test.ts compares them on random inputs of every length around the block boundaries).
 
-/** Inputs up to this many bytes are hashed here; larger ones by node:crypto. */
-export const SMALL_INPUT = 64 * 1024;
+/** The bytes a process hashes here, in all, before it hands every further input to node:crypto. */
+export const JS_BUDGET = 2048;
 
 let K: Uint32Array | undefined;
 let H0: Uint32Array | undefined;

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { SMALL_INPUT, sha256Small } from "./sha256.js";
+import { JS_BUDGET, sha256Small } from "./sha256.js";
 
 // node:crypto is loaded on first use only (~5 ms of a call's start): most commands never hash or make an id.
 let crypto: typeof import("node:crypto") | undefined;
@@ -173,10 +173,18 @@ export function parseTimestamp(v: unknown): number {
   return 0;
 }
 
-/** Lowercase hex SHA-256 (short inputs in JavaScript, so that a call hashing a goal or a spec never loads node:crypto). */
+/** What this process may still hash in JavaScript (sha256.ts); once spent, node:crypto hashes. */
+let jsBudget = JS_BUDGET;
+
+/** Lowercase hex SHA-256 (the first short inputs in JavaScript, so that a call hashing only a goal never loads node:crypto). */
 export function sha256(data: string | Buffer): string {
-  const small = typeof data === "string" ? data.length <= SMALL_INPUT / 3 || Buffer.byteLength(data, "utf8") <= SMALL_INPUT : data.length <= SMALL_INPUT;
-  return small ? sha256Small(data) : nodeCrypto().createHash("sha256").update(data).digest("hex");
+  const size = typeof data === "string" ? (data.length > jsBudget ? Infinity : Buffer.byteLength(data, "utf8")) : data.length;
+  if (size <= jsBudget) {
+    jsBudget -= size;
+    return sha256Small(data);
+  }
+  jsBudget = 0;
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 
 // The kernel's random source, read directly: node:crypto costs ~7 ms of CPU to load (some twenty built-in

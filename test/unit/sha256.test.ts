@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { SMALL_INPUT, sha256Small } from "../../src/lib/sha256.ts";
+import { JS_BUDGET, sha256Small } from "../../src/lib/sha256.ts";
 import { sha256 } from "../../src/lib/values.ts";
 
 const nodeHash = (d: string | Uint8Array) => createHash("sha256").update(d).digest("hex");
@@ -28,13 +28,15 @@ describe("sha256 in JavaScript", () => {
     fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), (s) => sha256Small(s) === nodeHash(s)), { numRuns: 300 });
   });
 
-  it("is what the helper's sha256 gives below, at and above the hand-over size", () => {
-    for (const n of [SMALL_INPUT - 1, SMALL_INPUT, SMALL_INPUT + 1, 3 * SMALL_INPUT]) {
-      const b = Buffer.alloc(n, 0x61);
-      assert.equal(sha256(b), nodeHash(b));
-      assert.equal(sha256(b.toString("latin1")), nodeHash(b));
+  it("is what the helper's sha256 gives, before, across and after its JavaScript budget is spent", () => {
+    // One process's sequence: small texts within the budget, one that crosses it, then anything.
+    const sizes = [0, 10, JS_BUDGET - 600, 500, 200, 1, JS_BUDGET, 3, 70_000];
+    for (const n of sizes) {
+      const b = Buffer.alloc(n, 0x61 + (n % 7));
+      assert.equal(sha256(b), nodeHash(b), `${n} bytes`);
+      assert.equal(sha256(b.toString("latin1")), nodeHash(b), `${n} characters`);
       const wide = "é".repeat(Math.ceil(n / 2));
-      assert.equal(sha256(wide), nodeHash(wide));
+      assert.equal(sha256(wide), nodeHash(wide), `${wide.length} two-byte characters`);
     }
   });
 });
