@@ -147,27 +147,27 @@ const memoryFile = fc.record({
   long: fc.boolean(),
 });
 
+/** scanEntries on `file` (written to `path`, removed after) with `probe` as the new content, and the oracle's answer. */
+function scanFile(path: string, file: Buffer, probe: string) {
+  writeFileSync(path, file);
+  const ts = tokens(probe);
+  const d = describeTokens(ts, probe);
+  const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
+  const fd = openSync(path, "r");
+  try {
+    const index = new IndexBuilder(64);
+    const got = scanEntries(fd, p, index);
+    return { got, records: index.records(), want: oracle(file, p) };
+  } finally {
+    closeSync(fd);
+    rmSync(path);
+  }
+}
+
 describe("the cold scan against JSON.parse and tokens()", () => {
   const dir = mkdtempSync(join(tmpdir(), "do-cold-scan-"));
   let n = 0;
-
-  /** scanEntries on `file` (written to disk) with `probe` as the new content. */
-  function scan(file: Buffer, probe: string) {
-    const path = join(dir, `m${n++}.jsonl`);
-    writeFileSync(path, file);
-    const ts = tokens(probe);
-    const d = describeTokens(ts, probe);
-    const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
-    const fd = openSync(path, "r");
-    try {
-      const index = new IndexBuilder(64);
-      const got = scanEntries(fd, p, index);
-      return { got, records: index.records(), want: oracle(file, p) };
-    } finally {
-      closeSync(fd);
-      rmSync(path);
-    }
-  }
+  const scan = (file: Buffer, probe: string) => scanFile(join(dir, `m${n++}.jsonl`), file, probe);
 
   it(`builds the index records JSON.parse and tokens() define, finds the same duplicate and the same last line (${RUNS} files)`, () => {
     try {
@@ -253,23 +253,10 @@ describe("a memory file written to flood the byte tokenizer's table", () => {
         lines.push(JSON.stringify({ id: `m${i}`, timestamp: "2026-01-01T00:00:00Z", category: CATS[i % 6], keywords: ["queue"], content, source: "t", goal_context: "", importance: 5, usage_count: 0 }));
       }
       const file = Buffer.from(`${lines.join("\n")}\n`);
-      const path = join(dir, "memory.jsonl");
-      writeFileSync(path, file);
-      const probe = `${family.slice(300, 303).join(" ")} retry queue 300`;
-      const ts = tokens(probe);
-      const d = describeTokens(ts, probe);
-      const p: Probing = { code: 0, content: probe, tokens: ts, norm: normaliseContent(probe), normHash: d.normHash, hashes: d.hashes };
-      const fd = openSync(path, "r");
-      try {
-        const index = new IndexBuilder(64);
-        const got = scanEntries(fd, p, index);
-        const want = oracle(file, p);
-        assert.ok(index.records().bytes.equals(want.records.bytes), "the same records, byte for byte");
-        assert.equal(got.dup?.id, "m300");
-        assert.deepEqual(got.dup && { id: got.dup.id, similarity: got.dup.similarity }, want.best);
-      } finally {
-        closeSync(fd);
-      }
+      const { got, records, want } = scanFile(join(dir, "memory.jsonl"), file, `${family.slice(300, 303).join(" ")} retry queue 300`);
+      assert.ok(records.bytes.equals(want.records.bytes), "the same records, byte for byte");
+      assert.equal(got.dup?.id, "m300");
+      assert.deepEqual(got.dup && { id: got.dup.id, similarity: got.dup.similarity }, want.best);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
