@@ -228,11 +228,7 @@ export class ByteTokens {
   private count(id: number, stamp: number, n: number): number {
     if (this.stamps[id] === stamp) return n;
     this.stamps[id] = stamp;
-    if (n === this.out.length) {
-      const bigger = new Uint8Array(n * 2);
-      bigger.set(this.out);
-      this.out = bigger;
-    }
+    if (n === this.out.length) this.out = grown(this.out, n + 1);
     this.out[n] = this.tokenByte[id];
     return n + 1;
   }
