@@ -159,7 +159,12 @@ function table(title, { bare, rows, strict }, target) {
       target(r, bare), Number.isNaN(r.rss) ? "-" : `${r.rss.toFixed(0)} MiB`,
     ]);
   }
-  const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
+  columns(lines);
+}
+
+/** Rows printed as columns, each as wide as its widest cell. */
+function columns(lines) {
+  const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
   for (const l of lines) console.log(l.map((c, i) => String(c).padEnd(widths[i])).join("  "));
 }
 
@@ -250,8 +255,7 @@ function compileShare(cases) {
     const saved = of("none") - of("use");
     lines.push([c.label, ms(of("plain")), ms(of("none")), ms(of("use")), `${saved.toFixed(1)} ms`, `${((saved / (of("none") - bare.cpu)) * 100).toFixed(0)}%`]);
   }
-  const widths = head.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
-  for (const l of lines) console.log(l.map((x, i) => String(x).padEnd(widths[i])).join("  "));
+  columns(lines);
 }
 
 // ---------------------------------------------------------------- fixtures
@@ -390,6 +394,17 @@ function historyLines(n, seed = 11) {
   return lines.join("\n") + "\n";
 }
 
+/** memory-add argument lists, another learning at each call (so none is a duplicate), the same from run to run. */
+function learnings(seed, name) {
+  let adds = 0;
+  return () => {
+    const rnd = rng(seed + adds++);
+    const w = () => WORDS[Math.floor(rnd() * WORDS.length)];
+    return ["memory-add", "--category", CATS[adds % 6], "--keywords", `${w()},${w()}`, "--importance", "6",
+      "--content", `${name} learning ${adds}: prefer the ${w()} ${w()} path over the ${w()} one when ${w()} fails (${adds * 7919})`];
+  };
+}
+
 function project(dir, files) {
   mkdirSync(join(dir, ".design"), { recursive: true });
   for (const [rel, content] of Object.entries(files)) {
@@ -445,13 +460,7 @@ function cheapCases(prefix) {
   });
   execFileSync(process.execPath, [PLAN_JS, "run-start", "execute", "--phases", PHASES.execute, "--goal", "bench"], { cwd: typical });
   const starts = project(join(tmp, `${prefix}starts`), { ".design/memory.jsonl": "" });
-  let adds = 0;
-  const addArgs = () => {
-    const rnd = rng(1000 + adds++);
-    const w = () => WORDS[Math.floor(rnd() * WORDS.length)];
-    return ["memory-add", "--category", CATS[adds % 6], "--keywords", `${w()},${w()}`, "--importance", "6",
-      "--content", `Bench learning ${adds}: prefer the ${w()} ${w()} path over the ${w()} one when ${w()} fails (${adds * 7919})`];
-  };
+  const addArgs = learnings(1000, "Bench");
   const addCase = (label, cwd, before, extra = {}) => {
     const c = { label, cwd, check: ok, ...extra, before: () => { before?.(); c.argv = helper(...addArgs()); } };
     return c;
@@ -759,13 +768,7 @@ try {
       fixtures.set(key, { dir, reset });
       return fixtures.get(key);
     };
-    let adds = 0;
-    const addArgs = () => {
-      const rnd = rng(5000 + adds++);
-      const w = () => WORDS[Math.floor(rnd() * WORDS.length)];
-      return ["memory-add", "--category", CATS[adds % 6], "--keywords", `${w()},${w()}`, "--importance", "6",
-        "--content", `Scale learning ${adds}: prefer the ${w()} ${w()} path over the ${w()} one when ${w()} fails (${adds * 7919})`];
-    };
+    const addArgs = learnings(5000, "Scale");
     // Per dimension: label, the helper's arguments, the fixture kind, whether the original has the call, and how the
     // fixture is put back before each run (writers).
     const calls = {
