@@ -182,7 +182,7 @@ function against(limit, r, bare) {
  * loader, with a V8 code cache in DO_BENCH_CC_DIR: DO_BENCH_CC=make writes one at exit (after the call ran, so it
  * holds every function the call compiled), use reads it, none compiles as Node would. The same loader runs in both
  * timed modes, so their difference is V8 parsing and compiling the code the call runs. A bench tool only: the helper
- * keeps no code cache (bench/README.md, "The cheap calls and V8's compiler").
+ * keeps no code cache (bench/README.md, "Tenth round").
  */
 const CODE_CACHE_LOADER = String.raw`"use strict";
 const Module = require("node:module");
