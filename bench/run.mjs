@@ -220,7 +220,7 @@ function compileShare(cases) {
   mkdirSync(base);
   const loader = join(base, "loader.cjs");
   writeFileSync(loader, CODE_CACHE_LOADER);
-  const env = CA_SET ? ENV_STRICT : ENV_GIVEN;
+  const env = ENV_STRICT; // the given environment when NODE_EXTRA_CA_CERTS is not set
   const variants = [];
   cases.forEach((c, i) => {
     const dir = join(base, String(i));
